@@ -1,0 +1,1 @@
+// Site-wide behaviour. Kept in a file (never inline) so the Content-Security-Policy needs no 'unsafe-inline'.

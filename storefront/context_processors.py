@@ -1,0 +1,16 @@
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from storefront.gateway import key_environment
+
+
+def storefront(request: HttpRequest) -> dict[str, Any]:
+    cart = request.session.get("cart", {}) if hasattr(request, "session") else {}
+    return {
+        # A test storefront must never be mistaken for a live one.
+        "provider_is_sandbox": settings.RESELLER_SANDBOX or key_environment(settings.RESELLER_API_KEY) == "test",
+        "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
+        "cart_count": len(cart) if isinstance(cart, dict) else 0,
+    }

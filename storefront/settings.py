@@ -1,0 +1,170 @@
+"""Settings, all read from the environment (django-environ).
+
+Development defaults are safe and need no configuration: SQLite, the built-in sandbox as the provider, the
+console email backend. Production (DJANGO_DEBUG off, the default) refuses to start without a secret key.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
+    # Only ever used with DEBUG on, on a developer's machine.
+    SECRET_KEY = "dev-only-insecure-secret-key-never-used-in-production"
+
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "storefront",
+    "accounts",
+    "domains",
+    "dns",
+    "sandbox",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "storefront.urls"
+WSGI_APPLICATION = "storefront.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "storefront.context_processors.storefront",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves the storefront and the built-in sandbox from one file, from several
+    # threads at once: wait for the write lock instead of failing at once.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://storefront")}
+
+EMAIL_CONFIG = env.email("EMAIL_URL", default="consolemail://")
+vars().update(EMAIL_CONFIG)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "orders"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # htmx is installed from the npm registry (package.json) at setup time, never copied into the repo.
+    ("vendor/htmx", BASE_DIR / "node_modules" / "htmx.org" / "dist"),
+]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
+COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
+
+# --- The provider -------------------------------------------------------------------------------------------
+# The built-in sandbox is the provider unless a real key is configured. Its URLs point back at this very
+# server (PORT is what the PaaS or bin/run binds), so the gateway talks to it over HTTP like to the real one.
+PORT = env.int("PORT", default=8000)
+RESELLER_API_KEY = env.str("RESELLER_API_KEY", default="")
+RESELLER_SANDBOX = env.bool("RESELLER_SANDBOX", default=not RESELLER_API_KEY)
+# The demo partner that `manage.py sandbox_seed` creates answers to this key. It is not a secret: it only
+# ever opens the built-in sandbox on this machine.
+SANDBOX_DEMO_KEY = "test_sandbox_demo"
+if RESELLER_SANDBOX and not RESELLER_API_KEY:
+    RESELLER_API_KEY = SANDBOX_DEMO_KEY
+_sandbox_root = f"http://127.0.0.1:{PORT}/sandbox"
+RESELLER_BASE_URL = env.str("RESELLER_BASE_URL", default=_sandbox_root if RESELLER_SANDBOX else "")
+RESELLER_METASEARCH_URL = env.str(
+    "RESELLER_METASEARCH_URL", default=f"{_sandbox_root}/metasearch" if RESELLER_SANDBOX else ""
+)
+RESELLER_PANEL_URL = env.str("RESELLER_PANEL_URL", default=f"{_sandbox_root}/panel" if RESELLER_SANDBOX else "")
+if not RESELLER_SANDBOX and not (RESELLER_API_KEY and RESELLER_BASE_URL and RESELLER_METASEARCH_URL):
+    raise ImproperlyConfigured(
+        "With RESELLER_SANDBOX off, set RESELLER_API_KEY, RESELLER_BASE_URL and RESELLER_METASEARCH_URL."
+    )
+# Seconds. Connect is short (a dead host should fail fast); read covers the provider's slowest endpoint.
+RESELLER_CONNECT_TIMEOUT = env.float("RESELLER_CONNECT_TIMEOUT", default=3.05)
+RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=15.0)
+RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
+
+# --- Security ------------------------------------------------------------------------------------------------
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# /healthz and /readyz are probed by the platform over plain HTTP inside its network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.server": {"level": "WARNING"}},
+}

@@ -1,0 +1,30 @@
+"""Fixtures shared by every test module."""
+
+from collections.abc import Iterator
+
+import pytest
+from django.core.cache import cache
+from django.test import override_settings
+
+from storefront.gateway import gateway
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def sandbox_url(live_server) -> Iterator[str]:
+    """The built-in sandbox served over real HTTP, with the gateway pointed at it."""
+    root = f"{live_server.url}/sandbox"
+    with override_settings(
+        RESELLER_BASE_URL=root,
+        RESELLER_METASEARCH_URL=f"{root}/metasearch",
+        RESELLER_PANEL_URL=f"{root}/panel",
+    ):
+        gateway.cache_clear()
+        yield root
+    gateway.cache_clear()
