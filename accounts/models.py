@@ -1,1 +1,34 @@
-from django.db import models  # noqa: F401
+from django.conf import settings
+from django.db import models
+
+
+class Customer(models.Model):
+    """A storefront customer and their link to the provider's customer account.
+
+    The contact details are the ones sent at signup; the provider uses them as registrant, admin, tech and
+    billing contact of every domain, so checkout shows them for review.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="customer")
+    # The provider's id; null only while the provider's answer to signup is unknown (staff reconcile it).
+    customer_id = models.PositiveBigIntegerField(unique=True, null=True, blank=True)
+    name = models.CharField(max_length=255)
+    company = models.CharField(max_length=255, blank=True)
+    address = models.CharField(max_length=255)
+    city = models.CharField(max_length=255)
+    state = models.CharField(max_length=255)
+    country = models.CharField(max_length=2)
+    zipcode = models.CharField(max_length=32)
+    country_code = models.CharField(max_length=4)
+    phone = models.CharField(max_length=20)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.user.email}>"
+
+    @property
+    def email(self) -> str:
+        return self.user.email

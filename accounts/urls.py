@@ -5,7 +5,18 @@ from accounts import views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("signup/states/", views.signup_states, name="signup_states"),
+    path("login/", views.login, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("password/reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("password/reset/complete/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("panel/", views.panel, name="panel"),
 ]

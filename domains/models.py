@@ -1,1 +1,83 @@
-from django.db import models  # noqa: F401
+from django.db import models
+from django.db.models import Q
+
+from accounts.models import Customer
+
+
+class Order(models.Model):
+    """Our copy of a provider domain order, refreshed from the order listing.
+
+    It answers ownership checks (which customer an order_id belongs to) without a provider call, and gives
+    staff a view in the admin. The provider's listing stays the source of truth.
+    """
+
+    ACTIVE = "Active"
+    SUSPENDED = "Suspended"
+    PENDING_DELETE_RESTORABLE = "Pending Delete Restorable"
+    EXPIRED = "Expired"
+    STATUS_CHOICES = [(s, s) for s in (ACTIVE, SUSPENDED, PENDING_DELETE_RESTORABLE, EXPIRED)]
+
+    order_id = models.PositiveBigIntegerField(unique=True)
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="orders")
+    domain_name = models.CharField(max_length=255, db_index=True)
+    status = models.CharField(max_length=32, choices=STATUS_CHOICES, default=ACTIVE)
+    expiry_timestamp = models.BigIntegerField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    dns_active = models.BooleanField(default=False)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["expires_at", "domain_name"]
+
+    def __str__(self) -> str:
+        return self.domain_name
+
+
+class Registration(models.Model):
+    """One cart line being bought: recorded before the provider is called, updated with the outcome."""
+
+    PENDING = "pending"
+    REGISTERED = "registered"
+    FAILED = "failed"
+    UNKNOWN = "unknown"  # the provider's answer was lost; reconciled from the order listing
+    STATUS_CHOICES = [
+        (PENDING, "Pending"),
+        (REGISTERED, "Registered"),
+        (FAILED, "Failed"),
+        (UNKNOWN, "Could not confirm"),
+    ]
+    # Statuses in which a domain is (or may be) taken by this registration: at most one per domain name.
+    LIVE_STATUSES = (PENDING, REGISTERED, UNKNOWN)
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="registrations")
+    domain_name = models.CharField(max_length=80)
+    duration = models.PositiveSmallIntegerField()
+    currency = models.CharField(max_length=3, blank=True)
+    register_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    renew_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    total_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=PENDING, db_index=True)
+    # Plain-words outcome kind for the confirmation page: unavailable, premium, billing, minimum_term, ...
+    failure_kind = models.CharField(max_length=32, blank=True)
+    provider_message = models.TextField(blank=True)
+    order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="registrations")
+    provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
+    # Groups the lines placed by one checkout, for its confirmation page.
+    checkout_id = models.UUIDField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Enforced by the database, so double clicks, two tabs and concurrent requests register once.
+            models.UniqueConstraint(
+                fields=["domain_name"],
+                condition=Q(status__in=("pending", "registered", "unknown")),
+                name="one_live_registration_per_domain",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.domain_name} ({self.get_status_display()})"

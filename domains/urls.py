@@ -1,9 +1,17 @@
 from django.urls import path
 
-from domains import views
+from domains import cart_views, checkout_views, order_views, search_views
 
 urlpatterns = [
-    path("search/", views.search, name="search"),
-    path("cart/", views.cart, name="cart"),
-    path("orders/", views.orders, name="orders"),
+    path("search/", search_views.search, name="search"),
+    path("cart/", cart_views.cart, name="cart"),
+    path("cart/add/", cart_views.cart_add, name="cart_add"),
+    path("cart/remove/", cart_views.cart_remove, name="cart_remove"),
+    path("cart/update/", cart_views.cart_update, name="cart_update"),
+    path("checkout/", checkout_views.checkout, name="checkout"),
+    path("checkout/<uuid:checkout_id>/", checkout_views.checkout_done, name="checkout_done"),
+    path("orders/", order_views.orders, name="orders"),
+    path("orders/<int:order_id>/", order_views.order_detail, name="order_detail"),
+    path("orders/<int:order_id>/renew/", order_views.order_renew, name="order_renew"),
+    path("orders/<int:order_id>/transfer-code/", order_views.order_transfer_code, name="order_transfer_code"),
 ]
