@@ -1,0 +1,1 @@
+"""Admin for local order copies (issue 7)."""

@@ -1,0 +1,1 @@
+"""Admin for registrations (issue 6)."""
