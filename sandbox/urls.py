@@ -1,3 +1,30 @@
-from django.urls import path  # noqa: F401
+"""The sandbox's routes, served twice: `/sandbox/...` is the test environment, `/sandbox/live/...` production.
 
-urlpatterns: list = []
+A key only opens its own environment (`test_` keys the first, `live_` keys the second); the other answers
+403 environment_mismatch, as the real provider does.
+"""
+
+from django.urls import URLPattern, path
+
+from sandbox.models import LIVE, TEST
+from sandbox.views import core, customers
+
+
+def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
+    def route(url: str, view) -> URLPattern:
+        return path(prefix + url, view, {"environment": environment})
+
+    return [
+        route("api/v1/hello", core.hello),
+        route("api/v1/customers/signup", customers.signup),
+        route("api/v1/customers/auto-login", customers.auto_login),
+        route("api/v1/customers", core.placeholder("DELETE", "customers")),
+        route("api/v1/domains/auto-renew", core.placeholder("PUT", "renew", "domains")),
+        route("api/v1/domains/details", core.placeholder("GET", "orders", "domains")),
+        route("api/v1/domains/delete", core.placeholder("POST", "domains")),
+        route("api/v1/transfers", core.placeholder("GET", "transfers")),
+        route("api/v1/transfers/status", core.placeholder("GET", "transfers")),
+    ]
+
+
+urlpatterns = [*_routes(TEST), *_routes(LIVE, prefix="live/")]

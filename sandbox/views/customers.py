@@ -1,0 +1,62 @@
+"""Customer signup and auto-login tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from django.contrib.auth.hashers import make_password
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+
+from sandbox.api import Context, endpoint, error, json_body, plain
+from sandbox.models import AutoLoginToken, Customer, hash_secret
+from sandbox.signup import clean_signup
+
+SIGNUP_FAILED = "Signup Failed, please ensure that all the fields are valid and in English"
+TOKEN_LIFETIME = dt.timedelta(minutes=5)
+
+
+@endpoint(methods=("POST",), groups=("customers",))
+def signup(request: HttpRequest, ctx: Context) -> JsonResponse:
+    cleaned = clean_signup(json_body(request))
+    if cleaned is None:
+        return error(SIGNUP_FAILED)
+    if Customer.objects.filter(environment=ctx.environment, email__iexact=cleaned["email"]).exists():
+        return plain("User already exists", 422)
+    password = make_password(cleaned.pop("password"))
+    for _ in range(5):
+        customer = Customer(partner=ctx.partner, environment=ctx.environment, password=password, **cleaned)
+        try:
+            with transaction.atomic():
+                customer.save()
+        except IntegrityError:
+            if Customer.objects.filter(environment=ctx.environment, email__iexact=cleaned["email"]).exists():
+                return plain("User already exists", 422)
+            continue  # a customer id collided; draw another
+        return JsonResponse({"message": "Customer created", "customer_id": customer.customer_id}, status=201)
+    return error("Signup failed (unexpected registrar response)", 502)
+
+
+@endpoint(methods=("POST",), groups=("customers",))
+def auto_login(request: HttpRequest, ctx: Context) -> JsonResponse:
+    email = json_body(request).get("email")
+    customer = None
+    if isinstance(email, str) and email.strip():
+        customer = Customer.objects.filter(
+            partner=ctx.partner, environment=ctx.environment, email__iexact=email.strip()
+        ).first()
+    if customer is None:
+        return error("Invalid customer email")
+    token = secrets.token_hex(32)
+    expires_at = (timezone.now() + TOKEN_LIFETIME).replace(microsecond=0)
+    AutoLoginToken.objects.create(customer=customer, token_hash=hash_secret(token), expires_at=expires_at)
+    return JsonResponse(
+        {
+            "status": "SUCCESS",
+            "email": customer.email,
+            "token": token,
+            "expires_at": expires_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S"),
+        }
+    )
