@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.test import override_settings
 
 from storefront.gateway import gateway
@@ -28,3 +29,10 @@ def sandbox_url(live_server) -> Iterator[str]:
         gateway.cache_clear()
         yield root
     gateway.cache_clear()
+
+
+@pytest.fixture
+def sandbox_partner(django_db_blocker) -> None:
+    """The sandbox's demo partner (the one settings.RESELLER_API_KEY opens), with its catalogue."""
+    with django_db_blocker.unblock():
+        call_command("sandbox_seed", verbosity=0)

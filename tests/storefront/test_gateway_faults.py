@@ -1,0 +1,229 @@
+"""The gateway against a scripted HTTP server: every failure maps to the right exception, nothing leaks."""
+
+import json
+import logging
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from storefront.gateway import (
+    CustomerExists,
+    NotFound,
+    OutcomeUnknown,
+    RateLimited,
+    ResellerGateway,
+    Unauthorized,
+    Unavailable,
+    ValidationRejected,
+)
+from tests.storefront.scripted_server import Answer, ScriptedServer
+
+KEY = "test_CanaryKeyThatMustNeverBeLogged0123456789"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer().running() as running:
+        yield running
+
+
+@pytest.fixture
+def client(server: ScriptedServer) -> ResellerGateway:
+    return ResellerGateway(
+        base_url=server.url,
+        metasearch_url=server.url + "/ms",
+        api_key=KEY,
+        connect_timeout=0.5,
+        read_timeout=0.3,
+        get_retries=2,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _key_never_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    caplog.set_level(logging.DEBUG)
+    yield
+    assert KEY not in caplog.text
+    assert "Bearer" not in caplog.text
+
+
+def test_it_sends_the_key_as_bearer_and_json_with_integers(client, server):
+    server.script(Answer(body={"status": "SUCCESS", "message": "Domain registered successfully", "order_id": 7}))
+    result = client.domain_register(customer_id=85384231, domain_name="example.com", duration=2)
+    assert result.order_id == 7
+    request = server.seen[0]
+    assert request.method == "POST"
+    assert request.path == "/api/v1/domains/register"
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.headers["Content-Type"] == "application/json"
+    assert json.loads(request.body) == {"customer_id": 85384231, "domain_name": "example.com", "duration": 2}
+
+
+def test_it_reuses_one_connection(client, server):
+    server.script(Answer(body={"server_time": "2026-01-01 00:00:00", "message": "Authorized"}))
+    client.hello()
+    client.hello()
+    assert len(server.seen) == 2
+    pool = next(iter(client.session.adapters["http://"].poolmanager.pools._container.values()))
+    assert pool.num_connections == 1
+
+
+def test_a_read_timeout_on_get_is_unavailable_after_bounded_retries(client, server):
+    server.script(*[Answer(delay=0.6)] * 3)
+    with pytest.raises(Unavailable) as caught:
+        client.hello()
+    assert not isinstance(caught.value, OutcomeUnknown)
+    assert len(server.seen) == 3  # the first try and two retries, then it gives up
+
+
+def test_a_read_timeout_on_post_is_outcome_unknown_and_never_retried(client, server):
+    server.script(Answer(delay=0.6), Answer(body={"order_id": 1}))
+    with pytest.raises(OutcomeUnknown):
+        client.domain_register(customer_id=1, domain_name="example.com", duration=1)
+    assert len(server.seen) == 1
+
+
+def test_a_dropped_connection_on_post_is_outcome_unknown(client, server):
+    server.script(Answer(drop=True))
+    with pytest.raises(OutcomeUnknown):
+        client.domain_renew(order_id=1, duration=1, expiry_timestamp=1)
+    assert len(server.seen) == 1
+
+
+def _unused_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_connection_refused_is_unavailable_and_a_post_is_known_not_sent():
+    dead = f"http://127.0.0.1:{_unused_port()}"
+    client = ResellerGateway(
+        base_url=dead, metasearch_url=dead, api_key=KEY, connect_timeout=0.5, read_timeout=0.5, get_retries=1
+    )
+    with pytest.raises(Unavailable) as caught:
+        client.hello()
+    assert not isinstance(caught.value, OutcomeUnknown)
+    with pytest.raises(Unavailable) as caught:
+        client.domain_register(customer_id=1, domain_name="example.com", duration=1)
+    # Nothing reached the provider, so the registration certainly did not happen.
+    assert not isinstance(caught.value, OutcomeUnknown)
+
+
+def test_a_500_on_get_is_unavailable_with_the_providers_message_and_not_retried(client, server):
+    server.script(Answer(status=500, body={"message": "Server Error."}))
+    with pytest.raises(Unavailable) as caught:
+        client.domain_availability(search_terms="example")
+    assert caught.value.message == "Server Error."
+    assert len(server.seen) == 1
+
+
+def test_a_503_on_get_is_retried(client, server):
+    server.script(Answer(status=503, body="<html>busy</html>"), Answer(body={"results": []}))
+    assert client.domain_availability(search_terms="example") == []
+    assert len(server.seen) == 2
+
+
+def test_a_non_json_body_is_unavailable(client, server):
+    server.script(Answer(body="<html>not json</html>"))
+    with pytest.raises(Unavailable) as caught:
+        client.hello()
+    assert "unreadable" in caught.value.message
+
+
+def test_a_non_json_body_after_a_post_is_outcome_unknown(client, server):
+    server.script(Answer(body="<html>not json</html>"))
+    with pytest.raises(OutcomeUnknown):
+        client.dns_activate(order_id=1)
+
+
+@pytest.mark.parametrize("message", ["Unauthorized", "key_revoked", "key_expired"])
+def test_401_is_unauthorized(client, server, message):
+    server.script(Answer(status=401, body={"message": message}))
+    with pytest.raises(Unauthorized) as caught:
+        client.hello()
+    assert caught.value.message == message
+    assert caught.value.status == 401
+
+
+def test_403_environment_mismatch_is_unauthorized(client, server):
+    server.script(Answer(status=403, body={"message": "environment_mismatch"}))
+    with pytest.raises(Unauthorized):
+        client.hello()
+
+
+def test_metasearch_bad_key_error_shape_is_unauthorized(client, server):
+    server.script(Answer(status=401, body={"error": "Invalid partner token"}))
+    with pytest.raises(Unauthorized) as caught:
+        client.metasearch(search_term="coffee")
+    assert caught.value.message == "Invalid partner token"
+    assert server.seen[0].path.startswith("/ms/v1/search?")
+
+
+def test_422_with_message_only_shape(client, server):
+    server.script(Answer(status=422, body={"message": "The search term field is required."}))
+    with pytest.raises(ValidationRejected) as caught:
+        client.domain_suggestions(search_term="")
+    assert caught.value.message == "The search term field is required."
+
+
+def test_422_with_status_and_message_shape(client, server):
+    server.script(Answer(status=422, body={"status": "ERROR", "message": "Unable to register domain"}))
+    with pytest.raises(ValidationRejected) as caught:
+        client.domain_register(customer_id=1, domain_name="taken.com", duration=1)
+    assert caught.value.message == "Unable to register domain"
+
+
+def test_422_invalid_order_id_is_not_found(client, server):
+    server.script(Answer(status=422, body={"status": "ERROR", "message": "Invalid order ID"}))
+    with pytest.raises(NotFound):
+        client.transfer_auth_code(order_id=5)
+
+
+def test_422_user_already_exists_on_signup_is_customer_exists(client, server):
+    server.script(Answer(status=422, body={"message": "User already exists"}))
+    with pytest.raises(CustomerExists):
+        client.customer_signup(
+            name="A B",
+            address="1 Main St",
+            city="Town",
+            state="Other",
+            country="US",
+            zipcode="10001",
+            country_code="1",
+            phone="2125551234",
+            email="a@example.com",
+            password="Secret!123",
+        )
+    assert b"Secret!123" in server.seen[0].body  # sent to the provider, and only there
+
+
+def test_metasearch_sanitising_error_shape_is_validation_rejected(client, server):
+    message = "search_term is required and must not be empty after sanitisation"
+    server.script(Answer(status=400, body={"error": message}))
+    with pytest.raises(ValidationRejected) as caught:
+        client.metasearch(search_term="!!!")
+    assert caught.value.message == message
+
+
+def test_429_carries_retry_after(client, server):
+    server.script(*[Answer(status=429, headers={"Retry-After": "7"}, body={"message": "Too Many Requests"})] * 3)
+    with pytest.raises(RateLimited) as caught:
+        client.hello()
+    assert caught.value.retry_after == 7.0
+    assert len(server.seen) == 1  # the provider asked us to wait: no immediate retry
+
+
+def test_secrets_in_results_are_hidden_from_repr(client, server):
+    server.script(
+        Answer(body={"status": "SUCCESS", "email": "a@example.com", "token": "tok-secret", "expires_at": "x"}),
+        Answer(body={"order_id": 3, "transfer_code": "Ab1#Xy9!Zq2"}),
+    )
+    token = client.customer_auto_login(email="a@example.com")
+    code = client.transfer_auth_code(order_id=3)
+    assert token.token == "tok-secret"
+    assert "tok-secret" not in repr(token)
+    assert code.transfer_code == "Ab1#Xy9!Zq2"
+    assert "Ab1#Xy9!Zq2" not in repr(code)
+    assert KEY not in repr(client)
