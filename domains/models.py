@@ -65,6 +65,8 @@ class Registration(models.Model):
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.
     checkout_id = models.UUIDField(db_index=True)
+    # Set by the one request that sends the checkout's confirmation email (a claim: concurrent requests race).
+    emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -76,7 +78,9 @@ class Registration(models.Model):
                 fields=["domain_name"],
                 condition=Q(status__in=("pending", "registered", "unknown")),
                 name="one_live_registration_per_domain",
-            )
+            ),
+            # A repeated or concurrent POST of one checkout reuses its line instead of adding another.
+            models.UniqueConstraint(fields=["checkout_id", "domain_name"], name="one_line_per_checkout_domain"),
         ]
 
     def __str__(self) -> str:
