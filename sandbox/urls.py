@@ -7,7 +7,7 @@ A key only opens its own environment (`test_` keys the first, `live_` keys the s
 from django.urls import URLPattern, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers
+from sandbox.views import core, customers, metasearch, search
 
 
 def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
@@ -19,6 +19,10 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/customers/signup", customers.signup),
         route("api/v1/customers/auto-login", customers.auto_login),
         route("api/v1/customers", core.placeholder("DELETE", "customers")),
+        route("api/v1/domains/availability", search.availability),
+        route("api/v1/domains/suggestions", search.suggestions),
+        route("domain-suggestions", search.domain_suggestions),
+        route("metasearch/v1/search", metasearch.search),
         route("api/v1/domains/auto-renew", core.placeholder("PUT", "renew", "domains")),
         route("api/v1/domains/details", core.placeholder("GET", "orders", "domains")),
         route("api/v1/domains/delete", core.placeholder("POST", "domains")),
