@@ -1,0 +1,168 @@
+"""The search service: MetaSearch through the cache, one provider call per burst, the availability fallback."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.core.cache import cache
+from django.test import override_settings
+
+from domains import search
+from domains.search import fallback_availability, metasearch_cached
+from storefront.gateway import RateLimited, ResellerGateway, ValidationRejected, gateway
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def inject(**faults):
+    from sandbox.faults import inject as real
+
+    return real(**faults)
+
+
+@pytest.fixture
+def provider(sandbox_url, sandbox_partner):
+    return sandbox_url
+
+
+@pytest.fixture
+def calls(monkeypatch) -> list[str]:
+    """Every MetaSearch and availability call the gateway makes; each still goes to the sandbox."""
+    made: list[str] = []
+    real_metasearch = ResellerGateway.metasearch
+    real_availability = ResellerGateway.domain_availability
+
+    def metasearch(self, *, search_term: str, **kwargs):
+        made.append(f"metasearch {search_term}")
+        return real_metasearch(self, search_term=search_term, **kwargs)
+
+    def availability(self, *, search_terms, tlds=()):
+        made.append(f"availability {search_terms}")
+        return real_availability(self, search_terms=search_terms, tlds=tlds)
+
+    monkeypatch.setattr(ResellerGateway, "metasearch", metasearch)
+    monkeypatch.setattr(ResellerGateway, "domain_availability", availability)
+    return made
+
+
+def test_it_asks_metasearch_with_suggestions_on(provider, calls):
+    answer = metasearch_cached("bluebird.com")
+    assert calls == ["metasearch bluebird.com"]
+    assert answer.hero.domain_name == "bluebird.com"
+    assert answer.hero.is_searched_exact
+    assert answer.meta.autosuggest and answer.meta.aisuggest
+    assert answer.ai_suggestions
+
+
+def test_it_answers_a_repeated_search_from_the_cache(provider, calls):
+    first = metasearch_cached("bluebird")
+    second = metasearch_cached("bluebird")
+    assert calls == ["metasearch bluebird"]
+    assert second == first
+
+
+def test_it_normalises_the_term_before_asking_and_caching(provider, calls):
+    metasearch_cached("  BlueBird.COM ")
+    answer = metasearch_cached("bluebird.com")
+    assert calls == ["metasearch bluebird.com"]
+    assert answer.hero.domain_name == "bluebird.com"
+
+
+def test_it_asks_again_once_the_cached_answer_expires(provider, calls):
+    with override_settings(SEARCH_CACHE_SECONDS=0):
+        metasearch_cached("bluebird")
+        metasearch_cached("bluebird")
+    assert calls == ["metasearch bluebird", "metasearch bluebird"]
+
+
+def test_it_does_not_cache_errors(provider, calls):
+    with override_settings(RESELLER_GET_RETRIES=0):
+        gateway.cache_clear()
+        with inject(rate_limited=True), pytest.raises(RateLimited):
+            metasearch_cached("bluebird")
+        answer = metasearch_cached("bluebird")
+    gateway.cache_clear()
+    assert calls == ["metasearch bluebird", "metasearch bluebird"]
+    assert answer.hero.domain_name == "bluebird.com"
+
+
+def test_it_raises_the_providers_sanitising_error(provider):
+    with pytest.raises(ValidationRejected) as caught:
+        metasearch_cached("!!!")
+    assert caught.value.message == "search_term is required and must not be empty after sanitisation"
+
+
+def test_identical_concurrent_searches_make_one_provider_call(provider, calls):
+    with inject(latency_ms=300, scope="metasearch"):
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers = list(pool.map(lambda _: metasearch_cached("bluebird"), range(8)))
+    assert calls == ["metasearch bluebird"]
+    assert all(answer == answers[0] for answer in answers)
+    assert answers[0].hero.domain_name == "bluebird.com"
+
+
+def test_concurrent_searches_share_the_error_of_their_one_call(provider, calls):
+    with override_settings(RESELLER_GET_RETRIES=0):
+        gateway.cache_clear()
+        with inject(latency_ms=300, rate_limited=True, scope="metasearch"):
+
+            def attempt(_):
+                with pytest.raises(RateLimited):
+                    metasearch_cached("bluebird")
+
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                list(pool.map(attempt, range(8)))
+    gateway.cache_clear()
+    assert calls == ["metasearch bluebird"]
+
+
+def test_it_waits_for_another_process_that_is_already_asking(provider, calls):
+    answer = gateway().metasearch(search_term="bluebird", autosuggest=True, aisuggest=True)
+    calls.clear()
+    key = search._cache_key("metasearch", "bluebird")
+    # Another process holds the shared lock and answers 200 ms later.
+    cache.add(f"{key}:lock", "other-process", timeout=10)
+    threading.Timer(0.2, lambda: cache.set(key, answer, 60)).start()
+    started = time.monotonic()
+    got = metasearch_cached("bluebird")
+    assert got == answer
+    assert calls == []
+    assert time.monotonic() - started < 2
+
+
+def test_it_asks_itself_when_the_other_process_never_answers(provider, calls, monkeypatch):
+    monkeypatch.setattr(search, "_WAIT_SECONDS", 0.2)
+    key = search._cache_key("metasearch", "bluebird")
+    cache.add(f"{key}:lock", "stuck-process", timeout=10)
+    answer = metasearch_cached("bluebird")
+    assert calls == ["metasearch bluebird"]
+    assert answer.hero.domain_name == "bluebird.com"
+
+
+def test_the_fallback_checks_the_typed_name_across_the_common_tlds(provider, calls):
+    rows = fallback_availability("Example.NET")
+    assert calls == ["availability example"]
+    names = [row.domain_name for row in rows]
+    assert names[0] == "example.net"
+    assert {"example.com", "example.org", "example.shop", "example.ai"} <= set(names)
+    by_name = {row.domain_name: row for row in rows}
+    assert not by_name["example.com"].available
+    assert by_name["example.org"].available
+
+
+def test_the_fallback_cleans_the_name_and_refuses_nothing(provider, calls):
+    rows = fallback_availability("my shop!")
+    assert rows[0].domain_name == "myshop.com"
+    with pytest.raises(ValidationRejected):
+        fallback_availability("!!!")
+    assert calls == ["availability myshop"]
+
+
+def test_the_fallback_works_while_metasearch_is_down(provider):
+    with inject(availability_down=True, scope="metasearch"):
+        rows = fallback_availability("bluebird")
+    assert rows[0].domain_name == "bluebird.com"
+    assert rows[0].available
