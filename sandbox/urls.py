@@ -7,7 +7,7 @@ A key only opens its own environment (`test_` keys the first, `live_` keys the s
 from django.urls import URLPattern, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers, metasearch, search
+from sandbox.views import core, customers, domains, metasearch, search
 
 
 def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
@@ -23,6 +23,10 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/domains/suggestions", search.suggestions),
         route("domain-suggestions", search.domain_suggestions),
         route("metasearch/v1/search", metasearch.search),
+        route("api/v1/domains/register", domains.register),
+        route("api/v1/domains/orders", domains.orders),
+        route("api/v1/domains/renew", domains.renew),
+        route("api/v1/transfers/auth-code", domains.auth_code),
         route("api/v1/domains/auto-renew", core.placeholder("PUT", "renew", "domains")),
         route("api/v1/domains/details", core.placeholder("GET", "orders", "domains")),
         route("api/v1/domains/delete", core.placeholder("POST", "domains")),
