@@ -8,4 +8,5 @@ urlpatterns = [
     path("orders/<int:order_id>/dns/add/", views.dns_add, name="dns_add"),
     path("orders/<int:order_id>/dns/change/", views.dns_change, name="dns_change"),
     path("orders/<int:order_id>/dns/delete/", views.dns_delete, name="dns_delete"),
+    path("orders/<int:order_id>/dns/presets/<slug:preset>/", views.dns_preset, name="dns_preset"),
 ]

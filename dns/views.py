@@ -1,21 +1,301 @@
+"""The DNS editor: `/orders/<order_id>/dns/`. Every view checks ownership before any provider call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import reswap, retarget
+
+from dns import services
+from dns.forms import ALL_RECORD_TYPES, ChangeRecordForm, DeleteRecordForm, RecordForm
+from dns.presets import PRESETS
+from dns.services import DnsNotActive, RecordData
+from domains.models import Order
+from domains.ownership import get_order_for_user
+from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError, RateLimited, Unavailable
 
 
+def _fragment(request: HttpRequest) -> bool:
+    """An htmx request that swaps part of the page (a history restore needs the whole page)."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _record_type(raw: str | None) -> str:
+    value = (raw or "").strip().upper()
+    return value if value in ALL_RECORD_TYPES else "A"
+
+
+def _error_status(request: HttpRequest, err: GatewayError) -> int:
+    if _fragment(request):
+        return 200  # htmx swaps only successful answers; the message is in the fragment
+    if isinstance(err, RateLimited):
+        return 429
+    if isinstance(err, Unavailable):
+        return 503
+    return 200
+
+
+def _editor_url(order: Order, record_type: str) -> str:
+    return f"{reverse('dns', args=[order.order_id])}?type={record_type}"
+
+
+def _lookup(order: Order):
+    """The zone's records of one type, read at most once per request (for the CNAME rules)."""
+    seen: dict[str, list[DnsRecord]] = {}
+
+    def existing(record_type: str) -> list[DnsRecord]:
+        if record_type not in seen:
+            seen[record_type] = services.records_list(order=order, record_type=record_type)
+        return seen[record_type]
+
+    return existing
+
+
+def _record(data: dict[str, Any]) -> RecordData:
+    return RecordData(
+        type=data["type"], host=data["host"], value=data["value"], ttl=data.get("ttl"), priority=data.get("priority")
+    )
+
+
+def _blank_add_form(order: Order, record_type: str) -> RecordForm:
+    initial_type = record_type if record_type in EDITABLE_RECORD_TYPES else "A"
+    return RecordForm(domain_name=order.domain_name, initial={"type": initial_type, "host": "@"})
+
+
+def _editor(
+    request: HttpRequest,
+    order: Order,
+    record_type: str,
+    *,
+    add_form: RecordForm | None = None,
+    notice: str = "",
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """The editor for one record type: one provider call (none while DNS is not active)."""
+    context: dict[str, Any] = {
+        "order": order,
+        "record_type": record_type,
+        "record_types": ALL_RECORD_TYPES,
+        "editable": record_type in EDITABLE_RECORD_TYPES,
+        "add_form": add_form or _blank_add_form(order, record_type),
+        "notice": notice,
+        "error": error,
+        "presets": PRESETS.values(),
+    }
+    if order.dns_active:
+        try:
+            context["records"] = services.records_list(order=order, record_type=record_type)
+        except DnsNotActive:
+            pass  # the flag is now off: the activate button shows again
+        except GatewayError as err:
+            context["records_error"] = err.message
+            status = max(status, _error_status(request, err))
+    template = "dns/_editor.html" if _fragment(request) else "dns/records.html"
+    return render(request, template, context, status=status)
+
+
+def _done(request: HttpRequest, order: Order, record_type: str, notice: str) -> HttpResponse:
+    """After a change: htmx gets the refreshed editor in place; a plain form gets redirected to it."""
+    if _fragment(request):
+        response = _editor(request, order, record_type, notice=notice)
+        return reswap(retarget(response, "#dns-editor"), "outerHTML")
+    messages.success(request, notice)
+    return redirect(_editor_url(order, record_type))
+
+
+def _not_active(request: HttpRequest, order: Order, record_type: str) -> HttpResponse:
+    message = "DNS is not active for this domain yet. Activate it first."
+    if _fragment(request):
+        response = _editor(request, order, record_type, error=message)
+        return reswap(retarget(response, "#dns-editor"), "outerHTML")
+    messages.error(request, message)
+    return redirect(_editor_url(order, record_type))
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
 def dns_records(request: HttpRequest, order_id: int) -> HttpResponse:
-    raise Http404  # not built yet
+    order = get_order_for_user(request.user, order_id)
+    return _editor(request, order, _record_type(request.GET.get("type")))
 
 
+@login_required
+@require_POST
 def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
-    raise Http404  # not built yet
+    order = get_order_for_user(request.user, order_id)
+    try:
+        activated = services.dns_activate(order=order)
+    except GatewayError as err:
+        return _editor(request, order, "A", error=err.message, status=_error_status(request, err))
+    notice = "DNS is active. You can add records now." if activated else "DNS was already active."
+    return _done(request, order, "A", notice)
 
 
+@login_required
+@require_POST
 def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
-    raise Http404  # not built yet
+    order = get_order_for_user(request.user, order_id)
+    record_type = _record_type(request.POST.get("type"))
+    if not order.dns_active:
+        return _not_active(request, order, record_type)
+    form = RecordForm(request.POST, domain_name=order.domain_name, existing=_lookup(order))
+    status = 200
+    if form.is_valid():
+        record = _record(form.cleaned_data)
+        try:
+            services.record_add(order=order, record=record)
+        except DnsNotActive:
+            return _not_active(request, order, record.type)
+        except GatewayError as err:
+            form.add_error(None, err.message)
+            status = _error_status(request, err)
+        else:
+            return _done(request, order, record.type, f"Added {record.describe()}.")
+    if _fragment(request):
+        return render(request, "dns/_add_form.html", {"order": order, "add_form": form})
+    return _editor(request, order, record_type, add_form=form, status=status)
 
 
+def _change_response(request: HttpRequest, order: Order, form: ChangeRecordForm, status: int = 200) -> HttpResponse:
+    template = "dns/_change_row.html" if _fragment(request) else "dns/change.html"
+    return render(request, template, {"order": order, "form": form}, status=200 if _fragment(request) else status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
-    raise Http404  # not built yet
+    """GET: the form for one record (in place of its row, or as a page). POST: change it."""
+    order = get_order_for_user(request.user, order_id)
+    if request.method == "GET":
+        identify = DeleteRecordForm(request.GET, domain_name=order.domain_name)
+        if not identify.is_valid():
+            return _bad_record(request, order, identify)
+        data = identify.cleaned_data
+        initial = {
+            "type": data["type"],
+            "host": data["host"],
+            "current_value": data["value"],
+            "value": data["value"],
+            "ttl": request.GET.get("ttl") or None,
+            "priority": request.GET.get("priority") or None,
+        }
+        return _change_response(request, order, ChangeRecordForm(domain_name=order.domain_name, initial=initial))
+
+    record_type = _record_type(request.POST.get("type"))
+    if not order.dns_active:
+        return _not_active(request, order, record_type)
+    form = ChangeRecordForm(request.POST, domain_name=order.domain_name)
+    if not form.is_valid():
+        return _change_response(request, order, form)
+    record = _record(form.cleaned_data)
+    try:
+        services.record_change(order=order, record=record, current_value=form.cleaned_data["current_value"])
+    except DnsNotActive:
+        return _not_active(request, order, record.type)
+    except GatewayError as err:
+        form.add_error(None, err.message)
+        return _change_response(request, order, form, status=_error_status(request, err))
+    return _done(request, order, record.type, f"Changed the {record.type} record {record.host} to {record.value}.")
 
 
+def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm, status: int = 200) -> HttpResponse:
+    data = form.cleaned_data
+    record = RecordData(type=data["type"], host=data["host"], value=data["value"])
+    context = {"order": order, "form": form, "record": record, "error": "; ".join(form.non_field_errors())}
+    template = "dns/_delete_row.html" if _fragment(request) else "dns/delete.html"
+    return render(request, template, context, status=200 if _fragment(request) else status)
+
+
+def _bad_record(request: HttpRequest, order: Order, form: DeleteRecordForm) -> HttpResponse:
+    """A link that does not name an editable record (hand-edited, or a read-only type)."""
+    context = {"order": order, "errors": [e for errors in form.errors.values() for e in errors]}
+    template = "dns/_bad_record.html" if _fragment(request) else "dns/bad_record.html"
+    return render(request, template, context, status=200 if _fragment(request) else 400)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
-    raise Http404  # not built yet
+    """GET: "Delete A record www → 203.0.113.10?" with the button. POST: delete it."""
+    order = get_order_for_user(request.user, order_id)
+    form = DeleteRecordForm(request.POST if request.method == "POST" else request.GET, domain_name=order.domain_name)
+    if not form.is_valid():
+        return _bad_record(request, order, form)
+    if request.method == "GET":
+        return _delete_response(request, order, form)
+    data = form.cleaned_data
+    if not order.dns_active:
+        return _not_active(request, order, data["type"])
+    try:
+        services.record_delete(order=order, record_type=data["type"], host=data["host"], value=data["value"])
+    except DnsNotActive:
+        return _not_active(request, order, data["type"])
+    except GatewayError as err:
+        form.add_error(None, err.message)
+        return _delete_response(request, order, form, status=_error_status(request, err))
+    record = RecordData(type=data["type"], host=data["host"], value=data["value"])
+    return _done(request, order, record.type, f"Deleted the {record.describe()}.")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse:
+    """GET: the preset's questions, then (with answers) a preview of the exact records. POST: add them."""
+    order = get_order_for_user(request.user, order_id)
+    chosen = PRESETS.get(preset)
+    if chosen is None:
+        raise Http404
+    if not order.dns_active:
+        return _not_active(request, order, "A")
+    data = request.POST if request.method == "POST" else (request.GET or None)
+    form = chosen.form_class(data)
+    context: dict[str, Any] = {"order": order, "preset": chosen, "form": form}
+    if data is not None and form.is_valid():
+        records = chosen.build(form.cleaned_data, order.domain_name)
+        checks = _check_records(order, records)
+        context["checks"] = checks
+        if request.method == "POST":
+            sendable = [record for record, problems in checks if not problems]
+            outcomes = {id(o.record): o for o in services.records_add_each(order=order, records=sendable)}
+            context["outcomes"] = [
+                outcomes.get(id(record))
+                or services.Outcome(record=record, ok=False, message="Not sent: " + " ".join(problems))
+                for record, problems in checks
+            ]
+    template = "dns/_preset.html" if _fragment(request) else "dns/preset.html"
+    response = render(request, template, context)
+    if "outcomes" in context and _fragment(request):
+        response["HX-Trigger"] = "dns-changed"
+    return response
+
+
+def _check_records(order: Order, records: list[RecordData]) -> list[tuple[RecordData, list[str]]]:
+    """Each preset record through the same form rules as a typed one; problems listed per record."""
+    existing = _lookup(order)
+    checks = []
+    for record in records:
+        form = RecordForm(
+            {
+                "type": record.type,
+                "host": record.host,
+                "value": record.value,
+                "ttl": record.ttl or "",
+                "priority": "" if record.priority is None else record.priority,
+            },
+            domain_name=order.domain_name,
+            existing=existing,
+        )
+        if form.is_valid():
+            checks.append((_record(form.cleaned_data), []))
+        else:
+            checks.append((record, [str(e) for errors in form.errors.values() for e in errors]))
+    return checks

@@ -1,0 +1,301 @@
+"""The DNS record forms: every rule is checked here, before anything is sent to the provider."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError
+
+READ_ONLY_RECORD_TYPES = ("NS", "SRV", "SOA")
+ALL_RECORD_TYPES = (*EDITABLE_RECORD_TYPES, *READ_ONLY_RECORD_TYPES)
+TYPE_CHOICES = [(t, t) for t in EDITABLE_RECORD_TYPES]
+
+APEX = "@"
+MIN_TTL = 300
+MAX_TTL = 86400
+MAX_PRIORITY = 65535
+# One TXT string is at most 255 bytes on the wire; longer values (DKIM keys) are sent as one value, which the
+# provider accepts and splits itself. Beyond this it is almost certainly a paste gone wrong.
+MAX_TXT_LENGTH = 2048
+MAX_NAME_LENGTH = 253
+
+# Types whose host may contain underscores: `_dmarc`, `selector._domainkey`, service aliases.
+UNDERSCORE_HOST_TYPES = ("TXT", "CNAME")
+
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_LABEL_UNDERSCORE = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
+# A TXT value pasted as one or more quoted strings: "v=DKIM1; k=rsa; " "p=MIIB..."
+_QUOTED_CHUNKS = re.compile(r'^\s*(?:"(?:[^"\\]|\\.)*"\s*)+$')
+_CHUNK = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+# Returns the zone's records of one type; the form asks only for the types a rule needs.
+RecordLookup = Callable[[str], list[DnsRecord]]
+
+
+def normalize_host(raw: str, domain_name: str) -> str:
+    """The host relative to the zone: `@` for the apex; a pasted full name loses the domain."""
+    host = (raw or "").strip().lower().rstrip(".")
+    domain = domain_name.lower().rstrip(".")
+    if host in ("", APEX, domain):
+        return APEX
+    if host.endswith("." + domain):
+        host = host[: -len(domain) - 1]
+    return host
+
+
+def normalize_target(raw: str) -> str:
+    return (raw or "").strip().lower().removesuffix(".")
+
+
+def host_is_valid(host: str, *, allow_underscore: bool) -> bool:
+    if host == APEX:
+        return True
+    labels = host.split(".")
+    pattern = _LABEL_UNDERSCORE if allow_underscore else _LABEL
+    # A wildcard is allowed as the whole first label only (`*` or `*.shop`).
+    if labels[0] == "*":
+        labels = labels[1:]
+        if not labels:
+            return True
+    return all(pattern.match(label) for label in labels)
+
+
+def target_is_valid(target: str, *, allow_underscore: bool) -> bool:
+    if len(target) > MAX_NAME_LENGTH or "." not in target:
+        return False
+    labels = target.split(".")
+    pattern = _LABEL_UNDERSCORE if allow_underscore else _LABEL
+    # The last label is a top-level domain: never all digits (that would be an IP address).
+    return all(pattern.match(label) for label in labels) and not labels[-1].isdigit()
+
+
+def looks_like_ip(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value.strip().strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def clean_txt(raw: str) -> str:
+    """The text the customer means: surrounding quotes pasted from a DNS console are removed, and a value
+    pasted as several quoted strings (how long DKIM keys are often shown) is joined into one."""
+    value = (raw or "").strip()
+    if _QUOTED_CHUNKS.match(value):
+        return "".join(chunk.replace('\\"', '"') for chunk in _CHUNK.findall(value))
+    return value
+
+
+def same_host(record: DnsRecord, host: str, domain_name: str) -> bool:
+    return normalize_host(record.host, domain_name) == host
+
+
+class RecordForm(forms.Form):
+    """Add a record. `existing` lets the form check the CNAME rules against the zone as it is."""
+
+    type = forms.ChoiceField(
+        label="Type", choices=TYPE_CHOICES, error_messages={"invalid_choice": "Choose A, AAAA, CNAME, MX or TXT."}
+    )
+    host = forms.CharField(
+        label="Host",
+        required=False,
+        max_length=MAX_NAME_LENGTH,
+        help_text="@ or empty for the domain itself, or a name such as www or mail.",
+        error_messages={"max_length": "A host name is at most 253 characters."},
+    )
+    value = forms.CharField(
+        label="Value",
+        # TXT values may be pasted with quotes around each chunk; the length rule applies after they go.
+        max_length=MAX_TXT_LENGTH * 2,
+        strip=False,
+        error_messages={"required": "Enter the record's value.", "max_length": "That value is far too long."},
+    )
+    ttl = forms.IntegerField(
+        label="TTL (seconds)",
+        required=False,
+        min_value=MIN_TTL,
+        max_value=MAX_TTL,
+        help_text="Leave empty for the zone default.",
+        error_messages={
+            "invalid": "Enter the TTL as a whole number of seconds, or leave it empty.",
+            "min_value": "The TTL must be at least 300 seconds (5 minutes), or left empty for the zone default.",
+            "max_value": "The TTL can be at most 86400 seconds (1 day).",
+        },
+    )
+    priority = forms.IntegerField(
+        label="Priority (MX only)",
+        required=False,
+        min_value=0,
+        max_value=MAX_PRIORITY,
+        help_text="Lower numbers are tried first.",
+        error_messages={
+            "invalid": "Enter the priority as a whole number.",
+            "min_value": "The priority must be between 0 and 65535.",
+            "max_value": "The priority must be between 0 and 65535.",
+        },
+    )
+
+    def __init__(self, *args, domain_name: str, existing: RecordLookup | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.domain_name = domain_name
+        self.existing = existing
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        record_type = cleaned.get("type")
+        if not record_type:
+            return cleaned
+        if "host" in cleaned:
+            cleaned["host"] = self._clean_host(record_type, cleaned["host"])
+        if "value" in cleaned:
+            cleaned["value"] = self._clean_value(record_type, cleaned["value"])
+        if record_type == "MX":
+            if cleaned.get("priority") is None and "priority" not in self.errors:
+                self.add_error(
+                    "priority",
+                    ValidationError("An MX record needs a priority, for example 10.", code="priority_required"),
+                )
+        else:
+            cleaned["priority"] = None
+        if not self.errors:
+            self._check_cname_rules(record_type, cleaned["host"])
+        return cleaned
+
+    def _clean_host(self, record_type: str, raw: str) -> str:
+        host = normalize_host(raw, self.domain_name)
+        if not host_is_valid(host, allow_underscore=record_type in UNDERSCORE_HOST_TYPES):
+            if "_" in host and record_type not in UNDERSCORE_HOST_TYPES:
+                message = f"Underscores are only allowed in TXT and CNAME hosts, not in {record_type} records."
+            else:
+                message = (
+                    "Enter a host such as www or mail: letters, digits and hyphens, each part 1 to 63 "
+                    "characters, not starting or ending with a hyphen. Use @ for the domain itself."
+                )
+            self.add_error("host", ValidationError(message, code="invalid_host"))
+        elif host != APEX and len(host) + 1 + len(self.domain_name) > MAX_NAME_LENGTH:
+            self.add_error("host", ValidationError("That host name is too long for this domain.", code="host_long"))
+        elif record_type == "CNAME" and host == APEX:
+            self.add_error(
+                "host",
+                ValidationError(
+                    "A CNAME can't be at the domain itself (@). Use an A record for the domain, "
+                    "or a CNAME on a name such as www.",
+                    code="cname_apex",
+                ),
+            )
+        return host
+
+    def _clean_value(self, record_type: str, raw: str) -> str:
+        value = raw.strip()
+        if record_type == "A":
+            try:
+                return str(ipaddress.IPv4Address(value))
+            except ValueError:
+                self._value_error("Enter an IPv4 address such as 203.0.113.10.", "invalid_ipv4")
+        elif record_type == "AAAA":
+            try:
+                return ipaddress.IPv6Address(value).compressed
+            except ValueError:
+                self._value_error("Enter an IPv6 address such as 2001:db8::10.", "invalid_ipv6")
+        elif record_type in ("CNAME", "MX"):
+            target = normalize_target(value)
+            what = "mail server" if record_type == "MX" else "target"
+            if looks_like_ip(target):
+                self._value_error(
+                    f"A {record_type} record points to a hostname, not an IP address. Use an A record for an address.",
+                    "target_is_ip",
+                )
+            elif not target_is_valid(target, allow_underscore=record_type == "CNAME"):
+                self._value_error(f"Enter the {what}'s full hostname, such as mail.example.net.", "invalid_target")
+            return target
+        elif record_type == "TXT":
+            text = clean_txt(raw)
+            if not text:
+                self._value_error("Enter the text of the record.", "required")
+            elif len(text) > MAX_TXT_LENGTH:
+                self._value_error(
+                    f"A TXT value can be at most {MAX_TXT_LENGTH} characters (this one has {len(text)}).",
+                    "txt_too_long",
+                )
+            elif not all(" " <= ch <= "~" for ch in text):
+                self._value_error(
+                    "A TXT value can hold plain ASCII text only (no line breaks or accented letters).",
+                    "txt_not_ascii",
+                )
+            return text
+        return value
+
+    def _value_error(self, message: str, code: str) -> None:
+        self.add_error("value", ValidationError(message, code=code))
+
+    def _check_cname_rules(self, record_type: str, host: str) -> None:
+        """A name that is a CNAME has no other records. Only the listings this rule needs are read."""
+        if self.existing is None:
+            return
+        try:
+            if record_type == "CNAME":
+                for other_type in ("CNAME", "A", "AAAA", "MX", "TXT"):
+                    if any(same_host(r, host, self.domain_name) for r in self.existing(other_type)):
+                        self.add_error(
+                            "host",
+                            ValidationError(
+                                f"{host} already has {_article(other_type)} {other_type} record, and a CNAME "
+                                "can't sit beside other records. Remove that record first, or use another host.",
+                                code="cname_conflict",
+                            ),
+                        )
+                        return
+            else:
+                alias = next((r for r in self.existing("CNAME") if same_host(r, host, self.domain_name)), None)
+                if alias is not None:
+                    self.add_error(
+                        "host",
+                        ValidationError(
+                            f"{host} is a CNAME (an alias of {alias.value}), so it can't have other records. "
+                            "Remove the CNAME first, or use another host.",
+                            code="host_is_cname",
+                        ),
+                    )
+        except GatewayError as err:
+            self.add_error(
+                None,
+                ValidationError(f"We couldn't check this name's existing records: {err.message}", code="lookup_failed"),
+            )
+
+
+def _article(record_type: str) -> str:
+    return "an" if record_type[0] in "AM" else "a"
+
+
+class ChangeRecordForm(RecordForm):
+    """Change one record's value, TTL or priority. Its type and host stay; `current_value` says which record."""
+
+    current_value = forms.CharField(
+        label="Current value", strip=False, error_messages={"required": "Which record? The current value is missing."}
+    )
+
+    def __init__(self, *args, domain_name: str, **kwargs) -> None:
+        # Type and host do not change, so the CNAME rules hold as they did: no lookup needed.
+        super().__init__(*args, domain_name=domain_name, existing=None, **kwargs)
+
+
+class DeleteRecordForm(forms.Form):
+    """Names one record exactly as the listing shows it."""
+
+    type = forms.ChoiceField(
+        choices=TYPE_CHOICES, error_messages={"invalid_choice": "Only A, AAAA, CNAME, MX and TXT records can go."}
+    )
+    host = forms.CharField(required=False, max_length=MAX_NAME_LENGTH)
+    value = forms.CharField(strip=False, error_messages={"required": "Which record? The value is missing."})
+
+    def __init__(self, *args, domain_name: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.domain_name = domain_name
+
+    def clean_host(self) -> str:
+        return normalize_host(self.cleaned_data["host"], self.domain_name)

@@ -1,0 +1,154 @@
+"""DNS work that calls the provider and keeps our copy of the order in step. Views stay small."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domains.models import Order
+from storefront.gateway import (
+    DnsRecord,
+    GatewayError,
+    NotFound,
+    OutcomeUnknown,
+    RecordType,
+    ValidationRejected,
+    gateway,
+)
+
+
+class DnsNotActive(ValidationRejected):
+    """The provider says DNS is not active for the order (whatever our flag said)."""
+
+    default_message = "DNS is not active for this domain yet."
+
+
+@dataclass(frozen=True)
+class RecordData:
+    type: RecordType
+    host: str
+    value: str
+    ttl: int | None = None
+    priority: int | None = None
+
+    def describe(self) -> str:
+        """How the record is named to the customer: `A record www → 203.0.113.10`."""
+        priority = f"{self.priority} " if self.type == "MX" and self.priority is not None else ""
+        return f"{self.type} record {self.host or '@'} → {priority}{self.value}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    record: RecordData
+    ok: bool
+    message: str
+
+
+def _means_not_active(err: GatewayError) -> bool:
+    text = err.message.lower()
+    return isinstance(err, ValidationRejected | NotFound) and (
+        "not activ" in text or "inactive" in text or "activate dns" in text or "not enabled" in text
+    )
+
+
+def _means_already_active(err: GatewayError) -> bool:
+    return isinstance(err, ValidationRejected) and "already" in err.message.lower()
+
+
+def _call(order: Order, call):
+    """Run one provider call for the order; a "not active" answer clears our flag and raises DnsNotActive."""
+    try:
+        return call()
+    except GatewayError as err:
+        if _means_not_active(err):
+            Order.objects.filter(pk=order.pk).update(dns_active=False)
+            order.dns_active = False
+            raise DnsNotActive(err.message, status=err.status) from err
+        raise
+
+
+def dns_activate(*, order: Order) -> bool:
+    """Activate DNS for the order, at most once. True if this call activated it, False if it already was.
+
+    The flag is claimed with a conditional update before the provider is called, so a double submit or two
+    tabs make one provider call; no database lock is held while the provider answers.
+    """
+    claimed = Order.objects.filter(pk=order.pk, dns_active=False).update(dns_active=True)
+    if not claimed:
+        order.dns_active = True
+        return False
+    try:
+        gateway().dns_activate(order_id=order.order_id)
+    except GatewayError as err:
+        if not _means_already_active(err):
+            # Released even when the outcome is unknown: activating again is harmless (the provider then
+            # answers that it is already active), while a stuck flag would hide the button for good.
+            Order.objects.filter(pk=order.pk).update(dns_active=False)
+            order.dns_active = False
+            raise
+    # A records read that raced the activation may have cleared the flag meanwhile.
+    Order.objects.filter(pk=order.pk).update(dns_active=True)
+    order.dns_active = True
+    return True
+
+
+def records_list(*, order: Order, record_type: RecordType) -> list[DnsRecord]:
+    records = _call(order, lambda: gateway().dns_records(order_id=order.order_id, record_type=record_type))
+    return sorted(records, key=lambda r: (r.host not in ("@", ""), r.host, r.priority or 0, r.value))
+
+
+def record_add(*, order: Order, record: RecordData) -> None:
+    _call(
+        order,
+        lambda: gateway().dns_record_add(
+            order_id=order.order_id,
+            record_type=record.type,
+            value=record.value,
+            host=record.host,
+            ttl=record.ttl,
+            priority=record.priority,
+        ),
+    )
+
+
+def record_change(*, order: Order, record: RecordData, current_value: str) -> None:
+    _call(
+        order,
+        lambda: gateway().dns_record_modify(
+            order_id=order.order_id,
+            record_type=record.type,
+            current_value=current_value,
+            new_value=record.value,
+            host=record.host,
+            ttl=record.ttl,
+            priority=record.priority,
+        ),
+    )
+
+
+def record_delete(*, order: Order, record_type: RecordType, host: str, value: str) -> None:
+    _call(
+        order,
+        lambda: gateway().dns_record_delete(order_id=order.order_id, record_type=record_type, value=value, host=host),
+    )
+
+
+def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome]:
+    """Add the records one by one and say how each went; one refusal does not stop the others.
+
+    Stops early only when DNS turns out not to be active, since nothing else can succeed then.
+    """
+    outcomes: list[Outcome] = []
+    for position, record in enumerate(records):
+        try:
+            record_add(order=order, record=record)
+        except DnsNotActive as err:
+            outcomes.append(Outcome(record=record, ok=False, message=err.message))
+            outcomes += [Outcome(record=r, ok=False, message="Not sent.") for r in records[position + 1 :]]
+            break
+        except OutcomeUnknown as err:
+            outcomes.append(Outcome(record=record, ok=False, message=f"{err.message} Check the list before retrying."))
+        except GatewayError as err:
+            outcomes.append(Outcome(record=record, ok=False, message=err.message))
+        else:
+            outcomes.append(Outcome(record=record, ok=True, message="Added."))
+    return outcomes

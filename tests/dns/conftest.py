@@ -1,0 +1,158 @@
+"""Fixtures of the DNS editor tests: customers signed up at the sandbox, their registered domains and the
+local Order rows, and a counter of provider calls (the gateway still talks to the sandbox over HTTP)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Customer
+from domains.models import Order
+from sandbox.management.commands.sandbox_seed import seed
+from sandbox.models import DnsRecord as SandboxRecord
+from sandbox.models import Partner
+from storefront.gateway import ResellerGateway, gateway
+
+PASSWORD = "Zones#Pass9"
+
+CONTACT = {
+    "name": "Radia Perlman",
+    "address": "3 Spanning Tree Way",
+    "city": "Boston",
+    "state": "Massachusetts",
+    "country": "US",
+    "zipcode": "02110",
+    "country_code": "1",
+    "phone": "6175550100",
+}
+
+
+def make_customer(email: str) -> Customer:
+    created = gateway().customer_signup(email=email, password=PASSWORD, **CONTACT)
+    user = get_user_model().objects.create_user(username=email, email=email, password=PASSWORD)
+    return Customer.objects.create(user=user, customer_id=created.customer_id, **CONTACT)
+
+
+def register(customer: Customer, domain_name: str) -> Order:
+    registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=domain_name, duration=1)
+    return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=domain_name)
+
+
+def unique_domain(prefix: str = "zone") -> str:
+    return f"{prefix}{uuid.uuid4().hex[:10]}.com"
+
+
+def zone(order: Order) -> set[tuple[str, str, str]]:
+    """The sandbox's records for the order, read from its tables (no provider call is counted)."""
+    rows = SandboxRecord.objects.filter(order__order_id=order.order_id)
+    return {(r.type, r.host, r.value) for r in rows}
+
+
+def zone_record(order: Order, record_type: str, host: str, value: str) -> SandboxRecord | None:
+    return SandboxRecord.objects.filter(
+        order__order_id=order.order_id, type=record_type, host=host, value=value
+    ).first()
+
+
+@dataclass
+class ProviderCalls:
+    calls: list[tuple[str, str, dict]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def count(self, method: str | None = None, path: str | None = None) -> int:
+        return sum(
+            1 for m, p, _ in self.calls if (method is None or m == method) and (path is None or p.endswith(path))
+        )
+
+    def record_types_read(self) -> list[str]:
+        return [params.get("record_type", "") for m, p, params in self.calls if p.endswith("/dns/dns-records")]
+
+    def clear(self) -> None:
+        self.calls.clear()
+
+
+@pytest.fixture
+def provider_calls(monkeypatch) -> ProviderCalls:
+    """Counts the gateway's calls (still made for real): request it last, after the fixtures that set up."""
+    counter = ProviderCalls()
+    original = ResellerGateway._call
+
+    def counting(self, method, url, **kwargs):
+        params = dict(kwargs.get("params") or ()) if method == "GET" else dict(kwargs.get("json_body") or {})
+        counter.calls.append((method, url.split("?")[0], params))
+        return original(self, method, url, **kwargs)
+
+    monkeypatch.setattr(ResellerGateway, "_call", counting)
+    return counter
+
+
+@pytest.fixture
+def demo_partner(sandbox_url) -> Partner:
+    return seed()
+
+
+@pytest.fixture
+def customer(demo_partner) -> Customer:
+    return make_customer(f"dns-{uuid.uuid4().hex[:8]}@example.org")
+
+
+@pytest.fixture
+def order(customer) -> Order:
+    """A registered domain whose DNS is not active yet."""
+    return register(customer, unique_domain())
+
+
+@pytest.fixture
+def active_order(order) -> Order:
+    gateway().dns_activate(order_id=order.order_id)
+    order.dns_active = True
+    order.save(update_fields=["dns_active"])
+    return order
+
+
+@pytest.fixture
+def other_order(demo_partner) -> Order:
+    """Another customer's domain, with DNS active: ours must never reach it."""
+    other = make_customer(f"other-{uuid.uuid4().hex[:8]}@example.org")
+    theirs = register(other, unique_domain("theirs"))
+    gateway().dns_activate(order_id=theirs.order_id)
+    theirs.dns_active = True
+    theirs.save(update_fields=["dns_active"])
+    return theirs
+
+
+@pytest.fixture
+def signed_in(client: Client, customer: Customer) -> Client:
+    client.force_login(customer.user)
+    return client
+
+
+@pytest.fixture
+def htmx(signed_in: Client) -> Client:
+    """The signed-in client, sending what htmx sends."""
+    signed_in.defaults["HTTP_HX_REQUEST"] = "true"
+    return signed_in
+
+
+@pytest.fixture
+def add_record(active_order) -> Callable[..., None]:
+    """Put a record in the zone through the gateway, as an earlier visit to the editor would have."""
+
+    def add(record_type: str, host: str, value: str, **options) -> None:
+        gateway().dns_record_add(
+            order_id=active_order.order_id, record_type=record_type, host=host, value=value, **options
+        )
+
+    return add
+
+
+def url(name: str, order: Order, query: str = "") -> str:
+    return reverse(name, args=[order.order_id]) + (f"?{query}" if query else "")
