@@ -1,17 +1,280 @@
-from django.http import Http404, HttpRequest, HttpResponse
+"""The order dashboard (issue 7): the list of the customer's domains, one domain, renewal, transfer code."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
+from django.utils import formats
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from accounts.models import Customer
+from domains import orders as services
+from domains.models import Order
+from domains.ownership import get_order_for_user
+from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
+
+PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
+# Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
+RENEW_TOKENS_KEPT = 5
+TRANSFER_FAILS_ALLOWED = 5
+TRANSFER_FAILS_WINDOW = 15 * 60
 
 
-def orders(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+# --- Forms ------------------------------------------------------------------------------------------------------
 
 
-def order_detail(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class OrdersFilterForm(forms.Form):
+    q = forms.CharField(required=False, max_length=80, strip=True)
+    page = forms.IntegerField(required=False, min_value=1, max_value=100_000)
 
 
-def order_renew(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class RenewForm(forms.Form):
+    duration = forms.TypedChoiceField(
+        choices=[(n, n) for n in services.RENEW_YEARS],
+        coerce=int,
+        error_messages={
+            "required": "Choose how many years to renew for.",
+            "invalid_choice": "Choose a renewal term between 1 and 9 years.",
+        },
+    )
+    renew_token = forms.UUIDField(
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": "This form has expired. Please try again.",
+            "invalid": "This form has expired. Please try again.",
+        },
+    )
 
 
-def order_transfer_code(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class TransferCodeForm(forms.Form):
+    """The customer's own password, re-entered. Wrong answers are throttled per user."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        error_messages={"required": "Enter your password to see the transfer code."},
+    )
+
+    error_messages = {
+        "password_incorrect": "That password is not correct. Please try again.",
+        "throttled": "Too many wrong passwords. Please wait 15 minutes and try again.",
+    }
+
+    def __init__(self, user: AbstractBaseUser, *args: Any, **kwargs: Any) -> None:
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def _fails_key(self) -> str:
+        return f"orders:transfer-fails:{self.user.pk}"
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        key = self._fails_key()
+        if (cache.get(key) or 0) >= TRANSFER_FAILS_ALLOWED:
+            raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
+        if not self.user.check_password(password):
+            cache.add(key, 0, TRANSFER_FAILS_WINDOW)
+            try:
+                cache.incr(key)
+            except ValueError:
+                cache.set(key, 1, TRANSFER_FAILS_WINDOW)
+            raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
+        cache.delete(key)
+        return password
+
+
+# --- Helpers ------------------------------------------------------------------------------------------------------
+
+
+def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
+    # Answered from our copy of the listing: 404 before any provider call.
+    return get_order_for_user(request.user, order_id)
+
+
+def _customer_for(user: AbstractBaseUser) -> Customer | None:
+    try:
+        return user.customer
+    except Customer.DoesNotExist:
+        return None
+
+
+def _is_fragment(request: HttpRequest) -> bool:
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _issue_renew_token(request: HttpRequest, order: Order) -> str:
+    token = str(uuid.uuid4())
+    issued: dict[str, list[str]] = request.session.get("renew_tokens", {})
+    key = str(order.order_id)
+    issued[key] = [*issued.get(key, []), token][-RENEW_TOKENS_KEPT:]
+    request.session["renew_tokens"] = issued
+    return token
+
+
+def _renew_token_was_issued(request: HttpRequest, order: Order, token: str) -> bool:
+    return token in request.session.get("renew_tokens", {}).get(str(order.order_id), [])
+
+
+def _panel_template() -> str | None:
+    try:
+        get_template(PANEL_BUTTON_TEMPLATE)
+    except TemplateDoesNotExist:
+        return None
+    return PANEL_BUTTON_TEMPLATE
+
+
+def _render_detail(
+    request: HttpRequest,
+    order: Order,
+    *,
+    renew_form: RenewForm | None = None,
+    renew_error: str = "",
+    transfer_form: TransferCodeForm | None = None,
+    transfer_code: str = "",
+    transfer_error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """The domain page, from the provider's current view of the order (our copy if it cannot be asked)."""
+    provider_error = ""
+    listed = True
+    try:
+        current = services.order_fetch(order=order)
+    except GatewayError as err:
+        current = None
+        provider_error = err.message
+        if isinstance(err, Unavailable) and status == 200:
+            status = 503
+    if current is None and not provider_error:
+        listed = False
+    row = services.order_row(current) if current is not None else services.order_row(order)
+    pricing = services.renew_pricing(domain_name=order.domain_name) if listed and row.can_renew else None
+    selected = 1
+    if renew_form is not None and renew_form.is_bound:
+        selected = renew_form.cleaned_data.get("duration", 1) if renew_form.is_valid() else 1
+    context = {
+        "order": order,
+        "row": row,
+        "listed": listed,
+        "provider_error": provider_error,
+        "pricing": pricing,
+        "renew_options": services.renew_options(pricing),
+        "renew_selected": selected,
+        "renew_form": renew_form or RenewForm(),
+        "renew_token": _issue_renew_token(request, order),
+        "renew_error": renew_error,
+        "transfer_form": transfer_form or TransferCodeForm(request.user),
+        "transfer_code": transfer_code,
+        "transfer_error": transfer_error,
+        "panel_template": _panel_template(),
+    }
+    response = render(request, "domains/order_detail.html", context, status=status)
+    if transfer_code:
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+# --- Views --------------------------------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+def orders(request: HttpRequest) -> HttpResponse:
+    form = OrdersFilterForm(request.GET)
+    form.is_valid()
+    q = form.cleaned_data.get("q") or ""
+    page = form.cleaned_data.get("page") or 1
+    customer = _customer_for(request.user)
+    context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}
+    status = 200
+    if customer is None or customer.customer_id is None:
+        context["account_pending"] = True
+    else:
+        try:
+            context["listing"] = services.orders_list(customer=customer, page=page, q=q)
+        except GatewayError as err:
+            context["error"] = err.message
+            if isinstance(err, Unavailable) and not _is_fragment(request):
+                status = 503
+    template = "domains/_orders_table.html" if _is_fragment(request) else "domains/orders.html"
+    return render(request, template, context, status=status)
+
+
+@login_required
+@require_GET
+def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
+    order = _get_order_for_user(request, order_id)
+    return _render_detail(request, order)
+
+
+@login_required
+@require_POST
+def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
+    order = _get_order_for_user(request, order_id)
+    form = RenewForm(request.POST)
+    if not form.is_valid():
+        return _render_detail(request, order, renew_form=form)
+    token = str(form.cleaned_data["renew_token"])
+    if not _renew_token_was_issued(request, order, token):
+        return _render_detail(
+            request, order, renew_form=form, renew_error="This form has expired. Please check and try again."
+        )
+    try:
+        renewed = services.order_renew(order=order, duration=form.cleaned_data["duration"], renew_token=token)
+    except services.RenewAlreadySubmitted as err:
+        messages.info(request, err.message)
+        return redirect("order_detail", order_id=order.order_id)
+    except services.RenewRefused as err:
+        return _render_detail(request, order, renew_form=form, renew_error=err.message)
+    except OutcomeUnknown:
+        message = (
+            "We could not confirm the renewal with the domain service. "
+            "Please check the expiry date below before trying again."
+        )
+        return _render_detail(request, order, renew_form=form, renew_error=message)
+    except GatewayError as err:
+        status = 503 if isinstance(err, Unavailable) else 200
+        return _render_detail(request, order, renew_form=form, renew_error=err.message, status=status)
+    years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
+    if renewed.expires_at is not None:
+        until = formats.date_format(renewed.expires_at, "N j, Y")
+        messages.success(request, f"Renewed until {until}.")
+    else:
+        messages.success(request, f"{renewed.domain_name} was renewed for {years}.")
+    return redirect("order_detail", order_id=order.order_id)
+
+
+@login_required
+@require_POST
+@never_cache
+def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
+    order = _get_order_for_user(request, order_id)
+    form = TransferCodeForm(request.user, request.POST)
+    code = ""
+    error = ""
+    if form.is_valid():
+        try:
+            code = services.order_transfer_code(order=order).transfer_code
+        except GatewayError as err:
+            error = err.message
+        # The password is never echoed back, whatever happened.
+        form = TransferCodeForm(request.user)
+    if not _is_fragment(request):
+        return _render_detail(request, order, transfer_form=form, transfer_code=code, transfer_error=error)
+    context = {"order": order, "transfer_form": form, "transfer_code": code, "transfer_error": error}
+    response = render(request, "domains/_order_transfer.html", context)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,375 @@
+"""Order dashboard services (issue 7): the cached order listing, our local copy of orders, renewals and
+transfer codes.
+
+The provider's order listing is the source of truth. Every refresh of it upserts `domains.Order`, which then
+answers ownership checks and the admin without a provider call.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.timesince import timesince, timeuntil
+
+from accounts.models import Customer
+from domains.models import Order
+from domains.search import metasearch_cached
+from storefront.gateway import GatewayError, OrderPage, OutcomeUnknown, Pricing, TransferCode, gateway
+from storefront.gateway import Order as ProviderOrder
+
+ORDERS_CACHE_SECONDS = 30
+EXPIRING_SOON_DAYS = 30
+RENEW_YEARS = range(1, 10)
+RENEW_TOKEN_SECONDS = 24 * 60 * 60
+# A search by domain name normally finds the order on the first page; this bounds the walk if it does not.
+FETCH_MAX_PAGES = 5
+
+_PAGE_SIZE_KEY = "orders:page-size"
+
+STATUS_INFO: dict[str, tuple[str, str]] = {
+    Order.ACTIVE: ("badge-ok", "Registered and working."),
+    Order.SUSPENDED: ("badge-warn", "On hold at the registry; it may not resolve. Contact support to lift it."),
+    Order.PENDING_DELETE_RESTORABLE: (
+        "badge-bad",
+        "About to be deleted. It can still be restored (not renewed) by our support team.",
+    ),
+    Order.EXPIRED: ("badge-bad", "The registration has lapsed. Renew it to keep the domain."),
+}
+
+
+def _now() -> dt.datetime:
+    return timezone.now()
+
+
+# --- What the dashboard shows ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    """One order as the customer sees it: the provider's fields plus how long is left."""
+
+    order_id: int
+    domain_name: str
+    status: str
+    expires_at: dt.datetime | None
+    seconds_left: float | None
+    last_synced_at: dt.datetime | None = None
+
+    @property
+    def is_expired(self) -> bool:
+        return self.status == Order.EXPIRED or (self.seconds_left is not None and self.seconds_left < 0)
+
+    @property
+    def is_expiring_soon(self) -> bool:
+        return not self.is_expired and self.seconds_left is not None and self.seconds_left < EXPIRING_SOON_DAYS * 86400
+
+    @property
+    def is_pending_delete(self) -> bool:
+        return self.status == Order.PENDING_DELETE_RESTORABLE
+
+    @property
+    def can_renew(self) -> bool:
+        # Expired orders can be renewed if the provider allows it; pending delete needs a restore instead.
+        return not self.is_pending_delete
+
+    @property
+    def display_status(self) -> str:
+        # The provider lists past expiry as Expired; a cached row may be a few seconds behind it.
+        if self.is_expired and self.status in (Order.ACTIVE, Order.SUSPENDED):
+            return Order.EXPIRED
+        return self.status
+
+    @property
+    def badge_class(self) -> str:
+        return STATUS_INFO.get(self.display_status, ("badge-muted", ""))[0]
+
+    @property
+    def meaning(self) -> str:
+        return STATUS_INFO.get(self.display_status, ("", ""))[1]
+
+    @property
+    def urgency(self) -> str:
+        if self.is_expired or self.is_pending_delete:
+            return "expired"
+        return "soon" if self.is_expiring_soon else ""
+
+    @property
+    def time_left(self) -> str:
+        """'in 23 days', 'expires today', 'expired 3 days ago'."""
+        if self.expires_at is None or self.seconds_left is None:
+            return ""
+        days = int(abs(self.seconds_left) // 86400)
+        now = self.expires_at - dt.timedelta(seconds=self.seconds_left)
+        if self.seconds_left >= 0:
+            if days == 0:
+                return "expires today"
+            if days <= 60:
+                return f"in {days} day{'s' if days != 1 else ''}"
+            return f"in {timeuntil(self.expires_at, now, depth=1)}"
+        if days == 0:
+            return "expired today"
+        if days <= 60:
+            return f"expired {days} day{'s' if days != 1 else ''} ago"
+        return f"expired {timesince(self.expires_at, now, depth=1)} ago"
+
+
+def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:
+    """The row for a provider order or, when the provider cannot be asked, for our local copy."""
+    now = now or _now()
+    expires_at = order.expires_at
+    return OrderRow(
+        order_id=order.order_id,
+        domain_name=order.domain_name,
+        status=order.status,
+        expires_at=expires_at,
+        seconds_left=(expires_at - now).total_seconds() if expires_at else None,
+        last_synced_at=getattr(order, "last_synced_at", None),
+    )
+
+
+@dataclass(frozen=True)
+class OrdersListing:
+    rows: list[OrderRow]
+    page: int
+    num_pages: int
+    total_orders: int
+    q: str
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.num_pages
+
+    @property
+    def previous_page(self) -> int:
+        return max(1, min(self.page - 1, self.num_pages))
+
+    @property
+    def next_page(self) -> int:
+        return self.page + 1
+
+    @property
+    def past_the_end(self) -> bool:
+        return not self.rows and self.total_orders > 0
+
+
+# --- The listing, its cache and the local copy ---------------------------------------------------------------
+
+
+def _version_key(customer: Customer) -> str:
+    return f"orders:version:{customer.pk}"
+
+
+def _cache_version(customer: Customer) -> int:
+    # A nanosecond clock as the first version: if the version key is evicted, old entries are never revived.
+    return cache.get_or_set(_version_key(customer), time.time_ns, timeout=None)
+
+
+def orders_cache_invalidate(*, customer: Customer) -> None:
+    """Forget every cached listing page of this customer (call after checkout or renew)."""
+    try:
+        cache.incr(_version_key(customer))
+    except ValueError:
+        cache.set(_version_key(customer), time.time_ns(), timeout=None)
+
+
+def _listing_key(customer: Customer, page: int, q: str) -> str:
+    digest = hashlib.sha256(q.encode()).hexdigest()[:16]
+    return f"orders:list:{customer.pk}:{_cache_version(customer)}:{page}:{digest}"
+
+
+def _page_size(page: int, data: OrderPage) -> int:
+    """The provider's page size is not documented: a full first page tells it (remembered for later pages)."""
+    if page == 1 and 0 < data.orders_on_page < data.total_orders:
+        cache.set(_PAGE_SIZE_KEY, data.orders_on_page, timeout=30 * 24 * 60 * 60)
+        return data.orders_on_page
+    return max(cache.get(_PAGE_SIZE_KEY) or 0, data.orders_on_page, 1)
+
+
+def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersListing:
+    """One page of the customer's orders: one provider call, or none within the short cache window."""
+    if customer.customer_id is None:
+        raise ValueError("the customer has no provider id yet")
+    key = _listing_key(customer, page, q)
+    data: OrderPage | None = cache.get(key)
+    if data is None:
+        data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=q)
+        orders_sync(customer=customer, orders=data.orders)
+        cache.set(key, data, ORDERS_CACHE_SECONDS)
+    now = _now()
+    size = _page_size(page, data)
+    return OrdersListing(
+        rows=[order_row(o, now=now) for o in data.orders],
+        page=page,
+        num_pages=max(1, math.ceil(data.total_orders / size)),
+        total_orders=data.total_orders,
+        q=q,
+    )
+
+
+def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
+    """Upsert our copy of these orders from the provider's listing of this customer."""
+    now = _now()
+    for order in orders:
+        Order.objects.update_or_create(
+            order_id=order.order_id,
+            defaults={
+                "customer": customer,
+                "domain_name": order.domain_name,
+                "status": order.status,
+                "expiry_timestamp": order.expiry_timestamp,
+                "expires_at": order.expires_at,
+                "last_synced_at": now,
+            },
+        )
+
+
+def order_fetch(*, order: Order) -> ProviderOrder | None:
+    """The provider's current view of one order (searched by its name), or None if it is no longer listed.
+
+    Refreshes our copy. Never cached: renewals need the expiry timestamp as it is right now.
+    """
+    customer = order.customer
+    if customer.customer_id is None:
+        return None
+    seen = 0
+    for page in range(1, FETCH_MAX_PAGES + 1):
+        data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=order.domain_name)
+        match = next((o for o in data.orders if o.order_id == order.order_id), None)
+        if match is not None:
+            orders_sync(customer=customer, orders=[match])
+            return match
+        seen += len(data.orders)
+        if not data.orders or seen >= data.total_orders:
+            break
+    return None
+
+
+# --- Renewal --------------------------------------------------------------------------------------------------
+
+
+class RenewRefused(Exception):
+    """A renewal we did not send; `message` is safe to show."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class RenewAlreadySubmitted(RenewRefused):
+    pass
+
+
+@dataclass(frozen=True)
+class Renewed:
+    domain_name: str
+    duration: int
+    expires_at: dt.datetime | None  # None when the refreshed listing could not be read
+    message: str
+
+
+_TOKEN_PENDING = "pending"
+_TOKEN_DONE = "done"
+_TOKEN_UNKNOWN = "unknown"
+
+_ALREADY = {
+    _TOKEN_PENDING: "This renewal is already being processed. Please wait a moment and reload the page.",
+    _TOKEN_DONE: "Already renewed: this form was submitted before, so the domain was renewed only once.",
+    _TOKEN_UNKNOWN: (
+        "This renewal was submitted before but its result could not be confirmed. "
+        "Check the expiry date before renewing again."
+    ),
+}
+
+
+def _token_key(renew_token: str) -> str:
+    return f"orders:renew-token:{renew_token}"
+
+
+def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
+    """Renew once per token, with the expiry timestamp read from the listing right before the request.
+
+    Raises RenewRefused (including RenewAlreadySubmitted) or the gateway's errors.
+    """
+    if duration not in RENEW_YEARS:
+        raise ValueError("duration must be 1 to 9 years")
+    key = _token_key(renew_token)
+    # Atomic: of two submits of one form, only the first gets past this line.
+    if not cache.add(key, _TOKEN_PENDING, RENEW_TOKEN_SECONDS):
+        raise RenewAlreadySubmitted(_ALREADY.get(cache.get(key), _ALREADY[_TOKEN_DONE]))
+    try:
+        current = order_fetch(order=order)
+        if current is None:
+            raise RenewRefused("This domain is no longer listed in your account, so it cannot be renewed here.")
+        if current.status == Order.PENDING_DELETE_RESTORABLE:
+            raise RenewRefused(
+                "This domain is pending deletion: it must be restored, not renewed. Please contact support."
+            )
+        ack = gateway().domain_renew(
+            order_id=order.order_id, duration=duration, expiry_timestamp=current.expiry_timestamp
+        )
+    except OutcomeUnknown:
+        # It may have been renewed: never let this form send it again.
+        cache.set(key, _TOKEN_UNKNOWN, RENEW_TOKEN_SECONDS)
+        orders_cache_invalidate(customer=order.customer)
+        raise
+    except Exception:
+        # Certainly not renewed: the same form may be sent again.
+        cache.delete(key)
+        raise
+    cache.set(key, _TOKEN_DONE, RENEW_TOKEN_SECONDS)
+    orders_cache_invalidate(customer=order.customer)
+    try:
+        refreshed = order_fetch(order=order)
+    except GatewayError:
+        refreshed = None
+    return Renewed(
+        domain_name=order.domain_name,
+        duration=duration,
+        expires_at=refreshed.expires_at if refreshed else None,
+        message=ack.message,
+    )
+
+
+def renew_pricing(*, domain_name: str) -> Pricing | None:
+    """The renewal price of this domain from MetaSearch, or None when it cannot be told.
+
+    A registered name comes back taken (pricing null), so the TLD's price from another row is used.
+    """
+    try:
+        result = metasearch_cached(domain_name)
+    except GatewayError:
+        return None
+    tld = domain_name.rsplit(".", 1)[-1].lower()
+    rows = [r for r in result.results if r.pricing is not None and r.tld.lower() == tld]
+    exact = next((r for r in rows if r.domain_name.lower() == domain_name.lower()), None)
+    if exact is not None:
+        return exact.pricing
+    # Premium rows carry a premium price, not the TLD's.
+    standard = next((r for r in rows if r.available), None)
+    return standard.pricing if standard else None
+
+
+def renew_options(pricing: Pricing | None) -> list[tuple[int, Decimal | None]]:
+    """(years, total price) for each renewal term offered; the price is None when unknown."""
+    renew = pricing.renew if pricing and pricing.renew else None
+    return [(years, renew * years if renew is not None else None) for years in RENEW_YEARS]
+
+
+# --- Transfer code ----------------------------------------------------------------------------------------------
+
+
+def order_transfer_code(*, order: Order) -> TransferCode:
+    """The EPP code, read fresh each time. Callers show it once and never store, log or cache it."""
+    return gateway().transfer_auth_code(order_id=order.order_id)

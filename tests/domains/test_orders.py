@@ -1,0 +1,214 @@
+"""The order dashboard, /orders/: the customer's domains from the provider's listing."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from domains.models import Order
+from domains.orders import orders_cache_invalidate
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+URL = reverse("orders")
+
+
+def test_it_requires_login(client):
+    response = client.get(URL)
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_it_lists_the_customers_domains(signed_in, shop_customer, other_shop_customer, sandbox_orders):
+    mine = sandbox_orders.register(shop_customer, "gracefulcode.com", duration=2)
+    sandbox_orders.register(other_shop_customer, "alansmachine.com")
+
+    response = signed_in.get(URL)
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "gracefulcode.com" in body
+    assert reverse("order_detail", args=[mine.order_id]) in body
+    assert "Active" in body
+    assert "Registered and working." in body
+    assert "alansmachine.com" not in body
+    # Expiry date and what is left, two years out.
+    assert "in 2\xa0years" in body or "in 1\xa0year" in body
+
+
+def test_it_shows_an_empty_state_with_a_way_to_search(signed_in):
+    response = signed_in.get(URL)
+
+    assert response.status_code == 200
+    assert "You don't have any domains yet" in response.content.decode()
+    assert reverse("home") in response.content.decode()
+
+
+def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed(client, shop_customer, provider_calls):
+    shop_customer.customer_id = None
+    shop_customer.save()
+    client.force_login(shop_customer.user)
+
+    response = client.get(URL)
+
+    assert response.status_code == 200
+    assert "Your account is being confirmed" in response.content.decode()
+    assert provider_calls == []
+
+
+def test_it_paginates_like_the_provider(signed_in, shop_customer, sandbox_orders):
+    for n in range(12):
+        sandbox_orders.register(shop_customer, f"pagetest{n:02d}.com")
+
+    first = signed_in.get(URL).content.decode()
+    second = signed_in.get(URL, {"page": 2}).content.decode()
+
+    assert first.count('class="order-domain"') == 10
+    assert "page 1 of 2" in first
+    assert "?page=2" in first
+    assert second.count('class="order-domain"') == 2
+    assert "page 2 of 2" in second
+    assert "?page=1" in second
+    assert "?page=3" not in second
+
+
+def test_the_page_count_follows_the_providers_total(signed_in, shop_customer, sandbox_orders):
+    for n in range(21):
+        sandbox_orders.register(shop_customer, f"counted{n:02d}.net")
+
+    first = signed_in.get(URL).content.decode()
+    last = signed_in.get(URL, {"page": 3}).content.decode()
+
+    assert "21 domains" in first
+    assert "page 1 of 3" in first
+    assert last.count('class="order-domain"') == 1
+    assert "Next" not in last
+
+
+def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, shop_customer, sandbox_orders):
+    for n in range(11):
+        sandbox_orders.register(shop_customer, f"fragment{n:02d}.org")
+
+    response = signed_in.get(URL, {"page": 2}, headers={"HX-Request": "true"})
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in body
+    assert body.count('class="order-domain"') == 1
+    assert 'hx-push-url="true"' in body
+    assert response["Vary"] and "HX-Request" in response["Vary"]
+
+
+def test_a_history_restore_gets_the_full_page(signed_in, shop_customer):
+    response = signed_in.get(URL, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+
+    assert "<html" in response.content.decode()
+
+
+def test_it_searches_by_domain_name(signed_in, shop_customer, sandbox_orders):
+    sandbox_orders.register(shop_customer, "bakery-berlin.com")
+    sandbox_orders.register(shop_customer, "florist-paris.com")
+
+    response = signed_in.get(URL, {"q": "bakery"})
+
+    body = response.content.decode()
+    assert "bakery-berlin.com" in body
+    assert "florist-paris.com" not in body
+    assert 'value="bakery"' in body
+    assert "matching “bakery”" in body
+
+
+def test_a_search_without_match_says_so(signed_in, shop_customer, sandbox_orders):
+    sandbox_orders.register(shop_customer, "bakery-berlin.com")
+
+    response = signed_in.get(URL, {"q": "nothing-like-it"})
+
+    assert "None of your domains match “nothing-like-it”" in response.content.decode()
+
+
+def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, shop_customer, sandbox_orders):
+    order = sandbox_orders.register(shop_customer, "lapsed.com")
+    sandbox_orders.set_expiry_in_days(order, -3.5)
+
+    response = signed_in.get(URL)
+
+    body = response.content.decode()
+    assert "Expired" in body
+    assert "expired 3 days ago" in body
+    assert "order-row order-expired" in body
+    assert "Renew it to keep the domain." in body
+
+
+def test_a_domain_expiring_within_30_days_stands_out(signed_in, shop_customer, sandbox_orders):
+    order = sandbox_orders.register(shop_customer, "nearly.com")
+    sandbox_orders.set_expiry_in_days(order, 23.5)
+
+    body = signed_in.get(URL).content.decode()
+
+    assert "in 23 days" in body
+    assert "order-row order-soon" in body
+    assert "Expires soon" in body
+
+
+def test_each_status_has_its_badge_and_meaning(signed_in, shop_customer, sandbox_orders):
+    sandbox_orders.set_status(sandbox_orders.register(shop_customer, "onhold.com"), "Suspended")
+    sandbox_orders.set_status(sandbox_orders.register(shop_customer, "goingaway.com"), "Pending Delete Restorable")
+
+    body = signed_in.get(URL).content.decode()
+
+    assert '<span class="badge badge-warn">Suspended</span>' in body
+    assert '<span class="badge badge-bad">Pending Delete Restorable</span>' in body
+    assert "restored (not renewed)" in body
+
+
+def test_it_refreshes_the_local_copy(signed_in, shop_customer, sandbox_orders):
+    order = sandbox_orders.register(shop_customer, "copied.com", duration=3)
+
+    signed_in.get(URL)
+
+    order.refresh_from_db()
+    assert order.status == "Active"
+    assert order.expiry_timestamp
+    assert order.expires_at is not None
+    assert order.last_synced_at is not None
+
+
+def test_it_adds_orders_missing_from_the_local_copy(signed_in, shop_customer, sandbox_orders):
+    order = sandbox_orders.register(shop_customer, "unseen.com")
+    Order.objects.filter(pk=order.pk).delete()
+
+    signed_in.get(URL)
+
+    assert Order.objects.get(order_id=order.order_id).customer == shop_customer
+
+
+def test_it_calls_the_provider_once_then_serves_from_the_cache(
+    signed_in, shop_customer, provider_calls, sandbox_orders
+):
+    sandbox_orders.register(shop_customer, "cached.com")
+    provider_calls.clear()
+
+    signed_in.get(URL)
+    signed_in.get(URL)
+
+    assert provider_calls == ["GET /api/v1/domains/orders"]
+
+
+def test_the_customers_own_actions_invalidate_the_cache(signed_in, shop_customer, provider_calls, sandbox_orders):
+    signed_in.get(URL)
+    sandbox_orders.register(shop_customer, "justbought.com")
+    orders_cache_invalidate(customer=shop_customer)
+
+    response = signed_in.get(URL)
+
+    assert "justbought.com" in response.content.decode()
+
+
+def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, shop_customer, sandbox_orders):
+    sandbox_orders.register(shop_customer, "firstpage.com")
+
+    response = signed_in.get(URL, {"page": "abc"})
+
+    assert response.status_code == 200
+    assert "firstpage.com" in response.content.decode()
