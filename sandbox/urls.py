@@ -7,7 +7,8 @@ A key only opens its own environment (`test_` keys the first, `live_` keys the s
 from django.urls import URLPattern, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers, domains, metasearch, search
+from sandbox.views import core, customers, dns, domains, metasearch, search
+from storefront.gateway import EDITABLE_RECORD_TYPES
 
 
 def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
@@ -27,6 +28,9 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/domains/orders", domains.orders),
         route("api/v1/domains/renew", domains.renew),
         route("api/v1/transfers/auth-code", domains.auth_code),
+        route("api/v1/dns/activate", dns.activate),
+        route("api/v1/dns/dns-records", dns.records),
+        *[route(f"api/v1/dns/{kind.lower()}-record", dns.record_endpoint(kind)) for kind in EDITABLE_RECORD_TYPES],
         route("api/v1/domains/auto-renew", core.placeholder("PUT", "renew", "domains")),
         route("api/v1/domains/details", core.placeholder("GET", "orders", "domains")),
         route("api/v1/domains/delete", core.placeholder("POST", "domains")),

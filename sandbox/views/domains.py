@@ -56,7 +56,7 @@ def _customer(ctx: Context, value: object) -> Customer | None:
     return Customer.objects.filter(partner=ctx.partner, environment=ctx.environment, customer_id=customer_id).first()
 
 
-def _order(ctx: Context, value: object) -> DomainOrder | None:
+def owned_order(ctx: Context, value: object) -> DomainOrder | None:
     order_id = as_int(value)
     if order_id is None:
         return None
@@ -171,7 +171,7 @@ def orders(request: HttpRequest, ctx: Context) -> JsonResponse:
 @endpoint(methods=("POST",), groups=("renew", "domains"))
 def renew(request: HttpRequest, ctx: Context) -> JsonResponse:
     data = json_body(request)
-    order = _order(ctx, data.get("order_id"))
+    order = owned_order(ctx, data.get("order_id"))
     if order is None:
         return error(INVALID_ORDER)
     duration = as_int(data.get("duration"))
@@ -203,7 +203,7 @@ def renew(request: HttpRequest, ctx: Context) -> JsonResponse:
 
 @endpoint(methods=("GET",), groups=("transfers",))
 def auth_code(request: HttpRequest, ctx: Context) -> JsonResponse:
-    order = _order(ctx, request.GET.get("order_id"))
+    order = owned_order(ctx, request.GET.get("order_id"))
     if order is None:
         return error(INVALID_ORDER)
     if not order.transfer_code:
