@@ -1,18 +1,200 @@
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login as auth_login
 from django.contrib.auth import views as auth_views
-from django.http import Http404, HttpRequest, HttpResponse
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts import services, throttle
+from accounts.forms import EmailAuthenticationForm, SignupForm
+from storefront import countries
+from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
+
+PASSWORD_FIELDS = ("password", "password2")
 
 
+def _safe_next(request: HttpRequest, candidate: str | None) -> str:
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return ""
+
+
+def _login_url(next_url: str) -> str:
+    return f"{reverse('login')}?{urlencode({'next': next_url or reverse('orders')})}"
+
+
+def _status_for(err: GatewayError) -> int:
+    if isinstance(err, ValidationRejected):
+        return 200
+    if isinstance(err, RateLimited):
+        return 429
+    return 503
+
+
+@require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
-    raise Http404  # issue 4
+    next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"))
+    login_url = _login_url(next_url)
+
+    if request.method == "GET" and request.htmx and request.GET.get("validate") == "email":
+        return _email_feedback(request, login_url)
+
+    if request.method == "GET":
+        form = SignupForm(login_url=login_url, initial=_initial_from_query(request.GET))
+        return _render_signup(request, form, next_url)
+
+    if "refresh_states" in request.POST:
+        # Without JavaScript: the country changed, so show its states, keeping everything typed but passwords.
+        return _render_signup(request, _refreshed_form(request.POST, login_url), next_url)
+
+    form = SignupForm(request.POST, login_url=login_url)
+    if not form.is_valid():
+        return _render_signup(request, form, next_url)
+
+    try:
+        customer = services.customer_signup(
+            **form.details(), email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+        )
+    except services.EmailTaken as err:
+        code = "email_taken_provider" if err.at_provider else "email_taken"
+        form.add_error("email", ValidationError(form.email_taken_message(form.cleaned_data["email"]), code=code))
+        return _render_signup(request, form, next_url)
+    except services.SignupUnconfirmed as err:
+        return render(request, "accounts/signup_unconfirmed.html", {"message": err.message}, status=202)
+    except GatewayError as err:
+        form.add_error(None, err.message)
+        return _render_signup(request, form, next_url, status=_status_for(err))
+
+    # login() keeps the session's data (the cart): it only cycles the session key.
+    auth_login(request, customer.user, backend="django.contrib.auth.backends.ModelBackend")
+    messages.success(request, "Welcome! Your account is ready.")
+    return HttpResponseRedirect(next_url or reverse("orders"))
 
 
+def _initial_from_query(query: QueryDict) -> dict[str, str]:
+    code = (query.get("country") or "").upper()
+    if not countries.country(code):
+        return {"state": countries.OTHER}
+    return {"country": code, "state": countries.states_for(code)[0], "country_code": countries.dial_code_for(code)}
+
+
+def _refreshed_form(data: QueryDict, login_url: str) -> SignupForm:
+    initial = {key: data.get(key, "") for key in SignupForm.base_fields if key not in PASSWORD_FIELDS}
+    code = initial.get("country", "")
+    states = countries.states_for(code)
+    if initial.get("state") not in states:
+        initial["state"] = states[0]
+    if countries.country(code):
+        initial["country_code"] = countries.dial_code_for(code)
+    return SignupForm(login_url=login_url, initial=initial)
+
+
+def _render_signup(request: HttpRequest, form: SignupForm, next_url: str, *, status: int = 200) -> HttpResponse:
+    # Bound forms never echo the passwords back (PasswordInput does not render its value).
+    context = {
+        "form": form,
+        "next": next_url,
+        "login_url": _login_url(next_url),
+        "selected_country": countries.country(form.selected_country()),
+    }
+    return render(request, "accounts/signup.html", context, status=status)
+
+
+def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
+    """Live check of the email field alone (htmx, on change): valid, and not already ours."""
+    form = SignupForm({"email": request.GET.get("email", "")}, login_url=login_url)
+    form.is_valid()
+    errors = form.errors.get("email", [])
+    email = form.cleaned_data.get("email", "")
+    return render(request, "accounts/_email_feedback.html", {"errors": errors, "email": email})
+
+
+@require_GET
 def signup_states(request: HttpRequest) -> HttpResponse:
-    raise Http404  # issue 4
+    """The state select for `?country=XX`; for htmx also the country's dialling prefix, swapped out of band."""
+    code = (request.GET.get("country") or "").upper()
+    found = countries.country(code)
+    states = countries.states_for(code)
+    selected = request.GET.get("state", "")
+    initial = {
+        "country": code if found else "",
+        "state": selected if selected in states else states[0],
+        "country_code": countries.dial_code_for(code) if found else "",
+    }
+    context = {"form": SignupForm(initial=initial), "country": found, "oob": bool(request.htmx)}
+    return render(request, "accounts/_state_select.html", context)
+
+
+class _ThrottledLoginView(auth_views.LoginView):
+    form_class = EmailAuthenticationForm
+    template_name = "registration/login.html"
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        self.locked_seconds = 0
+        if request.method == "POST":
+            self.locked_seconds = throttle.locked_for(email=self._email(), address=throttle.client_address(request))
+        return super().dispatch(request, *args, **kwargs)
+
+    def _email(self) -> str:
+        return (self.request.POST.get("username") or "").strip().lower()
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        if self.locked_seconds:
+            minutes = throttle.minutes(self.locked_seconds)
+            kwargs["locked_message"] = (
+                f"Too many failed sign-in attempts. Try again in {minutes} minute{'s' if minutes != 1 else ''}."
+            )
+        return kwargs
+
+    def form_valid(self, form: EmailAuthenticationForm) -> HttpResponse:
+        throttle.clear_account(email=self._email())
+        return super().form_valid(form)
+
+    def form_invalid(self, form: EmailAuthenticationForm) -> HttpResponse:
+        if self.locked_seconds:
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        if form.has_error("__all__", "invalid_login") or form.has_error("__all__", "unconfirmed"):
+            throttle.record_failure(email=self._email(), address=throttle.client_address(self.request))
+        return super().form_invalid(form)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["signup_url"] = reverse("signup") + (
+            f"?{urlencode({'next': context['next']})}" if context.get("next") else ""
+        )
+        return context
+
+
+_login_view = _ThrottledLoginView.as_view()
 
 
 def login(request: HttpRequest) -> HttpResponse:
-    return auth_views.LoginView.as_view()(request)
+    return _login_view(request)
 
 
+@require_POST
 def panel(request: HttpRequest) -> HttpResponse:
-    raise Http404  # issue 4
+    back = _safe_next(request, request.META.get("HTTP_REFERER")) or reverse("orders")
+    if not request.user.is_authenticated:
+        # After signing in the customer lands back where the button was (a GET here would be refused).
+        return redirect_to_login(back)
+    try:
+        issued = gateway().customer_auto_login(email=request.user.email)
+    except GatewayError as err:
+        messages.error(request, f"We could not open your control panel: {err.message}")
+        return redirect(back)
+    # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
+    return HttpResponseRedirect(f"{settings.RESELLER_PANEL_URL}/auto-login?" + urlencode({"token": issued.token}))

@@ -1,0 +1,95 @@
+"""Customers in the admin: find them by email or name, see their provider link and their orders."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from accounts.models import Customer
+from domains.models import Order
+
+
+class ProviderLinkFilter(admin.SimpleListFilter):
+    title = "provider link"
+    parameter_name = "provider_link"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("missing", "Needs reconciliation"), ("linked", "Linked")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Customer]) -> QuerySet[Customer]:
+        if self.value() == "missing":
+            return queryset.filter(customer_id__isnull=True)
+        if self.value() == "linked":
+            return queryset.filter(customer_id__isnull=False)
+        return queryset
+
+
+class OrderInline(admin.TabularInline):
+    model = Order
+    fk_name = "customer"
+    fields = ("order_id", "domain_name", "status", "expires_at", "dns_active", "last_synced_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ("expires_at", "domain_name")
+
+    def has_add_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
+        return False
+
+
+@admin.register(Customer)
+class CustomerAdmin(admin.ModelAdmin):
+    list_display = ("email", "name", "provider_customer_id", "created_at", "country", "is_active")
+    list_filter = (ProviderLinkFilter, "country", "created_at")
+    search_fields = ("user__email", "user__username", "name", "company", "=customer_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("user",)
+    readonly_fields = ("user", "created_at", "reconciliation_help")
+    fieldsets = (
+        (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
+        (
+            "Contact (sent to the provider at signup)",
+            {"fields": ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")},
+        ),
+    )
+    inlines = (OrderInline,)
+
+    @admin.display(description="Email", ordering="user__email")
+    def email(self, obj: Customer) -> str:
+        return obj.user.email
+
+    @admin.display(description="Active", boolean=True, ordering="user__is_active")
+    def is_active(self, obj: Customer) -> bool:
+        return obj.user.is_active
+
+    @admin.display(description="Provider customer ID", ordering="customer_id")
+    def provider_customer_id(self, obj: Customer) -> str:
+        if obj.customer_id is None:
+            return format_html(
+                '<strong title="{}">\u26a0 Needs reconciliation</strong>',
+                "The provider's answer to signup was lost: find the customer at the provider and enter its ID.",
+            )
+        return str(obj.customer_id)
+
+    @admin.display(description="Reconciliation")
+    def reconciliation_help(self, obj: Customer) -> str:
+        if obj.customer_id is not None:
+            return "Linked to the provider."
+        return (
+            "The provider's answer to this signup was lost, so the account is inactive. Look the email up at the "
+            "provider: if the customer exists there, enter its customer ID above and save (the account is then "
+            "activated); if not, delete this customer so they can sign up again."
+        )
+
+    def save_model(self, request: HttpRequest, obj: Customer, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "customer_id" in form.changed_data and obj.customer_id is not None and not obj.user.is_active:
+            # Reconciled: the pending account can now sign in.
+            obj.user.is_active = True
+            obj.user.save(update_fields=["is_active"])

@@ -1,0 +1,390 @@
+"""Signup and sign-in forms. Every rule of the provider's customer table is checked here, before any call."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import phonenumbers
+from django import forms
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.html import format_html
+
+from storefront import countries
+
+User = get_user_model()
+
+PASSWORD_SPECIALS = "~*!@$#%_+.?:,{}"
+PASSWORD_MIN, PASSWORD_MAX = 9, 15
+_PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]*$")
+_ZIPCODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$")
+
+# Browser-side copies of the server's rules (HTML `pattern` is compiled with the `v` flag: braces escaped).
+HTML_ASCII = r"[\x20-\x7E]+"
+HTML_ZIPCODE = r"[A-Za-z0-9][A-Za-z0-9 \-]{0,14}"
+HTML_PASSWORD = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za-z0-9~*!@$#%_+.?:,\{\}]{9,15}"
+ASCII_TITLE = "English letters, digits and punctuation only (ASCII)."
+
+
+class AsciiMixin:
+    """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it."""
+
+    non_ascii_message = "Please use English (ASCII) characters only in %(field)s — the domain registry requires it."
+
+    def to_python(self, value: Any) -> Any:
+        value = super().to_python(value)  # type: ignore[misc]
+        if isinstance(value, str) and not _PRINTABLE_ASCII.match(value):
+            raise ValidationError(self.non_ascii_message, code="non_ascii", params={"field": self.label})  # type: ignore[attr-defined]
+        return value
+
+
+class AsciiCharField(AsciiMixin, forms.CharField):
+    pass
+
+
+class AsciiEmailField(AsciiMixin, forms.EmailField):
+    pass
+
+
+def _text(label: str, *, max_length: int = 255, required: bool = True, autocomplete: str = "", help_text: str = ""):
+    widget_attrs = {"pattern": HTML_ASCII, "title": ASCII_TITLE}
+    if autocomplete:
+        widget_attrs["autocomplete"] = autocomplete
+    return AsciiCharField(
+        label=label,
+        max_length=max_length,
+        required=required,
+        help_text=help_text,
+        widget=forms.TextInput(attrs=widget_attrs),
+        error_messages={
+            "required": f"Please enter your {label.lower()}.",
+            "max_length": f"{label} can be at most %(limit_value)d characters (it has %(show_value)d).",
+        },
+    )
+
+
+def password_problems(password: str) -> list[ValidationError]:
+    """The provider's password rules, one keyed error per broken rule."""
+    problems = []
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        problems.append(ValidationError(SignupForm.error_messages["password_length"], code="password_length"))
+    if not all(ch.isascii() and (ch.isalnum() or ch in PASSWORD_SPECIALS) for ch in password):
+        problems.append(ValidationError(SignupForm.error_messages["password_chars"], code="password_chars"))
+    if not any("A" <= ch <= "Z" for ch in password):
+        problems.append(ValidationError(SignupForm.error_messages["password_upper"], code="password_upper"))
+    if not any("a" <= ch <= "z" for ch in password):
+        problems.append(ValidationError(SignupForm.error_messages["password_lower"], code="password_lower"))
+    if not any("0" <= ch <= "9" for ch in password):
+        problems.append(ValidationError(SignupForm.error_messages["password_digit"], code="password_digit"))
+    if not any(ch in PASSWORD_SPECIALS for ch in password):
+        problems.append(ValidationError(SignupForm.error_messages["password_special"], code="password_special"))
+    return problems
+
+
+def _password_widget(autocomplete: str) -> forms.PasswordInput:
+    return forms.PasswordInput(
+        attrs={
+            "autocomplete": autocomplete,
+            "minlength": PASSWORD_MIN,
+            "maxlength": PASSWORD_MAX,
+            "pattern": HTML_PASSWORD,
+            "title": f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
+            f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+        }
+    )
+
+
+class SignupForm(forms.Form):
+    error_messages = {
+        "email_taken": "An account with this email already exists. Please sign in instead.",
+        "state_not_in_country": "Please choose a state or province of %(country)s (or Other).",
+        "phone_digits": "Enter the phone number as digits only, without spaces, dashes or brackets.",
+        "phone_leading_zero": "Leave out the leading zero: enter the number without the trunk prefix 0.",
+        "phone_invalid": "This is not a valid phone number for the dialling prefix +%(prefix)s.",
+        "phone_too_long": "With the dialling prefix the number can have at most 15 digits.",
+        "phone_too_short": "The phone number needs at least 4 digits.",
+        "country_code_invalid": "Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44).",
+        "zipcode_invalid": "Enter the postal code with letters, digits, spaces or hyphens only (at most 15).",
+        "password_length": f"Use {PASSWORD_MIN} to {PASSWORD_MAX} characters.",
+        "password_chars": f"Use only letters, digits and these symbols: {' '.join(PASSWORD_SPECIALS)}",
+        "password_upper": "Include at least one uppercase letter (A-Z).",
+        "password_lower": "Include at least one lowercase letter (a-z).",
+        "password_digit": "Include at least one digit (0-9).",
+        "password_special": f"Include at least one of these symbols: {' '.join(PASSWORD_SPECIALS)}",
+        "password_mismatch": "The two passwords do not match.",
+    }
+
+    name = _text("Full name", autocomplete="name", help_text="Your full legal name, as the domain's registrant.")
+    company = _text("Company", required=False, autocomplete="organization")
+    email = AsciiEmailField(
+        label="Email",
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "inputmode": "email"}),
+        error_messages={"required": "Please enter your email address.", "invalid": "Enter a valid email address."},
+        help_text="You sign in with it; it is also the domain's contact email.",
+    )
+    country = forms.ChoiceField(
+        label="Country",
+        choices=(),
+        widget=forms.Select(attrs={"autocomplete": "country"}),
+        error_messages={
+            "required": "Please choose your country.",
+            "invalid_choice": "Please choose a country from the list.",
+        },
+    )
+    state = AsciiCharField(
+        label="State or province",
+        max_length=255,
+        widget=forms.Select(),
+        error_messages={"required": "Please choose your state or province (or Other)."},
+    )
+    address = _text("Street address", autocomplete="street-address", help_text="House number and street name.")
+    city = _text("City", autocomplete="address-level2")
+    zipcode = AsciiCharField(
+        label="Postal code",
+        max_length=15,
+        widget=forms.TextInput(attrs={"autocomplete": "postal-code", "pattern": HTML_ZIPCODE}),
+        error_messages={
+            "required": "Please enter your postal code.",
+            "max_length": "The postal code can be at most %(limit_value)d characters.",
+        },
+    )
+    country_code = AsciiCharField(
+        label="Dialling prefix",
+        max_length=3,
+        widget=forms.TextInput(
+            attrs={"inputmode": "numeric", "pattern": "[1-9][0-9]{0,2}", "autocomplete": "tel-country-code"}
+        ),
+        error_messages={
+            "required": "Please enter the dialling prefix.",
+            "max_length": "The dialling prefix has at most 3 digits.",
+        },
+        help_text="Filled in from your country; change it if your phone is from elsewhere.",
+    )
+    phone = AsciiCharField(
+        label="Phone",
+        max_length=15,
+        min_length=4,
+        widget=forms.TextInput(
+            attrs={"inputmode": "numeric", "pattern": "[1-9][0-9]{3,14}", "autocomplete": "tel-national"}
+        ),
+        error_messages={
+            "required": "Please enter your phone number.",
+            "max_length": "The phone number can have at most %(limit_value)d digits.",
+            "min_length": "The phone number needs at least %(limit_value)d digits.",
+        },
+        help_text="Digits only, without the prefix or a leading zero (e.g. 2079460000).",
+    )
+    password = AsciiCharField(
+        label="Password",
+        strip=False,
+        widget=_password_widget("new-password"),
+        error_messages={"required": "Please choose a password."},
+        help_text=f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
+        f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+    )
+    password2 = AsciiCharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password", "maxlength": PASSWORD_MAX}),
+        error_messages={"required": "Please type the password again."},
+    )
+
+    def __init__(self, *args: Any, login_url: str = "", **kwargs: Any) -> None:
+        """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
+        super().__init__(*args, **kwargs)
+        self.login_url = login_url or reverse("login")
+        self.fields["country"].choices = [("", "Choose your country"), *country_choices()]
+        self.fields["state"].widget.choices = [(state, state) for state in self.states()]
+        # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
+        self.fields["country"].widget.attrs.update(
+            {
+                "hx-get": reverse("signup_states"),
+                "hx-target": "#state-row",
+                "hx-swap": "outerHTML",
+                "hx-include": "#id_state",
+            }
+        )
+        self.fields["email"].widget.attrs.update(
+            {
+                "hx-get": reverse("signup"),
+                "hx-vals": '{"validate": "email"}',
+                "hx-trigger": "change",
+                "hx-target": "#email-feedback",
+                "hx-sync": "this:replace",
+            }
+        )
+
+    def selected_country(self) -> str:
+        field = self["country"]
+        value = field.value() if self.is_bound else self.initial.get("country", field.initial)
+        return value if isinstance(value, str) and countries.country(value) else ""
+
+    def states(self) -> tuple[str, ...]:
+        return countries.states_for(self.selected_country())
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"]
+        existing = (
+            User.objects.filter(username__iexact=email).first() or User.objects.filter(email__iexact=email).first()
+        )
+        # An account whose provider signup is still unconfirmed is settled by the service, not refused here.
+        if existing is not None and not _is_unconfirmed(existing):
+            raise ValidationError(self.email_taken_message(email), code="email_taken")
+        return email
+
+    def email_taken_message(self, email: str) -> str:
+        return format_html(
+            '{} <a href="{}">Sign in</a> or <a href="{}">reset your password</a>.',
+            self.error_messages["email_taken"],
+            self.login_url,
+            reverse("password_reset"),
+        )
+
+    def clean_zipcode(self) -> str:
+        zipcode = self.cleaned_data["zipcode"]
+        if not _ZIPCODE.match(zipcode):
+            raise ValidationError(self.error_messages["zipcode_invalid"], code="zipcode_invalid")
+        return zipcode
+
+    def clean_country_code(self) -> str:
+        prefix = self.cleaned_data["country_code"].removeprefix("+")
+        if not re.fullmatch(r"[1-9][0-9]{0,2}", prefix):
+            raise ValidationError(self.error_messages["country_code_invalid"], code="country_code_invalid")
+        return prefix
+
+    def clean_phone(self) -> str:
+        phone = self.cleaned_data["phone"]
+        if not re.fullmatch(r"[0-9]+", phone):
+            raise ValidationError(self.error_messages["phone_digits"], code="phone_digits")
+        if phone.startswith("0"):
+            raise ValidationError(self.error_messages["phone_leading_zero"], code="phone_leading_zero")
+        return phone
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        problems = password_problems(password)
+        if problems:
+            raise ValidationError(problems)
+        return password
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        code = cleaned.get("country")
+        if code and "state" in cleaned and cleaned["state"] not in countries.states_for(code):
+            found = countries.country(code)
+            self.add_error(
+                "state",
+                ValidationError(
+                    self.error_messages["state_not_in_country"],
+                    code="state_not_in_country",
+                    params={"country": found.name if found else code},
+                ),
+            )
+        prefix, phone = cleaned.get("country_code"), cleaned.get("phone")
+        if prefix and phone:
+            self._check_phone(prefix, phone)
+        password, password2 = cleaned.get("password"), cleaned.get("password2")
+        if password and password2 is not None and password != password2:
+            self.add_error(
+                "password2", ValidationError(self.error_messages["password_mismatch"], code="password_mismatch")
+            )
+        elif password and "email" in cleaned:
+            # The site's own password policy (settings.AUTH_PASSWORD_VALIDATORS) on top of the provider's.
+            candidate = User(
+                username=cleaned["email"].lower(), email=cleaned["email"], first_name=cleaned.get("name", "")
+            )
+            try:
+                password_validation.validate_password(password, candidate)
+            except ValidationError as err:
+                self.add_error("password", err)
+        return cleaned
+
+    def _check_phone(self, prefix: str, phone: str) -> None:
+        if len(prefix) + len(phone) > 15:
+            self.add_error("phone", ValidationError(self.error_messages["phone_too_long"], code="phone_too_long"))
+            return
+        try:
+            number = phonenumbers.parse(f"+{prefix}{phone}", None)
+            valid = phonenumbers.is_valid_number(number)
+        except phonenumbers.NumberParseException:
+            valid = False
+        if not valid:
+            self.add_error(
+                "phone",
+                ValidationError(self.error_messages["phone_invalid"], code="phone_invalid", params={"prefix": prefix}),
+            )
+
+    def details(self) -> dict[str, str]:
+        """The cleaned customer fields, as the service takes them (without the passwords)."""
+        fields = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
+        return {field: self.cleaned_data[field] for field in fields}
+
+
+def country_choices() -> list[tuple[str, str]]:
+    return [(found.alpha2, found.name) for found in countries.countries()]
+
+
+def _is_unconfirmed(user: Any) -> bool:
+    customer = getattr(user, "customer", None)
+    return customer is not None and customer.customer_id is None and not user.is_active
+
+
+class EmailAuthenticationForm(AuthenticationForm):
+    """Django's sign-in form with the email as username (usernames are lowercased emails)."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "That email and password do not match an account. Check them and try again.",
+        "unconfirmed": "Your account is waiting for confirmation from the domain registry. "
+        "Our staff have been notified; please contact support if this takes more than a day.",
+    }
+
+    def __init__(self, request: Any = None, *args: Any, locked_message: str = "", **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        self.locked_message = locked_message
+        self.fields["username"].label = "Email"
+        self.fields["username"].widget = forms.EmailInput(
+            attrs={"autocomplete": "email", "autofocus": True, "inputmode": "email", "maxlength": 254}
+        )
+
+    def clean_username(self) -> str:
+        return (self.cleaned_data.get("username") or "").strip().lower()
+
+    def clean(self) -> dict[str, Any]:
+        if self.locked_message:
+            # Locked: refuse before authenticate() so the password is not even checked.
+            raise ValidationError(self.locked_message, code="throttled")
+        try:
+            return super().clean()
+        except ValidationError as err:
+            if err.code == "invalid_login" and self._is_unconfirmed_owner():
+                raise ValidationError(self.error_messages["unconfirmed"], code="unconfirmed") from err
+            raise
+
+    def _is_unconfirmed_owner(self) -> bool:
+        user = User.objects.filter(username=self.cleaned_data.get("username", "")).first()
+        password = self.cleaned_data.get("password") or ""
+        return user is not None and _is_unconfirmed(user) and user.check_password(password)
+
+
+class ProviderPasswordMixin:
+    """Password change and reset keep to the provider's password rules, like signup."""
+
+    def clean_new_password1(self) -> str:
+        password = self.cleaned_data["new_password1"]  # type: ignore[attr-defined]
+        problems = password_problems(password)
+        if problems:
+            raise ValidationError(problems)
+        return password
+
+
+class CustomerPasswordChangeForm(ProviderPasswordMixin, PasswordChangeForm):
+    pass
+
+
+class CustomerSetPasswordForm(ProviderPasswordMixin, SetPasswordForm):
+    pass

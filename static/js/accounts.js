@@ -1,0 +1,63 @@
+// Signup: live password rules (the server checks the same rules again). No inline handlers: CSP-friendly.
+(function () {
+  "use strict";
+  var SPECIALS = "~*!@$#%_+.?:,{}";
+  var rules = {
+    length: function (p) { return p.length >= 9 && p.length <= 15; },
+    upper: function (p) { return /[A-Z]/.test(p); },
+    lower: function (p) { return /[a-z]/.test(p); },
+    digit: function (p) { return /[0-9]/.test(p); },
+    special: function (p) { return p.split("").some(function (c) { return SPECIALS.indexOf(c) !== -1; }); },
+    chars: function (p) {
+      return p.split("").every(function (c) { return /[A-Za-z0-9]/.test(c) || SPECIALS.indexOf(c) !== -1; });
+    }
+  };
+
+  function checkPassword(input, list) {
+    var value = input.value;
+    list.querySelectorAll("li[data-rule]").forEach(function (item) {
+      var ok = rules[item.dataset.rule](value);
+      item.classList.toggle("rule-ok", value !== "" && ok);
+      item.classList.toggle("rule-bad", value !== "" && !ok);
+    });
+  }
+
+  function checkMatch(first, second) {
+    if (second.value && first.value !== second.value) {
+      second.setCustomValidity("The two passwords do not match.");
+    } else {
+      second.setCustomValidity("");
+    }
+  }
+
+  // Digits only in the phone and prefix fields: drop what was pasted around them (spaces, dashes, a leading +).
+  function digitsOnly(input, dropLeadingZeros) {
+    input.addEventListener("change", function () {
+      var cleaned = input.value.replace(/[^0-9]/g, "");
+      if (dropLeadingZeros) { cleaned = cleaned.replace(/^0+/, ""); }
+      if (cleaned !== input.value) { input.value = cleaned; }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var password = document.getElementById("id_password");
+    var password2 = document.getElementById("id_password2");
+    var list = document.querySelector(".password-rules");
+    if (password && list) {
+      password.addEventListener("input", function () { checkPassword(password, list); });
+      checkPassword(password, list);
+    }
+    if (password && password2) {
+      password.addEventListener("input", function () { checkMatch(password, password2); });
+      password2.addEventListener("input", function () { checkMatch(password, password2); });
+    }
+    var phone = document.getElementById("id_phone");
+    if (phone) { digitsOnly(phone, true); }
+    // The prefix input is replaced (out of band) when the country changes: listen on the document.
+    document.addEventListener("change", function (event) {
+      if (event.target && event.target.id === "id_country_code") {
+        event.target.value = event.target.value.replace(/[^0-9]/g, "").replace(/^0+/, "");
+      }
+    });
+  });
+})();

@@ -1,0 +1,395 @@
+"""/accounts/signup/: every provider rule on the form, the provider call, and what the customer sees."""
+
+from __future__ import annotations
+
+import re
+
+import phonenumbers
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from accounts.forms import SignupForm
+from accounts.models import Customer
+from storefront import countries
+from storefront.gateway import OutcomeUnknown, ResellerGateway, ValidationRejected, gateway
+
+from .conftest import VALID
+
+User = get_user_model()
+URL = "/accounts/signup/"
+
+
+def _post(client, **changes):
+    data = {**VALID, **changes}
+    return client.post(URL, {k: v for k, v in data.items() if v is not None})
+
+
+def _codes(response, field):
+    form = response.context["form"]
+    return [error.code for error in form.errors.as_data().get(field, [])]
+
+
+def _no_states_country() -> tuple[str, str, str]:
+    """A country without states of its own, with a valid phone number for it."""
+    for found in countries.countries():
+        if found.states == (countries.OTHER,) and found.dial_code:
+            example = phonenumbers.example_number(found.alpha2)
+            if example is not None:
+                return found.alpha2, found.dial_code, str(example.national_number)
+    raise AssertionError("no country without states")
+
+
+INVALID = [
+    # (changes, field, code)
+    ({"name": ""}, "name", "required"),
+    ({"name": "x" * 256}, "name", "max_length"),
+    ({"name": "José Núñez"}, "name", "non_ascii"),
+    ({"company": "Société Générale"}, "company", "non_ascii"),
+    ({"company": "c" * 256}, "company", "max_length"),
+    ({"address": ""}, "address", "required"),
+    ({"address": "Hauptstraße 1"}, "address", "non_ascii"),
+    ({"address": "a" * 256}, "address", "max_length"),
+    ({"city": ""}, "city", "required"),
+    ({"city": "Zürich"}, "city", "non_ascii"),
+    ({"city": "\u5317\u4eac"}, "city", "non_ascii"),
+    ({"zipcode": ""}, "zipcode", "required"),
+    ({"zipcode": "!!!"}, "zipcode", "zipcode_invalid"),
+    ({"zipcode": "-1234"}, "zipcode", "zipcode_invalid"),
+    ({"zipcode": "1" * 16}, "zipcode", "max_length"),
+    ({"zipcode": "SW1Y\u00a04JH"}, "zipcode", "non_ascii"),
+    ({"country": ""}, "country", "required"),
+    ({"country": "XX"}, "country", "invalid_choice"),
+    ({"country": "gb"}, "country", "invalid_choice"),
+    ({"country": "GBR"}, "country", "invalid_choice"),
+    ({"state": ""}, "state", "required"),
+    ({"state": "California"}, "state", "state_not_in_country"),
+    ({"state": "Île-de-France"}, "state", "non_ascii"),
+    ({"country_code": ""}, "country_code", "required"),
+    ({"country_code": "044"}, "country_code", "country_code_invalid"),
+    ({"country_code": "4a"}, "country_code", "country_code_invalid"),
+    ({"country_code": "1234"}, "country_code", "max_length"),
+    ({"phone": ""}, "phone", "required"),
+    ({"phone": "207 946 0000"}, "phone", "phone_digits"),
+    ({"phone": "207-946-000"}, "phone", "phone_digits"),
+    ({"phone": "02079460000"}, "phone", "phone_leading_zero"),
+    ({"phone": "123"}, "phone", "min_length"),
+    ({"phone": "1" * 16}, "phone", "max_length"),
+    ({"phone": "1234567"}, "phone", "phone_invalid"),
+    ({"phone": "20794600001234"}, "phone", "phone_too_long"),
+    ({"country_code": "999", "phone": "2079460000"}, "phone", "phone_invalid"),
+    ({"phone": "\u0662\u0660\u0667\u0669\u0664\u0666\u0660\u0660\u0660\u0660"}, "phone", "non_ascii"),
+    ({"email": ""}, "email", "required"),
+    ({"email": "not-an-email"}, "email", "invalid"),
+    ({"email": "ada@"}, "email", "invalid"),
+    ({"email": "adä@example.org"}, "email", "non_ascii"),
+    ({"email": "ada@exämple.org"}, "email", "non_ascii"),
+    ({"email": "a" * 250 + "@example.org"}, "email", "max_length"),
+    ({"password": "", "password2": ""}, "password", "required"),
+    ({"password": "Short#1a", "password2": "Short#1a"}, "password", "password_length"),
+    ({"password": "Engine#1843xxxxx", "password2": "Engine#1843xxxxx"}, "password", "password_length"),
+    ({"password": "engine#1843x", "password2": "engine#1843x"}, "password", "password_upper"),
+    ({"password": "ENGINE#1843X", "password2": "ENGINE#1843X"}, "password", "password_lower"),
+    ({"password": "Engine#abcdx", "password2": "Engine#abcdx"}, "password", "password_digit"),
+    ({"password": "Engine1843xy", "password2": "Engine1843xy"}, "password", "password_special"),
+    ({"password": "Engine-1843x", "password2": "Engine-1843x"}, "password", "password_chars"),
+    ({"password": "Engine#1843 x", "password2": "Engine#1843 x"}, "password", "password_chars"),
+    ({"password": "Engine#1843é", "password2": "Engine#1843é"}, "password", "non_ascii"),
+    ({"password2": "Engine#1843y"}, "password2", "password_mismatch"),
+    ({"password2": ""}, "password2", "required"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("changes", "field", "code"), INVALID, ids=[f"{f}-{c}" for _, f, c in INVALID])
+def test_it_refuses_each_broken_rule_without_calling_the_provider(client, provider_calls, changes, field, code):
+    response = _post(client, **changes)
+    assert response.status_code == 200
+    assert code in _codes(response, field), response.context["form"].errors.as_data()
+    assert provider_calls == []
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_a_missing_field_without_calling_the_provider(client, provider_calls):
+    for field in ("name", "address", "city", "state", "country", "zipcode", "country_code", "phone", "email"):
+        response = _post(client, **{field: None})
+        assert "required" in _codes(response, field)
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_it_names_the_field_and_the_reason_for_non_english_input(client, provider_calls):
+    response = _post(client, city="Zürich", name="Zoë Müller")
+    page = response.content.decode()
+    assert "Please use English (ASCII) characters only in City — the domain registry requires it." in page
+    assert "Please use English (ASCII) characters only in Full name — the domain registry requires it." in page
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_it_refuses_an_email_we_already_have_case_insensitively(client, provider_calls, make_customer):
+    make_customer("ada@example.org")
+    response = _post(client, email="ADA@Example.org", next="/checkout/")
+    assert "email_taken" in _codes(response, "email")
+    page = response.content.decode()
+    assert "Please sign in instead" in page
+    assert 'href="/accounts/login/?next=%2Fcheckout%2F"' in page
+    assert provider_calls == []
+
+
+VALID_CASES = [
+    {},
+    {"company": "Analytical Engines Ltd"},
+    {"state": "Other"},
+    {"country": "US", "state": "California", "country_code": "1", "phone": "2125551234", "zipcode": "94105"},
+    {"country": "DE", "state": "Bayern", "country_code": "49", "phone": "8912345678", "zipcode": "80331"},
+    {"country_code": "+44"},
+    {"password": "Abc{}1234x", "password2": "Abc{}1234x"},
+    {"password": "Zz9~*!@$#%_+.?", "password2": "Zz9~*!@$#%_+.?"},
+    {"password": "Aa1:,{}qwert", "password2": "Aa1:,{}qwert"},
+    {"email": "Ada.Lovelace+domains@Example.org"},
+    {"name": "O'Brien-Smith, Jr."},
+    {"zipcode": "SW1Y-4JH"},
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("changes", VALID_CASES)
+def test_it_accepts_valid_details(changes):
+    form = SignupForm({**VALID, **changes})
+    assert form.is_valid(), form.errors.as_data()
+    if "country_code" in changes:
+        assert form.cleaned_data["country_code"] == changes["country_code"].removeprefix("+")
+
+
+@pytest.mark.django_db
+def test_it_accepts_a_country_without_states_with_other():
+    code, dial, phone = _no_states_country()
+    form = SignupForm({**VALID, "country": code, "state": "Other", "country_code": dial, "phone": phone})
+    assert form.is_valid(), form.errors.as_data()
+
+
+@pytest.mark.django_db
+def test_the_page_has_every_field_with_a_label_and_browser_rules(client):
+    page = client.get(URL).content.decode()
+    for field in SignupForm.base_fields:
+        assert f'name="{field}"' in page
+        assert f'for="id_{field}"' in page
+    assert re.search(r'<input[^>]*name="phone"[^>]*inputmode="numeric"', page)
+    assert re.search(r'<input[^>]*name="phone"[^>]*pattern="\[1-9\]\[0-9\]\{3,14\}"', page)
+    assert re.search(r'<input[^>]*name="password"[^>]*minlength="9"', page)
+    assert re.search(r'<input[^>]*name="password"[^>]*maxlength="15"', page)
+    assert re.search(r'<input[^>]*name="name"[^>]*maxlength="255"[^>]*required', page)
+    assert re.search(r'<input[^>]*name="company"', page) and not re.search(
+        r'<input[^>]*name="company"[^>]*required', page
+    )
+    assert 'hx-get="/accounts/signup/states/"' in page
+    assert 'name="refresh_states"' in page  # the no-JavaScript way to refresh the states
+    assert "csrfmiddlewaretoken" in page
+    assert '<option value="GB">United Kingdom</option>' in page
+
+
+@pytest.mark.django_db
+def test_without_javascript_a_country_change_offers_its_states_and_keeps_what_was_typed(client, provider_calls):
+    response = _post(client, country="US", state="England", refresh_states="1", name="Grace Hopper")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert '<option value="California">California</option>' in page
+    assert "England" not in page
+    assert 'value="Grace Hopper"' in page
+    assert re.search(r'<input[^>]*name="country_code"[^>]*value="1"', page)
+    assert "Engine#1843x" not in page  # passwords are never sent back
+    assert not response.context["form"].is_bound  # no errors shown for a refresh
+    assert provider_calls == []
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_state_of_the_old_country_is_refused_and_the_new_states_offered(client, provider_calls):
+    response = _post(client, country="US", state="England", country_code="1", phone="2125551234")
+    assert "state_not_in_country" in _codes(response, "state")
+    page = response.content.decode()
+    assert "Please choose a state or province of United States (or Other)." in page
+    assert '<option value="Texas">Texas</option>' in page
+    assert 'value="Ada Lovelace"' in page
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_the_live_email_check_says_whether_the_email_can_be_used(client, make_customer):
+    make_customer("taken@example.org")
+    ok = client.get(URL, {"validate": "email", "email": "new@example.org"}, headers={"HX-Request": "true"})
+    assert "This email can be used." in ok.content.decode()
+    assert "<html" not in ok.content.decode()
+    taken = client.get(URL, {"validate": "email", "email": "Taken@example.org"}, headers={"HX-Request": "true"})
+    assert "Please sign in instead" in taken.content.decode()
+    bad = client.get(URL, {"validate": "email", "email": "nope"}, headers={"HX-Request": "true"})
+    assert "Enter a valid email address." in bad.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_offers_exactly_the_states_of_the_providers_countries_file(client):
+    path = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/reference/countries.json"
+    if not path.exists():
+        pytest.skip("the provider's countries file is not beside the repository")
+    import json
+
+    rows = json.loads(path.read_text())
+    row = next(r for r in rows if r["alpha-2"] == "US")
+    with override_settings(COUNTRIES_FILE=str(path)):
+        page = client.get(URL, {"country": "US"}).content.decode()
+        offered = re.findall(r'<option value="([^"]*)"', page.split('name="state"')[1].split("</select>")[0])
+        assert offered == row["states"]
+        form = SignupForm(
+            {**VALID, "country": "US", "state": row["states"][0], "country_code": "1", "phone": "2125551234"}
+        )
+        assert form.is_valid(), form.errors.as_data()
+
+
+# --- With the provider (the sandbox over HTTP) ---------------------------------------------------------------
+
+
+def _sandbox_customers(email: str):
+    from sandbox.models import Customer as SandboxCustomer
+
+    return SandboxCustomer.objects.filter(email__iexact=email)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_success_signs_in_stores_the_customer_id_and_goes_to_next(client, seeded):
+    session = client.session
+    session["cart"] = {"ada-lovelace.com": {"duration": 1}}
+    session.save()
+    response = _post(client, email="Ada@Example.org", next="/checkout/")
+    assert response.status_code == 302
+    assert response["Location"] == "/checkout/"
+    provider = _sandbox_customers("ada@example.org").get()
+    customer = Customer.objects.get()
+    assert customer.customer_id == provider.customer_id
+    assert customer.user.username == "ada@example.org"
+    assert customer.user.email == "Ada@example.org"  # as typed; Django lowercases the domain part
+    assert customer.user.is_active
+    assert (customer.name, customer.state, customer.phone) == ("Ada Lovelace", "England", "2079460000")
+    assert int(client.session["_auth_user_id"]) == customer.user.pk
+    assert client.session["cart"] == {"ada-lovelace.com": {"duration": 1}}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unsafe_next_goes_to_the_orders_instead(client, seeded):
+    response = _post(client, next="https://evil.example/steal")
+    assert response["Location"] == "/orders/"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_email_the_provider_already_has_tells_the_customer_to_sign_in(client, seeded, provider_calls):
+    gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
+    response = _post(client)
+    assert "email_taken_provider" in _codes(response, "email")
+    assert "Please sign in instead" in response.content.decode()
+    assert not User.objects.exists()  # our attempt record is removed again
+    assert _sandbox_customers("ada@example.org").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_key_shows_the_message_keeps_the_details_and_leaves_nothing(client, seeded):
+    with override_settings(RESELLER_API_KEY="test_wrong"):
+        gateway.cache_clear()
+        response = _post(client, company="Analytical Engines")
+    gateway.cache_clear()
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "Unauthorized" in page
+    assert 'value="Analytical Engines"' in page and 'value="12 St James&#x27;s Square"' in page
+    assert "Engine#1843x" not in page
+    assert not User.objects.exists() and not Customer.objects.exists()
+    assert not _sandbox_customers("ada@example.org").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_provider_rejection_shows_its_message_and_keeps_the_details(client, seeded, monkeypatch):
+    # Our form is stricter than the provider, so the sandbox cannot be made to refuse valid details.
+    def refuse(self, **kwargs):
+        raise ValidationRejected("Signup Failed, please ensure that all the fields are valid and in English")
+
+    monkeypatch.setattr(ResellerGateway, "customer_signup", refuse)
+    response = _post(client, name="Grace Hopper")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Signup Failed, please ensure that all the fields are valid and in English" in page
+    assert 'value="Grace Hopper"' in page and 'value="ada@example.org"' in page
+    assert "Engine#1843x" not in page
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unreachable_provider_shows_a_message_and_leaves_nothing(client, seeded):
+    with override_settings(RESELLER_BASE_URL="http://127.0.0.1:9/sandbox"):
+        gateway.cache_clear()
+        response = _post(client)
+    gateway.cache_clear()
+    assert response.status_code == 503
+    assert "unavailable" in response.content.decode()
+    assert not User.objects.exists()
+
+
+def _lose_the_answer(monkeypatch, *, after_sending: bool) -> list[int]:
+    """The provider acts (or not) but its answer never arrives: what the sandbox's faults will also do."""
+    original = ResellerGateway.customer_signup
+    sent: list[int] = []
+
+    def lossy(self, **kwargs):
+        if after_sending:
+            sent.append(original(self, **kwargs).customer_id)
+        raise OutcomeUnknown()
+
+    monkeypatch.setattr(ResellerGateway, "customer_signup", lossy)
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unknown_outcome_keeps_an_inactive_record_for_staff(client, seeded, monkeypatch, caplog):
+    _lose_the_answer(monkeypatch, after_sending=True)
+    response = _post(client)
+    assert response.status_code == 202
+    assert "We could not confirm your account" in response.content.decode()
+    customer = Customer.objects.get()
+    assert customer.customer_id is None and not customer.user.is_active
+    assert "_auth_user_id" not in client.session
+    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(client, seeded, monkeypatch):
+    _lose_the_answer(monkeypatch, after_sending=True)
+    _post(client)
+    monkeypatch.undo()
+    response = _post(client)
+    assert response.status_code == 202
+    assert "staff have been notified" in response.content.decode()
+    assert _sandbox_customers("ada@example.org").count() == 1
+    assert Customer.objects.get().customer_id is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded, monkeypatch):
+    _lose_the_answer(monkeypatch, after_sending=False)
+    _post(client)
+    monkeypatch.undo()
+    response = _post(client, next="/cart/")
+    assert response["Location"] == "/cart/"
+    customer = Customer.objects.get()
+    assert customer.customer_id == _sandbox_customers("ada@example.org").get().customer_id
+    assert customer.user.is_active
+
+
+@pytest.mark.django_db(transaction=True)
+def test_someone_else_cannot_take_over_an_unconfirmed_signup(client, seeded, monkeypatch, provider_calls):
+    _lose_the_answer(monkeypatch, after_sending=False)
+    _post(client)
+    monkeypatch.undo()
+    provider_calls.clear()
+    response = _post(client, password="Other#12345", password2="Other#12345")
+    assert response.status_code == 202
+    assert provider_calls == []
+    assert Customer.objects.get().customer_id is None
