@@ -1,47 +1,25 @@
-"""Fixtures of the order dashboard tests: customers signed up at the sandbox, their orders, a call counter.
+"""Fixtures of the order dashboard tests, on top of tests/domains/conftest.py (`customer`, `other_customer`,
+`provider_calls`): domains bought at the sandbox and the sandbox-side changes that time would bring.
 
-Imported by the test_order*.py modules (tests/domains/conftest.py belongs to another area of the project).
+Loaded by the test_order*.py modules through `pytest_plugins`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import Order
-from sandbox.management.commands.sandbox_seed import seed
-from sandbox.models import DomainOrder, Partner
-from storefront.gateway import ResellerGateway, gateway
+from sandbox.models import DomainOrder
+from storefront.gateway import gateway
 
 PASSWORD = "Orders#Pass9"
 
-CONTACT = {
-    "name": "Grace Hopper",
-    "address": "1 Navy Yard",
-    "city": "Arlington",
-    "state": "Virginia",
-    "country": "US",
-    "zipcode": "22202",
-    "country_code": "1",
-    "phone": "7035550100",
-}
-
-
-def make_customer(email: str) -> Customer:
-    """A storefront customer with a matching customer account at the sandbox."""
-    created = gateway().customer_signup(email=email, password=PASSWORD, **CONTACT)
-    user = get_user_model().objects.create_user(username=email, email=email, password=PASSWORD)
-    return Customer.objects.create(user=user, customer_id=created.customer_id, **CONTACT)
-
 
 class SandboxOrders:
-    """Domains bought at the sandbox for a customer, and the sandbox-side changes time would bring."""
-
     def register(self, customer: Customer, domain_name: str, duration: int = 1) -> Order:
         """Buy a domain at the sandbox and keep the local copy that checkout would keep."""
         registered = gateway().domain_register(
@@ -61,40 +39,14 @@ class SandboxOrders:
 
 
 @pytest.fixture
-def demo_partner(sandbox_url) -> Partner:
-    return seed()
-
-
-@pytest.fixture
-def shop_customer(demo_partner) -> Customer:
-    return make_customer("grace@example.org")
-
-
-@pytest.fixture
-def other_shop_customer(demo_partner) -> Customer:
-    return make_customer("alan@example.org")
-
-
-@pytest.fixture
-def signed_in(client, shop_customer):
-    client.force_login(shop_customer.user)
-    return client
-
-
-@pytest.fixture
-def provider_calls(monkeypatch) -> list[str]:
-    """Every provider request made through the gateway, as 'METHOD /path' (counting only: calls go through)."""
-    calls: list[str] = []
-    original: Callable = ResellerGateway._call
-
-    def counting(self, method: str, url: str, **kwargs):
-        calls.append(f"{method} {url.removeprefix(self.base_url)}")
-        return original(self, method, url, **kwargs)
-
-    monkeypatch.setattr(ResellerGateway, "_call", counting)
-    return calls
-
-
-@pytest.fixture
-def sandbox_orders(demo_partner) -> SandboxOrders:
+def sandbox_orders(seeded_partner) -> SandboxOrders:
     return SandboxOrders()
+
+
+@pytest.fixture
+def signed_in(client, customer):
+    """The test client signed in as `customer`, whose password is PASSWORD."""
+    customer.user.set_password(PASSWORD)
+    customer.user.save()
+    client.force_login(customer.user)
+    return client

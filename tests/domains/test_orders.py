@@ -20,9 +20,9 @@ def test_it_requires_login(client):
     assert reverse("login") in response["Location"]
 
 
-def test_it_lists_the_customers_domains(signed_in, shop_customer, other_shop_customer, sandbox_orders):
-    mine = sandbox_orders.register(shop_customer, "gracefulcode.com", duration=2)
-    sandbox_orders.register(other_shop_customer, "alansmachine.com")
+def test_it_lists_the_customers_domains(signed_in, customer, other_customer, sandbox_orders):
+    mine = sandbox_orders.register(customer, "gracefulcode.com", duration=2)
+    sandbox_orders.register(other_customer, "alansmachine.com")
 
     response = signed_in.get(URL)
 
@@ -45,10 +45,10 @@ def test_it_shows_an_empty_state_with_a_way_to_search(signed_in):
     assert reverse("home") in response.content.decode()
 
 
-def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed(client, shop_customer, provider_calls):
-    shop_customer.customer_id = None
-    shop_customer.save()
-    client.force_login(shop_customer.user)
+def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed(client, customer, provider_calls):
+    customer.customer_id = None
+    customer.save()
+    client.force_login(customer.user)
 
     response = client.get(URL)
 
@@ -57,9 +57,9 @@ def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed
     assert provider_calls == []
 
 
-def test_it_paginates_like_the_provider(signed_in, shop_customer, sandbox_orders):
+def test_it_paginates_like_the_provider(signed_in, customer, sandbox_orders):
     for n in range(12):
-        sandbox_orders.register(shop_customer, f"pagetest{n:02d}.com")
+        sandbox_orders.register(customer, f"pagetest{n:02d}.com")
 
     first = signed_in.get(URL).content.decode()
     second = signed_in.get(URL, {"page": 2}).content.decode()
@@ -73,9 +73,9 @@ def test_it_paginates_like_the_provider(signed_in, shop_customer, sandbox_orders
     assert "?page=3" not in second
 
 
-def test_the_page_count_follows_the_providers_total(signed_in, shop_customer, sandbox_orders):
+def test_the_page_count_follows_the_providers_total(signed_in, customer, sandbox_orders):
     for n in range(21):
-        sandbox_orders.register(shop_customer, f"counted{n:02d}.net")
+        sandbox_orders.register(customer, f"counted{n:02d}.net")
 
     first = signed_in.get(URL).content.decode()
     last = signed_in.get(URL, {"page": 3}).content.decode()
@@ -86,9 +86,9 @@ def test_the_page_count_follows_the_providers_total(signed_in, shop_customer, sa
     assert "Next" not in last
 
 
-def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, shop_customer, sandbox_orders):
+def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, customer, sandbox_orders):
     for n in range(11):
-        sandbox_orders.register(shop_customer, f"fragment{n:02d}.org")
+        sandbox_orders.register(customer, f"fragment{n:02d}.org")
 
     response = signed_in.get(URL, {"page": 2}, headers={"HX-Request": "true"})
 
@@ -100,15 +100,15 @@ def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, shop_c
     assert response["Vary"] and "HX-Request" in response["Vary"]
 
 
-def test_a_history_restore_gets_the_full_page(signed_in, shop_customer):
+def test_a_history_restore_gets_the_full_page(signed_in, customer):
     response = signed_in.get(URL, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
 
     assert "<html" in response.content.decode()
 
 
-def test_it_searches_by_domain_name(signed_in, shop_customer, sandbox_orders):
-    sandbox_orders.register(shop_customer, "bakery-berlin.com")
-    sandbox_orders.register(shop_customer, "florist-paris.com")
+def test_it_searches_by_domain_name(signed_in, customer, sandbox_orders):
+    sandbox_orders.register(customer, "bakery-berlin.com")
+    sandbox_orders.register(customer, "florist-paris.com")
 
     response = signed_in.get(URL, {"q": "bakery"})
 
@@ -119,16 +119,16 @@ def test_it_searches_by_domain_name(signed_in, shop_customer, sandbox_orders):
     assert "matching “bakery”" in body
 
 
-def test_a_search_without_match_says_so(signed_in, shop_customer, sandbox_orders):
-    sandbox_orders.register(shop_customer, "bakery-berlin.com")
+def test_a_search_without_match_says_so(signed_in, customer, sandbox_orders):
+    sandbox_orders.register(customer, "bakery-berlin.com")
 
     response = signed_in.get(URL, {"q": "nothing-like-it"})
 
     assert "None of your domains match “nothing-like-it”" in response.content.decode()
 
 
-def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, shop_customer, sandbox_orders):
-    order = sandbox_orders.register(shop_customer, "lapsed.com")
+def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "lapsed.com")
     sandbox_orders.set_expiry_in_days(order, -3.5)
 
     response = signed_in.get(URL)
@@ -140,8 +140,8 @@ def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, shop_cu
     assert "Renew it to keep the domain." in body
 
 
-def test_a_domain_expiring_within_30_days_stands_out(signed_in, shop_customer, sandbox_orders):
-    order = sandbox_orders.register(shop_customer, "nearly.com")
+def test_a_domain_expiring_within_30_days_stands_out(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "nearly.com")
     sandbox_orders.set_expiry_in_days(order, 23.5)
 
     body = signed_in.get(URL).content.decode()
@@ -151,9 +151,9 @@ def test_a_domain_expiring_within_30_days_stands_out(signed_in, shop_customer, s
     assert "Expires soon" in body
 
 
-def test_each_status_has_its_badge_and_meaning(signed_in, shop_customer, sandbox_orders):
-    sandbox_orders.set_status(sandbox_orders.register(shop_customer, "onhold.com"), "Suspended")
-    sandbox_orders.set_status(sandbox_orders.register(shop_customer, "goingaway.com"), "Pending Delete Restorable")
+def test_each_status_has_its_badge_and_meaning(signed_in, customer, sandbox_orders):
+    sandbox_orders.set_status(sandbox_orders.register(customer, "onhold.com"), "Suspended")
+    sandbox_orders.set_status(sandbox_orders.register(customer, "goingaway.com"), "Pending Delete Restorable")
 
     body = signed_in.get(URL).content.decode()
 
@@ -162,8 +162,8 @@ def test_each_status_has_its_badge_and_meaning(signed_in, shop_customer, sandbox
     assert "restored (not renewed)" in body
 
 
-def test_it_refreshes_the_local_copy(signed_in, shop_customer, sandbox_orders):
-    order = sandbox_orders.register(shop_customer, "copied.com", duration=3)
+def test_it_refreshes_the_local_copy(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "copied.com", duration=3)
 
     signed_in.get(URL)
 
@@ -174,39 +174,37 @@ def test_it_refreshes_the_local_copy(signed_in, shop_customer, sandbox_orders):
     assert order.last_synced_at is not None
 
 
-def test_it_adds_orders_missing_from_the_local_copy(signed_in, shop_customer, sandbox_orders):
-    order = sandbox_orders.register(shop_customer, "unseen.com")
+def test_it_adds_orders_missing_from_the_local_copy(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "unseen.com")
     Order.objects.filter(pk=order.pk).delete()
 
     signed_in.get(URL)
 
-    assert Order.objects.get(order_id=order.order_id).customer == shop_customer
+    assert Order.objects.get(order_id=order.order_id).customer == customer
 
 
-def test_it_calls_the_provider_once_then_serves_from_the_cache(
-    signed_in, shop_customer, provider_calls, sandbox_orders
-):
-    sandbox_orders.register(shop_customer, "cached.com")
+def test_it_calls_the_provider_once_then_serves_from_the_cache(signed_in, customer, provider_calls, sandbox_orders):
+    sandbox_orders.register(customer, "cached.com")
     provider_calls.clear()
 
     signed_in.get(URL)
     signed_in.get(URL)
 
-    assert provider_calls == ["GET /api/v1/domains/orders"]
+    assert [name for name, _ in provider_calls] == ["domain_orders"]
 
 
-def test_the_customers_own_actions_invalidate_the_cache(signed_in, shop_customer, provider_calls, sandbox_orders):
+def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, provider_calls, sandbox_orders):
     signed_in.get(URL)
-    sandbox_orders.register(shop_customer, "justbought.com")
-    orders_cache_invalidate(customer=shop_customer)
+    sandbox_orders.register(customer, "justbought.com")
+    orders_cache_invalidate(customer=customer)
 
     response = signed_in.get(URL)
 
     assert "justbought.com" in response.content.decode()
 
 
-def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, shop_customer, sandbox_orders):
-    sandbox_orders.register(shop_customer, "firstpage.com")
+def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, sandbox_orders):
+    sandbox_orders.register(customer, "firstpage.com")
 
     response = signed_in.get(URL, {"page": "abc"})
 
