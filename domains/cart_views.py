@@ -1,17 +1,174 @@
-from django.http import Http404, HttpRequest, HttpResponse
+"""The cart: `/cart/` and its three POST actions. htmx requests get the cart (or the add button's) fragment."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST, require_safe
+
+from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, format_totals, line_from_result
+from domains.search import metasearch_cached
+from storefront.gateway import GatewayError, MetaSearchResult
+
+_DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 
 
-def cart(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+def normalise_domain(value: str) -> str:
+    return value.strip().lower().rstrip(".")
 
 
-def cart_add(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class DomainNameForm(forms.Form):
+    domain_name = forms.CharField(
+        max_length=80,
+        error_messages={
+            "required": "Choose a domain to add.",
+            "max_length": "A domain name can be at most 80 characters.",
+        },
+    )
+
+    def clean_domain_name(self) -> str:
+        name = normalise_domain(self.cleaned_data["domain_name"])
+        if not _DOMAIN.match(name):
+            raise forms.ValidationError(
+                "That does not look like a domain name. Use the full name, for example mybrand.com.", code="invalid"
+            )
+        return name
 
 
-def cart_remove(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class DurationForm(forms.Form):
+    domain_name = forms.CharField(max_length=80)
+    duration = forms.IntegerField(
+        min_value=MIN_DURATION,
+        max_value=MAX_DURATION,
+        error_messages={
+            "required": "Choose how many years.",
+            "invalid": "Choose a number of years from 1 to 10.",
+            "min_value": "Choose at least 1 year.",
+            "max_value": "Domains can be registered for at most 10 years.",
+        },
+    )
+
+    def __init__(self, *args: Any, line: CartLine | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line = line
+
+    def clean_duration(self) -> int:
+        duration = self.cleaned_data["duration"]
+        if self.line is not None and duration < self.line.min_term:
+            raise forms.ValidationError(
+                "Domains ending in .%(tld)s need at least %(years)d years.",
+                code="below_minimum_term",
+                params={"tld": self.line.tld, "years": self.line.min_term},
+            )
+        return duration
 
 
-def cart_update(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+@require_safe
+def cart(request: HttpRequest) -> HttpResponse:
+    return _render_cart(request)
+
+
+@require_POST
+def cart_add(request: HttpRequest) -> HttpResponse:
+    form = DomainNameForm(request.POST)
+    if not form.is_valid():
+        return _added(request, ok=False, message=form.errors["domain_name"][0], domain_name="")
+    name = form.cleaned_data["domain_name"]
+    basket = Cart(request.session)
+    if name in basket:
+        return _added(request, ok=True, message=f"{name} is already in your cart.", domain_name=name)
+    if len(basket) >= MAX_LINES:
+        message = f"Your cart holds up to {MAX_LINES} domains. Check out or remove one first."
+        return _added(request, ok=False, message=message, domain_name=name)
+    try:
+        row = _lookup(name)
+    except GatewayError as err:
+        return _added(request, ok=False, message=err.message, domain_name=name)
+    problem = _why_not_buyable(name, row)
+    if problem:
+        return _added(request, ok=False, message=problem, domain_name=name)
+    assert row is not None
+    basket.put(line_from_result(row))
+    return _added(request, ok=True, message=f"{name} is in your cart.", domain_name=name)
+
+
+@require_POST
+def cart_remove(request: HttpRequest) -> HttpResponse:
+    name = normalise_domain(request.POST.get("domain_name", ""))
+    if Cart(request.session).remove(name):
+        messages.success(request, f"{name} was removed from your cart.")
+    if request.htmx:
+        return _render_cart(request, fragment=True)
+    return redirect("cart")
+
+
+@require_POST
+def cart_update(request: HttpRequest) -> HttpResponse:
+    basket = Cart(request.session)
+    name = normalise_domain(request.POST.get("domain_name", ""))
+    line = basket.get(name)
+    if line is None:
+        messages.error(request, "That domain is not in your cart any more.")
+        if request.htmx:
+            return _render_cart(request, fragment=True)
+        return redirect("cart")
+    form = DurationForm(request.POST, line=line)
+    if not form.is_valid():
+        errors = {name: form.errors.get("duration") or form.errors.get("domain_name")}
+        if request.htmx:
+            return _render_cart(request, fragment=True, errors=errors)
+        return _render_cart(request, errors=errors, status=400)
+    basket.put(replace(line, duration=form.cleaned_data["duration"]))
+    if request.htmx:
+        return _render_cart(request, fragment=True)
+    return redirect("cart")
+
+
+def _lookup(name: str) -> MetaSearchResult | None:
+    answer = metasearch_cached(name)
+    return next((row for row in answer.results if row.domain_name.lower() == name), None)
+
+
+def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
+    if row is None:
+        return f"We could not find {name}. Search for it again."
+    if row.premium:
+        return f"{name} is a premium name and cannot be bought here."
+    if not row.available or row.pricing is None:
+        return f"{name} is already taken."
+    return ""
+
+
+def _added(request: HttpRequest, *, ok: bool, message: str, domain_name: str) -> HttpResponse:
+    if request.htmx:
+        context = {"ok": ok, "message": message, "domain_name": domain_name, "cart_count": len(Cart(request.session))}
+        return render(request, "domains/_cart_added.html", context)
+    (messages.success if ok else messages.error)(request, message)
+    back = request.headers.get("referer", "")
+    if back and url_has_allowed_host_and_scheme(back, {request.get_host()}, require_https=request.is_secure()):
+        return redirect(back)
+    return redirect("cart")
+
+
+def _render_cart(
+    request: HttpRequest, *, fragment: bool = False, errors: dict[str, Any] | None = None, status: int = 200
+) -> HttpResponse:
+    basket = Cart(request.session)
+    lines = basket.lines()
+    context = {
+        "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
+        "totals": format_totals(basket.totals()),
+        "cart_count": len(lines),
+        "oob_count": fragment,
+        "checkout_url": reverse("checkout"),
+    }
+    template = "domains/_cart.html" if fragment else "domains/cart.html"
+    return render(request, template, context, status=status)

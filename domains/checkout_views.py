@@ -1,9 +1,264 @@
+"""Checkout: review the cart with fresh prices, place the order once, and show each line's outcome.
+
+The review (GET) asks MetaSearch again for every line, bypassing the search cache; what changed is shown and
+written to the cart, and the reviewed lines are kept in the session with a checkout id. The POST buys exactly
+those lines: if the cart changed since the review, the customer reviews again. The checkout id is the
+idempotency key: a repeated or concurrent POST of the same checkout reuses the lines it recorded.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_safe
+
+from accounts.models import Customer
+from domains import services
+from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total, min_term_from_message
+from domains.emails import queue_checkout_confirmation
+from domains.models import Registration
+from storefront.gateway import GatewayError, MetaSearchResult, gateway
+
+SESSION_KEY = "checkout"
 
 
-def checkout(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+class CheckoutForm(forms.Form):
+    checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
 
 
-def checkout_done(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    raise Http404  # not built yet
+@dataclass(frozen=True)
+class Change:
+    domain_name: str
+    text: str
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def checkout(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        return _place(request)
+    return _review(request)
+
+
+@login_required
+@require_safe
+def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+    customer = _get_customer(request.user)
+    lines = _get_checkout_for_user(customer, checkout_id)
+    # Lost answers are settled from the order listing whenever the customer looks (and from the admin).
+    lines = [
+        services.registration_reconcile(registration=line) if line.status in _UNSETTLED else line for line in lines
+    ]
+    _apply_outcomes(Cart(request.session), lines)
+    if customer is not None:
+        queue_checkout_confirmation(customer=customer, checkout_id=checkout_id)
+    context = {
+        "checkout_id": checkout_id,
+        "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
+        "registered": [line for line in lines if line.status == Registration.REGISTERED],
+        "failed": [line for line in lines if line.status == Registration.FAILED],
+        "waiting": any(line.status in _UNSETTLED for line in lines),
+    }
+    template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
+    return render(request, template, context)
+
+
+_UNSETTLED = (Registration.PENDING, Registration.UNKNOWN)
+
+
+# --- Review -------------------------------------------------------------------------------------------------
+
+
+def _review(request: HttpRequest) -> HttpResponse:
+    basket = Cart(request.session)
+    customer = _get_customer(request.user)
+    changes: list[Change] = []
+    if customer is not None:
+        changes += _drop_already_bought(basket, customer)
+    error = ""
+    try:
+        changes += _recheck(basket)
+    except GatewayError as err:
+        error = err.message
+    lines = basket.lines()
+
+    can_buy = bool(lines) and not error and customer is not None and customer.customer_id is not None
+    checkout_id = None
+    if can_buy:
+        assert customer is not None
+        checkout_id = _checkout_id(request, customer)
+        request.session[SESSION_KEY] = {
+            "id": str(checkout_id),
+            "lines": {line.domain_name: line.as_session() for line in lines},
+        }
+    context: dict[str, Any] = {
+        "lines": lines,
+        "totals": format_totals(lines_total(lines)),
+        "changes": changes,
+        "error": error,
+        "customer": customer,
+        "can_buy": can_buy,
+        "checkout_id": checkout_id,
+        "not_linked": request.user.is_authenticated and (customer is None or customer.customer_id is None),
+        "next": reverse("checkout"),
+    }
+    return render(request, "domains/checkout.html", context, status=503 if error else 200)
+
+
+def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
+    """The session's checkout id (two tabs share it) unless it was already used to place an order."""
+    stored = request.session.get(SESSION_KEY)
+    if isinstance(stored, dict):
+        try:
+            current = uuid.UUID(str(stored.get("id")))
+        except ValueError:
+            current = None
+        if current is not None and not Registration.objects.filter(checkout_id=current).exists():
+            return current
+    return uuid.uuid4()
+
+
+def _recheck(basket: Cart) -> list[Change]:
+    """Ask MetaSearch afresh for every line; update or drop lines whose price or availability changed."""
+    changes = []
+    for line in basket.lines():
+        answer = gateway().metasearch(search_term=line.domain_name, autosuggest=False, aisuggest=False)
+        row = next((r for r in answer.results if r.domain_name.lower() == line.domain_name), None)
+        gone = _not_buyable(row)
+        if gone:
+            basket.remove(line.domain_name)
+            changes.append(Change(line.domain_name, f"{line.domain_name} {gone}, so we removed it from your cart."))
+            continue
+        assert row is not None
+        fresh = line_from_result(row, duration=line.duration, min_term=line.min_term)
+        if not fresh.same_price(line):
+            changes.append(Change(line.domain_name, _price_change(line, fresh)))
+        if fresh != line:
+            basket.put(fresh)
+    return changes
+
+
+def _not_buyable(row: MetaSearchResult | None) -> str:
+    if row is None:
+        return "could not be found any more"
+    if row.premium:
+        return "is now a premium name, which cannot be bought here"
+    if not row.available or row.pricing is None:
+        return "is no longer available"
+    return ""
+
+
+def _price_change(old: CartLine, new: CartLine) -> str:
+    return (
+        f"The price of {new.domain_name} changed: first year {old.first_year_display} → {new.first_year_display}, "
+        f"renewal {old.renew_display} → {new.renew_display}/yr. Its total is now {new.total_display}."
+    )
+
+
+def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
+    """Lines this customer already registered (or whose lost answer turns out to be a registration)."""
+    names = [line.domain_name for line in basket.lines()]
+    changes = []
+    live = Registration.objects.filter(customer=customer, domain_name__in=names, status__in=Registration.LIVE_STATUSES)
+    for registration in live:
+        if registration.status in _UNSETTLED:
+            registration = services.registration_reconcile(registration=registration)
+        if registration.status == Registration.REGISTERED:
+            basket.remove(registration.domain_name)
+            changes.append(Change(registration.domain_name, f"{registration.domain_name} is already yours."))
+    return changes
+
+
+# --- Placing ------------------------------------------------------------------------------------------------
+
+
+def _place(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("checkout"))
+    customer = _get_customer(request.user)
+    if customer is None or customer.customer_id is None:
+        messages.error(request, "Your account is not linked to the domain service yet. Please contact support.")
+        return redirect("checkout")
+    form = CheckoutForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Please review your order and confirm it again.")
+        return redirect("checkout")
+    checkout_id: uuid.UUID = form.cleaned_data["checkout_id"]
+    recorded = Registration.objects.filter(checkout_id=checkout_id)
+    if recorded.exclude(customer=customer).exists():
+        raise Http404
+    already_placed = recorded.exists()
+
+    basket = Cart(request.session)
+    reviewed = _reviewed_lines(request, checkout_id)
+    current = {line.domain_name: line.as_session() for line in basket.lines()}
+    if reviewed is None or reviewed != current:
+        if already_placed:
+            # A repeat of an order already placed (double click, retry, back button): show what happened.
+            return redirect("checkout_done", checkout_id=checkout_id)
+        if reviewed is None:
+            messages.error(request, "Please review your order and confirm it again.")
+        else:
+            messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
+        return redirect("checkout")
+
+    placed = [
+        services.registration_place(customer=customer, line=line, checkout_id=checkout_id) for line in basket.lines()
+    ]
+    _apply_outcomes(basket, placed)
+    request.session.pop(SESSION_KEY, None)
+    queue_checkout_confirmation(customer=customer, checkout_id=checkout_id)
+    return redirect("checkout_done", checkout_id=checkout_id)
+
+
+def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, Any] | None:
+    stored = request.session.get(SESSION_KEY)
+    if not isinstance(stored, dict) or stored.get("id") != str(checkout_id):
+        return None
+    lines = stored.get("lines")
+    return lines if isinstance(lines, dict) else None
+
+
+def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
+    """Bought lines leave the cart; failed ones stay, with a learned minimum term applied."""
+    for registration in registrations:
+        done = registration.status == Registration.REGISTERED or registration.failure_kind == services.ALREADY_YOURS
+        if done:
+            basket.remove(registration.domain_name)
+        elif registration.failure_kind == services.MINIMUM_TERM:
+            line = basket.get(registration.domain_name)
+            if line is not None:
+                minimum = min_term_from_message(registration.provider_message, refused_duration=registration.duration)
+                minimum = max(minimum, line.min_term)
+                basket.put(replace(line, min_term=minimum, duration=max(line.duration, minimum)))
+
+
+# --- Lookups ------------------------------------------------------------------------------------------------
+
+
+def _get_customer(user: Any) -> Customer | None:
+    if not user.is_authenticated:
+        return None
+    return Customer.objects.filter(user=user).first()
+
+
+def _get_checkout_for_user(customer: Customer | None, checkout_id: uuid.UUID) -> list[Registration]:
+    """The checkout's lines if they belong to the signed-in customer; 404 otherwise (before any provider call)."""
+    if customer is None:
+        raise Http404
+    lines = list(
+        Registration.objects.filter(checkout_id=checkout_id, customer=customer)
+        .select_related("customer", "order")
+        .order_by("domain_name")
+    )
+    if not lines:
+        raise Http404
+    return lines

@@ -1,0 +1,383 @@
+"""Registering domains: provider calls and the database writes that record them.
+
+Exactly once: every line is written as a pending Registration *before* the provider is called. The database
+allows one live registration per domain (`one_live_registration_per_domain`) and one line per checkout and
+domain (`one_line_per_checkout_domain`), so double clicks, two tabs, browser retries and concurrent requests
+all end up reusing the row of whoever got there first, and only that request calls the provider.
+
+A registration whose answer was lost (timeout, dropped connection) is marked unknown and never retried blindly:
+`registration_reconcile` looks the domain up in the customer's order listing first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Customer
+from domains.cart import CartLine
+from domains.models import Order, Registration
+from storefront.gateway import (
+    GatewayError,
+    NotFound,
+    OutcomeUnknown,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+    ValidationRejected,
+    gateway,
+)
+
+logger = logging.getLogger(__name__)
+
+# Failure kinds (Registration.failure_kind).
+UNAVAILABLE = "unavailable"
+PREMIUM = "premium"
+BILLING = "billing"
+MINIMUM_TERM = "minimum_term"
+INVALID_CUSTOMER = "invalid_customer"
+NOT_REGISTERED = "not_registered"  # the answer was lost and the order listing does not have the domain
+SERVICE = "service"  # the provider turned the request away unprocessed (unreachable, busy, key refused)
+ALREADY_YOURS = "already_yours"
+IN_PROGRESS = "in_progress"  # another checkout of the same customer is registering it right now
+REJECTED = "rejected"  # any other refusal; the provider's message says why
+
+FAILURE_KINDS = [
+    (UNAVAILABLE, "Not available"),
+    (PREMIUM, "Premium"),
+    (BILLING, "Billing failed"),
+    (MINIMUM_TERM, "Minimum term"),
+    (INVALID_CUSTOMER, "Invalid customer"),
+    (NOT_REGISTERED, "Not registered (reconciled)"),
+    (SERVICE, "Service unavailable"),
+    (ALREADY_YOURS, "Already the customer's"),
+    (IN_PROGRESS, "In another checkout"),
+    (REJECTED, "Other refusal"),
+]
+
+# An unknown line absent from the listing is only declared "not registered" after this long: the provider may
+# still be working on a request whose answer we stopped waiting for.
+RECONCILE_GRACE = dt.timedelta(seconds=30)
+# A pending line older than this was abandoned (the process died mid-call): reconcile treats it as unknown.
+STALE_PENDING = dt.timedelta(minutes=5)
+# The order listing is searched at most this many pages deep for the domain.
+_LISTING_PAGES = 10
+
+_MESSAGE_UNKNOWN = "We could not confirm the result with the domain service. We are checking it."
+_MESSAGE_NOT_REGISTERED = "The domain service has no order for this domain: it was not registered."
+
+
+def _now() -> dt.datetime:
+    return timezone.now()
+
+
+def classify_refusal(message: str) -> str:
+    """The failure kind of a refused registration, from the provider's message (the only signal it gives)."""
+    text = message.lower()
+    if "premium" in text:
+        return PREMIUM
+    if "settlement" in text or "balance" in text or "billing" in text or "insufficient" in text:
+        return BILLING
+    if "minimum" in text:
+        return MINIMUM_TERM
+    if "invalid customer" in text:
+        return INVALID_CUSTOMER
+    if "unable to register" in text or "not available" in text or "unavailable" in text or "taken" in text:
+        return UNAVAILABLE
+    return REJECTED
+
+
+# --- Placing ------------------------------------------------------------------------------------------------
+
+
+def registration_place(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> Registration:
+    """Register one cart line for the customer, once per checkout and once per domain.
+
+    Returns the line's Registration: newly settled (registered, failed or unknown), or the existing one when
+    this checkout already recorded the line (no provider call then).
+    """
+    registration, created = _record(customer=customer, line=line, checkout_id=checkout_id)
+    if not created:
+        return registration
+    return _register(registration)
+
+
+def _record(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> tuple[Registration, bool]:
+    """The checkout's row for this line, and whether we created it pending (and so must call the provider)."""
+    for _ in range(3):
+        existing = _line_of_checkout(checkout_id, line.domain_name)
+        if existing is not None:
+            return existing, False
+        try:
+            with transaction.atomic():
+                registration = Registration.objects.create(
+                    customer=customer,
+                    domain_name=line.domain_name,
+                    duration=line.duration,
+                    currency=line.currency,
+                    register_price=line.register,
+                    renew_price=line.renew,
+                    total_price=line.total,
+                    status=Registration.PENDING,
+                    checkout_id=checkout_id,
+                )
+            return registration, True
+        except IntegrityError:
+            pass
+        # Someone holds the domain (or this checkout's line appeared meanwhile): find out who.
+        existing = _line_of_checkout(checkout_id, line.domain_name)
+        if existing is not None:
+            return existing, False
+        live = Registration.objects.filter(domain_name=line.domain_name, status__in=Registration.LIVE_STATUSES).first()
+        if live is None:
+            continue  # released in between: try again
+        if live.status in (Registration.UNKNOWN, Registration.PENDING):
+            # Never register again before the listing says whether the earlier attempt went through.
+            live = registration_reconcile(registration=live)
+            if live.status == Registration.FAILED:
+                continue
+        return _record_refusal(customer=customer, line=line, checkout_id=checkout_id, holder=live), False
+    # Three races lost in a row: say so rather than loop.
+    return _record_refusal(customer=customer, line=line, checkout_id=checkout_id, holder=None), False
+
+
+def _record_refusal(
+    *, customer: Customer, line: CartLine, checkout_id: uuid.UUID, holder: Registration | None
+) -> Registration:
+    if holder is not None and holder.customer_id == customer.pk:
+        if holder.status == Registration.REGISTERED:
+            kind, message = ALREADY_YOURS, "This domain is already registered to you."
+        else:
+            kind, message = IN_PROGRESS, "This domain is already being registered for you in another checkout."
+    else:
+        kind, message = UNAVAILABLE, "This domain is being registered by someone else."
+    try:
+        with transaction.atomic():
+            return Registration.objects.create(
+                customer=customer,
+                domain_name=line.domain_name,
+                duration=line.duration,
+                currency=line.currency,
+                register_price=line.register,
+                renew_price=line.renew,
+                total_price=line.total,
+                status=Registration.FAILED,
+                failure_kind=kind,
+                provider_message=message,
+                checkout_id=checkout_id,
+            )
+    except IntegrityError:
+        # A concurrent request of the same checkout recorded it first.
+        return Registration.objects.get(checkout_id=checkout_id, domain_name=line.domain_name)
+
+
+def _line_of_checkout(checkout_id: uuid.UUID, domain_name: str) -> Registration | None:
+    return Registration.objects.filter(checkout_id=checkout_id, domain_name=domain_name).first()
+
+
+def _register(registration: Registration) -> Registration:
+    customer = registration.customer
+    if customer.customer_id is None:
+        return _settle(
+            registration,
+            status=Registration.FAILED,
+            failure_kind=INVALID_CUSTOMER,
+            message="Your account is not linked to the domain service yet. Please contact support.",
+        )
+    try:
+        result = gateway().domain_register(
+            customer_id=customer.customer_id, domain_name=registration.domain_name, duration=registration.duration
+        )
+    except OutcomeUnknown as err:
+        logger.warning("register %s: outcome unknown (%s), to be reconciled", registration.domain_name, err.status)
+        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
+    except NotFound as err:
+        return _settle(registration, status=Registration.FAILED, failure_kind=INVALID_CUSTOMER, message=err.message)
+    except ValidationRejected as err:
+        kind = classify_refusal(err.message)
+        if kind == UNAVAILABLE and _is_premium(registration.domain_name):
+            kind = PREMIUM  # the provider refuses premium names with its generic message
+        return _settle(registration, status=Registration.FAILED, failure_kind=kind, message=err.message)
+    except (Unauthorized, RateLimited, Unavailable) as err:
+        # Not OutcomeUnknown (caught above): the request certainly was not acted on, so it may be tried again.
+        return _settle(registration, status=Registration.FAILED, failure_kind=SERVICE, message=err.message)
+    except GatewayError as err:
+        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=err.message)
+    except Exception:
+        # A bug of ours after the request may have gone out: hold the domain until the listing says.
+        logger.exception("register %s: unexpected error, to be reconciled", registration.domain_name)
+        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
+
+    order = _remember_order(customer=customer, order_id=result.order_id, domain_name=registration.domain_name)
+    return _settle(
+        registration,
+        status=Registration.REGISTERED,
+        failure_kind="",
+        message=result.message,
+        order=order,
+        provider_order_id=result.order_id,
+    )
+
+
+def _is_premium(domain_name: str) -> bool:
+    try:
+        answer = gateway().metasearch(search_term=domain_name, autosuggest=False, aisuggest=False)
+    except GatewayError:
+        return False
+    return any(row.domain_name.lower() == domain_name and row.premium for row in answer.results)
+
+
+def _settle(
+    registration: Registration,
+    *,
+    status: str,
+    failure_kind: str,
+    message: str,
+    order: Order | None = None,
+    provider_order_id: int | None = None,
+    from_statuses: tuple[str, ...] = (Registration.PENDING,),
+) -> Registration:
+    """Record an outcome, only if the row is still in one of `from_statuses` (nobody settled it meanwhile)."""
+    fields = {
+        "status": status,
+        "failure_kind": failure_kind,
+        "provider_message": message,
+        "updated_at": _now(),
+    }
+    if order is not None:
+        fields["order"] = order
+    if provider_order_id is not None:
+        fields["provider_order_id"] = provider_order_id
+    Registration.objects.filter(pk=registration.pk, status__in=from_statuses).update(**fields)
+    registration.refresh_from_db()
+    return registration
+
+
+def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> Order:
+    """Our copy of the new order, so its pages pass the ownership check at once; expiry from the listing."""
+    try:
+        with transaction.atomic():
+            order, _ = Order.objects.get_or_create(
+                order_id=order_id,
+                defaults={"customer": customer, "domain_name": domain_name, "status": Order.ACTIVE},
+            )
+    except IntegrityError:
+        order = Order.objects.get(order_id=order_id)
+    if order.expiry_timestamp is None and customer.customer_id is not None:
+        try:
+            listed = _find_in_listing(customer_id=customer.customer_id, domain_name=domain_name)
+        except GatewayError:
+            listed = None  # the dashboard's listing sync fills it in later
+        if listed is not None and listed.order_id == order_id:
+            order.status = listed.status if listed.status in dict(Order.STATUS_CHOICES) else order.status
+            order.expiry_timestamp = listed.expiry_timestamp
+            order.expires_at = listed.expires_at
+            order.last_synced_at = _now()
+            order.save(update_fields=["status", "expiry_timestamp", "expires_at", "last_synced_at"])
+    return order
+
+
+# --- Reconciling --------------------------------------------------------------------------------------------
+
+
+def registration_reconcile(*, registration: Registration) -> Registration:
+    """Settle a line whose outcome is unknown from the customer's order listing.
+
+    Present in the listing: registered, with its order id. Absent: failed as not registered (so it may be bought
+    again), but only once the grace period has passed. A listing error leaves the line unknown. Lines in any
+    other state (and pending lines still being worked on) are returned unchanged.
+    """
+    registration.refresh_from_db()
+    now = _now()
+    if registration.status == Registration.PENDING and registration.updated_at > now - STALE_PENDING:
+        return registration
+    if registration.status not in (Registration.UNKNOWN, Registration.PENDING):
+        return registration
+    customer = registration.customer
+    if customer.customer_id is None:
+        return registration
+    try:
+        listed = _find_in_listing(customer_id=customer.customer_id, domain_name=registration.domain_name)
+    except GatewayError as err:
+        logger.warning("reconcile %s: listing failed: %s", registration.domain_name, type(err).__name__)
+        return registration
+    unsettled = (Registration.UNKNOWN, Registration.PENDING)
+    if listed is not None:
+        order = _remember_order(customer=customer, order_id=listed.order_id, domain_name=registration.domain_name)
+        return _settle(
+            registration,
+            status=Registration.REGISTERED,
+            failure_kind="",
+            message="Confirmed from the order listing.",
+            order=order,
+            provider_order_id=listed.order_id,
+            from_statuses=unsettled,
+        )
+    if registration.updated_at > now - RECONCILE_GRACE:
+        return registration
+    return _settle(
+        registration,
+        status=Registration.FAILED,
+        failure_kind=NOT_REGISTERED,
+        message=_MESSAGE_NOT_REGISTERED,
+        from_statuses=unsettled,
+    )
+
+
+def registrations_to_reconcile():
+    """Unknown lines, and pending ones abandoned mid-call."""
+    from django.db.models import Q
+
+    return Registration.objects.filter(
+        Q(status=Registration.UNKNOWN) | Q(status=Registration.PENDING, updated_at__lt=_now() - STALE_PENDING)
+    ).select_related("customer")
+
+
+def _find_in_listing(*, customer_id: int, domain_name: str):
+    wanted = domain_name.lower()
+    seen = 0
+    for page in range(1, _LISTING_PAGES + 1):
+        answer = gateway().domain_orders(customer_id=customer_id, page=page, search=wanted)
+        for order in answer.orders:
+            if order.domain_name.lower() == wanted:
+                return order
+        seen += len(answer.orders)
+        if not answer.orders or seen >= answer.total_orders:
+            return None
+    return None
+
+
+# --- Plain words --------------------------------------------------------------------------------------------
+
+_OUTCOMES = {
+    UNAVAILABLE: ("Not available any more", "bad", "Someone else has it, so it could not be registered."),
+    PREMIUM: ("Premium name", "bad", "Premium names cannot be bought here."),
+    BILLING: ("Billing failed", "bad", "The payment could not be settled, so nothing was registered."),
+    MINIMUM_TERM: ("Minimum term", "warn", "This extension needs a longer registration. Choose more years."),
+    INVALID_CUSTOMER: ("Account problem", "bad", "Your account could not be used. Please contact support."),
+    NOT_REGISTERED: ("Not registered", "warn", "It was not registered after all. You can try again."),
+    SERVICE: ("Not placed", "warn", "The domain service could not take the order. Nothing was bought; try again."),
+    ALREADY_YOURS: ("Already yours", "ok", "This domain is already in your account."),
+    IN_PROGRESS: ("Already in progress", "warn", "Another checkout of yours is registering it."),
+    REJECTED: ("Not registered", "bad", "The domain service refused it."),
+}
+
+
+def outcome(registration: Registration) -> dict[str, str]:
+    """What the customer reads about a line: a short label, a badge tone (ok/warn/bad) and a sentence."""
+    if registration.status == Registration.REGISTERED:
+        return {"label": "Registered", "tone": "ok", "detail": "It's yours."}
+    if registration.status == Registration.PENDING:
+        return {"label": "Being registered", "tone": "warn", "detail": "Working on it…"}
+    if registration.status == Registration.UNKNOWN:
+        return {
+            "label": "Could not confirm",
+            "tone": "warn",
+            "detail": "The domain service did not answer in time. We are checking whether it went through.",
+        }
+    label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[REJECTED])
+    return {"label": label, "tone": tone, "detail": detail}

@@ -1,0 +1,128 @@
+"""Fixtures of the domains tests: the seeded sandbox over HTTP, customers signed up at it, a cart helper.
+
+`customer` and `other_customer` are storefront customers (User + accounts.Customer) with a real provider
+customer_id from the sandbox. Tests using them need `@pytest.mark.django_db(transaction=True)` (the sandbox is
+served by the live server, in another thread).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+
+from accounts.models import Customer
+from domains.cart import CartLine
+from sandbox.management.commands.sandbox_seed import seed
+from sandbox.models import DomainOrder, Partner
+from storefront.gateway import ResellerGateway, gateway
+
+CUSTOMER_PASSWORD = "Checkout#Pass9"
+
+CONTACT = {
+    "name": "Ada Lovelace",
+    "company": "Analytical Engines",
+    "address": "12 St James's Square",
+    "city": "London",
+    "state": "England",
+    "country": "GB",
+    "zipcode": "SW1Y 4JH",
+    "country_code": "44",
+    "phone": "2079460000",
+}
+
+
+def make_customer(email: str | None = None, **contact: Any) -> Customer:
+    """A storefront customer with a matching customer account at the sandbox (which must be up)."""
+    email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.org"
+    details = {**CONTACT, **contact}
+    created = gateway().customer_signup(email=email, password=CUSTOMER_PASSWORD, **details)
+    user = get_user_model().objects.create_user(username=email, email=email, password=CUSTOMER_PASSWORD)
+    return Customer.objects.create(user=user, customer_id=created.customer_id, **details)
+
+
+@pytest.fixture
+def seeded_partner(sandbox_url) -> Partner:
+    """The sandbox's demo partner, served over HTTP with the gateway pointed at it."""
+    return seed()
+
+
+@pytest.fixture
+def customer(seeded_partner) -> Customer:
+    return make_customer()
+
+
+@pytest.fixture
+def other_customer(seeded_partner) -> Customer:
+    return make_customer(name="Alan Turing")
+
+
+@pytest.fixture
+def provider_calls(monkeypatch) -> list[tuple[str, dict[str, Any]]]:
+    """Every gateway call made during the test (method name and keyword arguments); the calls still go through."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for name in [n for n in vars(ResellerGateway) if not n.startswith("_")]:
+        original = getattr(ResellerGateway, name)
+        if not callable(original) or isinstance(original, property):
+            continue
+
+        def spy(self, *args: Any, _name: str = name, _original: Callable = original, **kwargs: Any) -> Any:
+            calls.append((_name, kwargs))
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(ResellerGateway, name, spy)
+    return calls
+
+
+def register_calls(calls: list[tuple[str, dict[str, Any]]], domain_name: str | None = None) -> int:
+    return sum(
+        1 for name, kwargs in calls if name == "domain_register" and domain_name in (None, kwargs["domain_name"])
+    )
+
+
+def line(domain_name: str, **fields: Any) -> CartLine:
+    """A cart line with the demo catalogue's .com prices unless told otherwise."""
+    values: dict[str, Any] = {
+        "domain_name": domain_name,
+        "duration": 1,
+        "currency": "USD",
+        "register": Decimal("12.99"),
+        "renew": Decimal("14.99"),
+        "is_free_first_year": False,
+        "summary": "$12.99 first year, then $14.99/yr",
+        "min_term": 1,
+    }
+    values.update(fields)
+    return CartLine(**values)
+
+
+def put_in_cart(client, *lines: CartLine) -> None:
+    session = client.session
+    cart = session.get("cart", {})
+    for item in lines:
+        cart[item.domain_name] = item.as_session()
+    session["cart"] = cart
+    session.save()
+
+
+def cart_of(client) -> dict[str, Any]:
+    return client.session.get("cart", {})
+
+
+def sandbox_orders(domain_name: str) -> int:
+    """Orders holding the name at the sandbox (failed attempts are kept there but never listed)."""
+    return DomainOrder.objects.filter(domain_name=domain_name, status__in=DomainOrder.LISTED).count()
+
+
+def wait_for_mail(count: int = 1, seconds: float = 3.0) -> list:
+    """The confirmation is sent from a background thread: give it a moment."""
+    deadline = time.monotonic() + seconds
+    while len(mail.outbox) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return mail.outbox

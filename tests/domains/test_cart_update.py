@@ -1,0 +1,76 @@
+"""`/cart/update/` (POST domain_name, duration): the term of a line, 1 to 10 years and at least the TLD's minimum."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.domains.conftest import cart_of, line, put_in_cart
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def test_it_changes_the_term_and_the_total(client):
+    put_in_cart(client, line("brand.com"))
+    response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "3"})
+    assert response.status_code == 302
+    assert response.url == "/cart/"
+    assert cart_of(client)["brand.com"]["duration"] == 3
+    assert "$42.97" in client.get("/cart/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("duration", "message"),
+    [
+        ("0", "Choose at least 1 year."),
+        ("11", "Domains can be registered for at most 10 years."),
+        ("two", "Choose a number of years from 1 to 10."),
+        ("", "Choose how many years."),
+    ],
+)
+def test_it_refuses_terms_outside_one_to_ten_years(client, duration, message):
+    put_in_cart(client, line("brand.com", duration=2))
+    response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": duration})
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert cart_of(client)["brand.com"]["duration"] == 2
+
+
+def test_it_refuses_a_term_below_the_tlds_minimum(client):
+    put_in_cart(client, line("brand.ai", duration=2, min_term=2, register=Decimal("79.99"), renew=Decimal("79.99")))
+    response = client.post("/cart/update/", {"domain_name": "brand.ai", "duration": "1"})
+    assert response.status_code == 400
+    assert "Domains ending in .ai need at least 2 years." in response.content.decode()
+    assert cart_of(client)["brand.ai"]["duration"] == 2
+
+
+def test_htmx_gets_the_cart_fragment_with_the_new_total(client):
+    put_in_cart(client, line("brand.com"))
+    response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "2"}, headers=HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<section id="cart"' in html
+    assert "<html" not in html
+    assert "$27.98" in html
+
+
+def test_htmx_shows_the_error_next_to_the_line(client):
+    put_in_cart(client, line("brand.com"))
+    response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "12"}, headers=HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200  # htmx swaps only successful answers
+    assert 'aria-invalid="true"' in html
+    assert "at most 10 years" in html
+
+
+def test_a_domain_not_in_the_cart_is_reported(client):
+    response = client.post("/cart/update/", {"domain_name": "ghost.com", "duration": "2"}, follow=True)
+    assert "not in your cart" in response.content.decode()
+    assert cart_of(client) == {}
+
+
+def test_it_only_accepts_post(client):
+    assert client.get("/cart/update/").status_code == 405
