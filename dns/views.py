@@ -209,7 +209,13 @@ def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
 
 def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm, status: int = 200) -> HttpResponse:
     data = form.cleaned_data
-    record = RecordData(type=data["type"], host=data["host"], value=data["value"])
+    priority = (request.POST if request.method == "POST" else request.GET).get("priority", "")
+    record = RecordData(
+        type=data["type"],
+        host=data["host"],
+        value=data["value"],
+        priority=int(priority) if priority.isdigit() else None,
+    )
     context = {"order": order, "form": form, "record": record, "error": "; ".join(form.non_field_errors())}
     template = "dns/_delete_row.html" if _fragment(request) else "dns/delete.html"
     return render(request, template, context, status=200 if _fragment(request) else status)

@@ -1,0 +1,105 @@
+"""POST /orders/<order_id>/dns/activate/: one button, one provider call, however often it is pressed."""
+
+import pytest
+
+from sandbox.models import DomainOrder
+from storefront.gateway import gateway
+from tests.dns.conftest import url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_requires_login(client, order, provider_calls):
+    response = client.post(url("dns_activate", order))
+    assert response.status_code == 302
+    assert "/accounts/login/" in response["Location"]
+    assert len(provider_calls) == 0
+
+
+def test_it_checks_ownership(signed_in, other_order, provider_calls):
+    response = signed_in.post(url("dns_activate", other_order))
+    assert response.status_code == 404
+    assert len(provider_calls) == 0
+
+
+def test_it_only_accepts_post(signed_in, order, provider_calls):
+    assert signed_in.get(url("dns_activate", order)).status_code == 405
+    assert len(provider_calls) == 0
+
+
+def test_the_editor_offers_the_button_while_dns_is_off(signed_in, order, provider_calls):
+    response = signed_in.get(url("dns", order))
+    assert response.status_code == 200
+    assert b"Activate DNS" in response.content
+    assert b"Add a record" not in response.content
+    assert len(provider_calls) == 0
+
+
+def test_it_activates_dns(signed_in, order, provider_calls):
+    response = signed_in.post(url("dns_activate", order), follow=True)
+    assert response.redirect_chain[-1][0] == url("dns", order, "type=A")
+    assert b"DNS is active" in response.content
+    assert b"Add a record" in response.content
+    order.refresh_from_db()
+    assert order.dns_active
+    assert DomainOrder.objects.get(order_id=order.order_id).dns_active
+    assert provider_calls.count("POST", "/dns/activate") == 1
+
+
+def test_a_double_submit_calls_the_provider_once(signed_in, order, provider_calls):
+    signed_in.post(url("dns_activate", order))
+    response = signed_in.post(url("dns_activate", order), follow=True)
+    assert b"DNS was already active" in response.content
+    assert provider_calls.count("POST", "/dns/activate") == 1
+
+
+def test_a_request_that_lost_the_race_makes_no_call(order, provider_calls):
+    from dns.services import dns_activate
+
+    # Two submits arrive together: the second reads the row before the first has claimed it.
+    first, second = type(order).objects.get(pk=order.pk), type(order).objects.get(pk=order.pk)
+    assert dns_activate(order=first) is True
+    assert dns_activate(order=second) is False
+    assert second.dns_active
+    assert provider_calls.count("POST", "/dns/activate") == 1
+
+
+def test_dns_already_active_at_the_provider_counts_as_active(signed_in, order, provider_calls):
+    gateway().dns_activate(order_id=order.order_id)  # activated elsewhere, our flag still off
+    provider_calls.clear()
+    response = signed_in.post(url("dns_activate", order), follow=True)
+    assert response.status_code == 200
+    order.refresh_from_db()
+    assert order.dns_active
+    assert b"Add a record" in response.content
+    assert provider_calls.count("POST", "/dns/activate") == 1
+
+
+def test_a_provider_failure_is_shown_and_can_be_retried(signed_in, order, provider_calls):
+    from sandbox.faults import inject
+
+    with inject(error_rate=1.0, scope="dns"):
+        response = signed_in.post(url("dns_activate", order))
+    assert response.status_code == 503
+    assert b"Activate DNS" in response.content
+    assert b"notice-error" in response.content
+    order.refresh_from_db()
+    assert not order.dns_active
+
+    signed_in.post(url("dns_activate", order))
+    order.refresh_from_db()
+    assert order.dns_active
+
+
+def test_the_button_comes_back_when_the_provider_says_dns_is_off(signed_in, order, provider_calls):
+    order.dns_active = True  # our flag says on; the provider never activated it
+    order.save(update_fields=["dns_active"])
+    response = signed_in.get(url("dns", order))
+    assert response.status_code == 200
+    assert b"Activate DNS" in response.content
+    order.refresh_from_db()
+    assert not order.dns_active
+
+    signed_in.post(url("dns_activate", order))
+    order.refresh_from_db()
+    assert order.dns_active

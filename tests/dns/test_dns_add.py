@@ -1,0 +1,155 @@
+"""POST /orders/<order_id>/dns/add/ (type host value ttl priority)."""
+
+import pytest
+
+from tests.dns.conftest import url, zone, zone_record
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RECORD_PATHS = ("/dns/a-record", "/dns/aaaa-record", "/dns/cname-record", "/dns/mx-record", "/dns/txt-record")
+DKIM = "v=DKIM1; k=rsa; p=" + "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" * 9
+
+
+def post(client, order, **fields):
+    data = {"type": "A", "host": "", "value": "", "ttl": "", "priority": "", **fields}
+    return client.post(url("dns_add", order), data)
+
+
+def records_sent(provider_calls) -> int:
+    return sum(provider_calls.count("POST", path) for path in RECORD_PATHS)
+
+
+def test_it_requires_login(client, active_order, provider_calls):
+    response = post(client, active_order, value="203.0.113.10")
+    assert response.status_code == 302
+    assert len(provider_calls) == 0
+
+
+def test_it_checks_ownership(signed_in, other_order, provider_calls):
+    before = zone(other_order)
+    response = post(signed_in, other_order, host="www", value="203.0.113.10")
+    assert response.status_code == 404
+    assert len(provider_calls) == 0
+    assert zone(other_order) == before
+
+
+@pytest.mark.parametrize(
+    ("fields", "stored"),
+    [
+        ({"type": "A", "host": "www", "value": "203.0.113.10"}, ("A", "www", "203.0.113.10")),
+        ({"type": "A", "host": "@", "value": "203.0.113.11"}, ("A", "@", "203.0.113.11")),
+        ({"type": "AAAA", "host": "www", "value": "2001:db8:0:0::10"}, ("AAAA", "www", "2001:db8::10")),
+        ({"type": "CNAME", "host": "shop", "value": "shops.myshopify.com."}, ("CNAME", "shop", "shops.myshopify.com")),
+        ({"type": "MX", "host": "@", "value": "mx1.example.net", "priority": "10"}, ("MX", "@", "mx1.example.net")),
+        ({"type": "TXT", "host": "_dmarc", "value": '"v=DMARC1; p=none"'}, ("TXT", "_dmarc", "v=DMARC1; p=none")),
+    ],
+)
+def test_it_adds_each_type(signed_in, active_order, provider_calls, fields, stored):
+    response = post(signed_in, active_order, **fields)
+    assert response.status_code == 302
+    assert response["Location"] == url("dns", active_order, f"type={fields['type']}")
+    assert zone_record(active_order, *stored) is not None
+    assert records_sent(provider_calls) == 1
+
+    page = signed_in.get(response["Location"]).content.decode()
+    assert f"Added {stored[0]} record" in page
+    assert stored[2] in page
+
+
+def test_it_sends_the_ttl_and_the_mx_priority(signed_in, active_order):
+    post(signed_in, active_order, type="MX", host="@", value="mx2.example.net", ttl="600", priority="20")
+    record = zone_record(active_order, "MX", "@", "mx2.example.net")
+    assert record.time_to_live == 600
+    assert record.priority == 20
+
+
+def test_a_long_dkim_key_is_sent_as_one_value(signed_in, active_order):
+    pasted = f'"{DKIM[:250]}" "{DKIM[250:]}"'
+    response = post(signed_in, active_order, type="TXT", host="google._domainkey", value=pasted)
+    assert response.status_code == 302
+    assert zone_record(active_order, "TXT", "google._domainkey", DKIM) is not None
+
+
+def test_htmx_gets_the_refreshed_editor_in_place(htmx, active_order, provider_calls):
+    response = post(htmx, active_order, type="A", host="blog", value="203.0.113.12")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == "#dns-editor"
+    assert response["HX-Reswap"] == "outerHTML"
+    assert "<html" not in body
+    assert "Added A record blog → 203.0.113.12." in body
+    assert "203.0.113.12" in body.split("Add a record")[0]  # listed in the table
+    assert provider_calls.record_types_read() == ["CNAME", "A"]  # the CNAME rule, then the listing
+
+
+INVALID = [
+    ({"type": "A", "host": "www", "value": "203.0.113.256"}, "Enter an IPv4 address"),
+    ({"type": "AAAA", "host": "www", "value": "203.0.113.10"}, "Enter an IPv6 address"),
+    ({"type": "CNAME", "host": "@", "value": "target.example.net"}, "A CNAME can&#x27;t be at the domain itself"),
+    ({"type": "CNAME", "host": "www", "value": "target"}, "full hostname"),
+    ({"type": "MX", "host": "@", "value": "mx.example.net"}, "needs a priority"),
+    ({"type": "MX", "host": "@", "value": "mail", "priority": "10"}, "full hostname"),
+    ({"type": "A", "host": "bad host!", "value": "203.0.113.10"}, "Enter a host such as www"),
+    ({"type": "A", "host": "www", "value": "203.0.113.10", "ttl": "60"}, "at least 300 seconds"),
+    ({"type": "TXT", "host": "@", "value": "x" * 2049}, "at most 2048 characters"),
+]
+
+
+@pytest.mark.parametrize(("fields", "message"), INVALID)
+def test_invalid_input_is_refused_before_anything_is_sent(signed_in, active_order, provider_calls, fields, message):
+    before = zone(active_order)
+    response = post(signed_in, active_order, **fields)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert message in body
+    assert records_sent(provider_calls) == 0
+    assert zone(active_order) == before
+    assert f'value="{fields["host"]}"' in body  # what was typed is kept
+
+
+def test_invalid_input_over_htmx_returns_the_form_alone(htmx, active_order, provider_calls):
+    response = post(htmx, active_order, type="A", host="www", value="not-an-ip")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<form id="dns-add-form"')
+    assert "Enter an IPv4 address" in body
+    assert 'value="not-an-ip"' in body
+    assert len(provider_calls) == 0
+
+
+def test_a_cname_cannot_join_an_existing_record(signed_in, active_order, add_record, provider_calls):
+    add_record("A", "www", "203.0.113.10")
+    provider_calls.clear()
+    before = zone(active_order)
+    response = post(signed_in, active_order, type="CNAME", host="www", value="shops.myshopify.com")
+    assert b"www already has an A record" in response.content
+    assert records_sent(provider_calls) == 0
+    assert zone(active_order) == before
+
+
+def test_no_record_can_join_a_cname(signed_in, active_order, add_record, provider_calls):
+    add_record("CNAME", "shop", "shops.myshopify.com")
+    provider_calls.clear()
+    response = post(signed_in, active_order, type="TXT", host="shop", value="hello")
+    assert b"shop is a CNAME" in response.content
+    assert records_sent(provider_calls) == 0
+    assert provider_calls.record_types_read()[0] == "CNAME"
+
+
+def test_a_duplicate_is_refused_by_the_provider_and_shown_with_the_input(signed_in, active_order, add_record):
+    add_record("A", "www", "203.0.113.10")
+    response = post(signed_in, active_order, type="A", host="www", value="203.0.113.10", ttl="900")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Duplicate record found" in body
+    assert 'value="203.0.113.10"' in body
+    assert 'value="900"' in body
+    assert len([r for r in zone(active_order) if r == ("A", "www", "203.0.113.10")]) == 1
+
+
+def test_it_sends_nothing_while_dns_is_off(signed_in, order, provider_calls):
+    response = post(signed_in, order, type="A", host="www", value="203.0.113.10")
+    assert response.status_code == 302
+    assert len(provider_calls) == 0
+    page = signed_in.get(response["Location"]).content.decode()
+    assert "Activate it first" in page
