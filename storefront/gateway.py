@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
@@ -246,6 +247,55 @@ class Ack:
     message: str
 
 
+# --- Circuit breaker ----------------------------------------------------------------------------------------
+
+
+class CircuitBreaker:
+    """Fails fast for a while after repeated failures, so pages answer at once instead of waiting on timeouts.
+
+    Only failures of the service itself count (unreachable, timeouts, 5xx, unreadable bodies); a refusal such
+    as a 422 proves the service is up. After `cooldown` seconds one trial call goes through; its success
+    closes the breaker again.
+    """
+
+    def __init__(self, *, threshold: int, cooldown: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._opened_at: float | None = None
+        self._trial_running = False
+
+    def before_call(self) -> None:
+        with self._lock:
+            if self._opened_at is None:
+                return
+            if self._clock() - self._opened_at < self.cooldown or self._trial_running:
+                raise Unavailable(status=None)
+            self._trial_running = True  # half-open: let this one call find out
+
+    def succeeded(self) -> None:
+        with self._lock:
+            self._failures = 0
+            self._opened_at = None
+            self._trial_running = False
+
+    def failed(self) -> None:
+        with self._lock:
+            self._failures += 1
+            self._trial_running = False
+            if self._failures >= self.threshold:
+                if self._opened_at is None:
+                    logger.warning("provider circuit opened after %d failures", self._failures)
+                self._opened_at = self._clock()
+
+    @property
+    def is_open(self) -> bool:
+        with self._lock:
+            return self._opened_at is not None
+
+
 # --- The client ---------------------------------------------------------------------------------------------
 
 
@@ -259,6 +309,8 @@ class ResellerGateway:
         connect_timeout: float,
         read_timeout: float,
         get_retries: int,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
         session: requests.Session | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -267,6 +319,11 @@ class ResellerGateway:
         self.timeout = (connect_timeout, read_timeout)
         self.get_retries = get_retries
         self.session = session or _new_session()
+        # One breaker per service: MetaSearch being down must not stop registrations, and the reverse.
+        self.breakers = {
+            url: CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
+            for url in (self.base_url, self.metasearch_url)
+        }
 
     def __repr__(self) -> str:
         return f"<ResellerGateway {self.base_url}>"
@@ -473,6 +530,12 @@ class ResellerGateway:
     ) -> dict[str, Any]:
         changes_state = method != "GET"
         path = _path_of(url)
+        breaker = self._breaker_for(url)
+        try:
+            breaker.before_call()
+        except Unavailable:
+            logger.warning("provider %s %s skipped: circuit open", method, path)
+            raise
         started = time.perf_counter()
         try:
             response = self.session.request(
@@ -488,13 +551,28 @@ class ResellerGateway:
             record_provider_call(elapsed)
             sent = _may_have_been_sent(err)
             logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
+            breaker.failed()
             if changes_state and sent:
                 raise OutcomeUnknown() from err
             raise Unavailable(retryable=True) from err
         elapsed = time.perf_counter() - started
         record_provider_call(elapsed)
         logger.info("provider %s %s %s in %.0f ms", method, path, response.status_code, elapsed * 1000)
-        return _interpret(response, changes_state=changes_state, exists_is_duplicate=exists_is_duplicate)
+        try:
+            data = _interpret(response, changes_state=changes_state, exists_is_duplicate=exists_is_duplicate)
+        except Unavailable:
+            breaker.failed()
+            raise
+        except GatewayError:
+            breaker.succeeded()  # the service answered deliberately: it is up
+            raise
+        breaker.succeeded()
+        return data
+
+    def _breaker_for(self, url: str) -> CircuitBreaker:
+        if url.startswith(self.metasearch_url + "/"):
+            return self.breakers[self.metasearch_url]
+        return self.breakers[self.base_url]
 
 
 def _interpret(response: requests.Response, *, changes_state: bool, exists_is_duplicate: bool) -> dict[str, Any]:
@@ -741,6 +819,8 @@ def gateway() -> ResellerGateway:
         connect_timeout=settings.RESELLER_CONNECT_TIMEOUT,
         read_timeout=settings.RESELLER_READ_TIMEOUT,
         get_retries=settings.RESELLER_GET_RETRIES,
+        breaker_threshold=settings.RESELLER_BREAKER_FAILURES,
+        breaker_cooldown=settings.RESELLER_BREAKER_SECONDS,
     )
 
 

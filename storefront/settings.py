@@ -5,6 +5,7 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -42,7 +43,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "storefront.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -144,8 +147,28 @@ if not RESELLER_SANDBOX and not (RESELLER_API_KEY and RESELLER_BASE_URL and RESE
 RESELLER_CONNECT_TIMEOUT = env.float("RESELLER_CONNECT_TIMEOUT", default=3.05)
 RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=15.0)
 RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
+# After this many consecutive failures the gateway fails fast for RESELLER_BREAKER_SECONDS, then tries again.
+RESELLER_BREAKER_FAILURES = env.int("RESELLER_BREAKER_FAILURES", default=5)
+RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)
 
 # --- Security ------------------------------------------------------------------------------------------------
+# No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with
+# allowEval off). Forms may post to ourselves only; the control-panel hand-off redirects to the panel's origin.
+_panel_origin = "{0.scheme}://{0.netloc}".format(urlparse(RESELLER_PANEL_URL)) if RESELLER_PANEL_URL else ""
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'", *([_panel_origin] if _panel_origin else [])],
+    }
+}
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)

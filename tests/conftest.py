@@ -17,6 +17,14 @@ def _fresh_cache() -> Iterator[None]:
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_gateway() -> Iterator[None]:
+    """Each test starts with a new gateway, so one test's failures never leave the circuit breaker open."""
+    gateway.cache_clear()
+    yield
+    gateway.cache_clear()
+
+
 @pytest.fixture
 def sandbox_url(live_server) -> Iterator[str]:
     """The built-in sandbox served over real HTTP, with the gateway pointed at it."""

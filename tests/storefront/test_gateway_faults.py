@@ -227,3 +227,67 @@ def test_secrets_in_results_are_hidden_from_repr(client, server):
     assert code.transfer_code == "Ab1#Xy9!Zq2"
     assert "Ab1#Xy9!Zq2" not in repr(code)
     assert KEY not in repr(client)
+
+
+def _breaker_client(server: ScriptedServer, *, clock: list[float]) -> ResellerGateway:
+    client = ResellerGateway(
+        base_url=server.url,
+        metasearch_url=server.url + "/ms",
+        api_key=KEY,
+        connect_timeout=0.5,
+        read_timeout=0.3,
+        get_retries=0,
+        breaker_threshold=3,
+        breaker_cooldown=30,
+    )
+    for breaker in client.breakers.values():
+        breaker._clock = lambda: clock[0]
+    return client
+
+
+def test_the_circuit_opens_after_repeated_failures_and_fails_fast(server):
+    clock = [1000.0]
+    client = _breaker_client(server, clock=clock)
+    server.script(*[Answer(status=503, body="down")] * 3)
+    for _ in range(3):
+        with pytest.raises(Unavailable):
+            client.hello()
+    assert len(server.seen) == 3
+    with pytest.raises(Unavailable):
+        client.hello()
+    assert len(server.seen) == 3  # failed fast: the provider was not asked
+
+
+def test_the_circuit_closes_again_by_itself_after_the_cooldown(server):
+    clock = [1000.0]
+    client = _breaker_client(server, clock=clock)
+    server.script(*[Answer(status=503, body="down")] * 3)
+    for _ in range(3):
+        with pytest.raises(Unavailable):
+            client.hello()
+    clock[0] += 31
+    server.script(*[Answer(body={"server_time": "t", "message": "Authorized"})] * 2)
+    assert client.hello().message == "Authorized"
+    assert client.hello().message == "Authorized"
+    assert len(server.seen) == 5
+
+
+def test_refusals_do_not_open_the_circuit(server):
+    clock = [1000.0]
+    client = _breaker_client(server, clock=clock)
+    server.script(*[Answer(status=422, body={"status": "ERROR", "message": "Invalid order ID"})] * 5)
+    for _ in range(5):
+        with pytest.raises(NotFound):
+            client.transfer_auth_code(order_id=1)
+    assert len(server.seen) == 5
+
+
+def test_metasearch_failures_do_not_stop_the_main_interface(server):
+    clock = [1000.0]
+    client = _breaker_client(server, clock=clock)
+    server.script(*[Answer(status=503, body={"error": "Domain availability service unavailable"})] * 3)
+    for _ in range(3):
+        with pytest.raises(Unavailable):
+            client.metasearch(search_term="coffee")
+    server.script(Answer(body={"server_time": "t", "message": "Authorized"}))
+    assert client.hello().message == "Authorized"

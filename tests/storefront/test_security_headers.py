@@ -1,0 +1,44 @@
+import json
+import logging
+
+import pytest
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_strict_content_security_policy(client):
+    response = client.get("/")
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+    assert "unsafe-eval" not in policy
+    assert "frame-ancestors 'none'" in policy
+    assert response.headers["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.django_db
+def test_pages_have_no_inline_scripts(client):
+    body = client.get("/").content.decode()
+    assert "<script>" not in body
+    assert " on" + "click=" not in body
+
+
+@pytest.mark.django_db
+def test_each_request_is_logged_as_one_structured_line(client, caplog):
+    caplog.set_level(logging.INFO, logger="storefront.requests")
+    client.get("/healthz")
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "storefront.requests"]
+    assert len(lines) == 1
+    assert lines[0]["route"] == "/healthz"
+    assert lines[0]["status"] == 200
+    assert lines[0]["provider_calls"] == 0
+    assert lines[0]["duration_ms"] >= 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_request_line_counts_provider_calls(client, caplog, sandbox_url, sandbox_partner):
+    caplog.set_level(logging.INFO, logger="storefront.requests")
+    client.get("/readyz")
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "storefront.requests"]
+    line = next(line for line in lines if line["route"] == "/readyz")
+    assert line["provider_calls"] == 1
+    assert line["provider_ms"] > 0
