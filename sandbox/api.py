@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
-from django.db.models import F
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from sandbox.models import ApiKey, Fault, Partner, hash_secret
+from sandbox import faults
+from sandbox.models import ApiKey, Partner, hash_secret
 from storefront.gateway import key_environment
 
 logger = logging.getLogger(__name__)
@@ -123,9 +122,9 @@ def endpoint(
                     message = "Invalid partner token"
                 return failure(message, status)
             ctx = Context(partner=key.partner, environment=environment, key=key)
-            fault = _fault_for(key.partner, groups)
+            fault = faults.active_for(key.partner, groups)
             if fault is not None:
-                refusal = _before(fault, metasearch=metasearch, search=search)
+                refusal = faults.before(fault, metasearch=metasearch, search=search)
                 if refusal is not None:
                     return refusal
             try:
@@ -136,53 +135,9 @@ def endpoint(
                 logger.exception("sandbox endpoint %s failed", view.__name__)
                 response = failure("Internal server error" if metasearch else SERVER_ERROR, 500)
             if fault is not None:
-                response = _after(fault, response)
+                response = faults.after(fault, response)
             return response
 
         return wrapper
 
     return decorator
-
-
-def _fault_for(partner: Partner, groups: tuple[str, ...]) -> Fault | None:
-    fault = Fault.objects.filter(partner=partner).first()
-    if fault is None or not fault.applies_to(groups):
-        return None
-    return fault
-
-
-def _before(fault: Fault, *, metasearch: bool, search: bool) -> HttpResponse | None:
-    if fault.latency_ms:
-        time.sleep(fault.latency_ms / 1000)
-    if fault.hang_seconds and not fault.hang_after_commit:
-        time.sleep(fault.hang_seconds)
-    if fault.rate_limited:
-        body = {"error": "Too Many Requests"} if metasearch else {"message": "Too Many Requests"}
-        response = JsonResponse(body, status=429)
-        response["Retry-After"] = "2"
-        return response
-    if fault.error_rate > 0 and _fails_now(fault):
-        return JsonResponse({"error": "Internal server error"} if metasearch else {"message": SERVER_ERROR}, status=500)
-    if fault.availability_down and (search or metasearch):
-        if metasearch:
-            return JsonResponse({"error": "Domain availability service unavailable"}, status=503)
-        return plain(SERVER_ERROR, 500)
-    return None
-
-
-def _fails_now(fault: Fault) -> bool:
-    """Deterministic error rate: request n fails when floor(n * rate) steps up, so 1.0 fails every time."""
-    if fault.error_rate >= 1:
-        return True
-    Fault.objects.filter(pk=fault.pk).update(requests_seen=F("requests_seen") + 1)
-    seen = Fault.objects.values_list("requests_seen", flat=True).get(pk=fault.pk)
-    return int(seen * fault.error_rate) > int((seen - 1) * fault.error_rate)
-
-
-def _after(fault: Fault, response: HttpResponse) -> HttpResponse:
-    if fault.malformed:
-        response = HttpResponse("<html><body>502 Bad Gateway (upstream)</body></html>", content_type="text/html")
-    if fault.hang_seconds and fault.hang_after_commit:
-        # The work is done and committed (no request-wide transaction); the answer is what goes missing.
-        time.sleep(fault.hang_seconds)
-    return response
