@@ -1,0 +1,204 @@
+"""`domains.services`: each line recorded before the provider is called, then settled once, against the sandbox."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.test import override_settings
+
+from domains import services
+from domains.models import Order, Registration
+from sandbox.models import CatalogueTld, Partner, ReservedName
+from storefront.gateway import gateway
+from tests.domains.conftest import line, register_calls, sandbox_orders
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def fresh(tld: str = "com") -> str:
+    return f"svc{uuid.uuid4().hex[:10]}.{tld}"
+
+
+def place(customer, item, checkout_id=None) -> Registration:
+    return services.registration_place(customer=customer, line=item, checkout_id=checkout_id or uuid.uuid4())
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("Unable to register domain", services.UNAVAILABLE),
+        ("Billing settlement failed: insufficient balance", services.BILLING),
+        ("Minimum registration term for .ai is 2 years", services.MINIMUM_TERM),
+        ("Premium domains cannot be registered", services.PREMIUM),
+        ("Invalid customer ID", services.INVALID_CUSTOMER),
+        ("Something new", services.REJECTED),
+    ],
+)
+def test_refusals_are_classified_from_the_providers_message(message, kind):
+    assert services.classify_refusal(message) == kind
+
+
+def test_a_successful_registration_records_the_order(customer, provider_calls):
+    name = fresh()
+    registration = place(customer, line(name, duration=2))
+    assert registration.status == Registration.REGISTERED
+    assert registration.provider_order_id
+    assert registration.total_price == Decimal("27.98")
+    assert registration.register_price == Decimal("12.99")
+    order = registration.order
+    assert order == Order.objects.get(order_id=registration.provider_order_id)
+    assert order.customer == customer
+    assert order.domain_name == name
+    assert order.status == Order.ACTIVE
+    assert order.expires_at is not None  # filled from one listing page
+    assert sandbox_orders(name) == 1
+    assert register_calls(provider_calls) == 1
+
+
+def test_the_line_is_recorded_pending_before_the_provider_is_called(customer, monkeypatch):
+    seen = []
+    real = type(gateway()).domain_register
+
+    def watching(self, **kwargs):
+        seen.append(
+            list(Registration.objects.filter(domain_name=kwargs["domain_name"]).values_list("status", flat=True))
+        )
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(type(gateway()), "domain_register", watching)
+    place(customer, line(fresh()))
+    assert seen == [[Registration.PENDING]]
+
+
+def test_a_taken_domain_fails_as_not_available(customer):
+    registration = place(customer, line("example.com"))
+    assert registration.status == Registration.FAILED
+    assert registration.failure_kind == services.UNAVAILABLE
+    assert registration.provider_message == "Unable to register domain"
+    assert services.outcome(registration)["label"] == "Not available any more"
+
+
+def test_a_premium_domain_fails_as_premium(customer):
+    registration = place(customer, line("cars.com"))
+    assert registration.status == Registration.FAILED
+    assert registration.failure_kind == services.PREMIUM
+    assert services.outcome(registration)["label"] == "Premium name"
+
+
+def test_a_failed_settlement_fails_as_billing(customer, seeded_partner):
+    Partner.objects.filter(pk=seeded_partner.pk).update(test_balance=Decimal("1.00"))
+    name = fresh()
+    registration = place(customer, line(name))
+    assert registration.failure_kind == services.BILLING
+    assert "insufficient balance" in registration.provider_message
+    assert sandbox_orders(name) == 0
+    assert services.outcome(registration)["label"] == "Billing failed"
+
+
+def test_a_term_below_the_tlds_minimum_fails_as_minimum_term(customer):
+    registration = place(customer, line(fresh("ai"), duration=1, register=Decimal("79.99"), renew=Decimal("79.99")))
+    assert registration.failure_kind == services.MINIMUM_TERM
+    assert registration.provider_message == "Minimum registration term for .ai is 2 years"
+
+
+def test_the_minimum_term_refusal_is_remembered_for_the_tld(customer, seeded_partner):
+    from domains.cart import known_min_term
+
+    CatalogueTld.objects.filter(partner=seeded_partner, tld="dev").update(min_term=3)
+    place(customer, line(fresh("dev"), duration=1))
+    assert known_min_term("dev") == 3
+    assert known_min_term("com") == 1
+
+
+def test_an_unknown_provider_customer_fails_as_invalid_customer(customer):
+    customer.customer_id = 1
+    customer.save()
+    registration = place(customer, line(fresh()))
+    assert registration.failure_kind == services.INVALID_CUSTOMER
+
+
+def test_the_same_checkout_line_is_reused_without_a_provider_call(customer, provider_calls):
+    checkout_id = uuid.uuid4()
+    name = fresh()
+    first = place(customer, line(name), checkout_id)
+    again = place(customer, line(name), checkout_id)
+    assert again.pk == first.pk
+    assert register_calls(provider_calls) == 1
+    assert Registration.objects.filter(domain_name=name).count() == 1
+
+
+def test_a_failed_line_of_the_same_checkout_is_not_retried(customer, provider_calls):
+    checkout_id = uuid.uuid4()
+    first = place(customer, line("example.com"), checkout_id)
+    again = place(customer, line("example.com"), checkout_id)
+    assert again.pk == first.pk
+    assert register_calls(provider_calls) == 1
+
+
+def test_a_domain_already_registered_to_the_customer_is_not_bought_again(customer, provider_calls):
+    name = fresh()
+    place(customer, line(name))
+    second = place(customer, line(name))
+    assert second.status == Registration.FAILED
+    assert second.failure_kind == services.ALREADY_YOURS
+    assert register_calls(provider_calls) == 1
+    assert sandbox_orders(name) == 1
+
+
+def test_a_domain_someone_else_is_registering_is_refused_without_a_provider_call(
+    customer, other_customer, provider_calls
+):
+    name = fresh()
+    Registration.objects.create(
+        customer=other_customer, domain_name=name, duration=1, status=Registration.PENDING, checkout_id=uuid.uuid4()
+    )
+    registration = place(customer, line(name))
+    assert registration.status == Registration.FAILED
+    assert registration.failure_kind == services.UNAVAILABLE
+    assert register_calls(provider_calls) == 0
+
+
+def test_an_unconfirmed_earlier_attempt_is_reconciled_before_trying_again(customer, provider_calls, monkeypatch):
+    name = fresh()
+    earlier = Registration.objects.create(
+        customer=customer, domain_name=name, duration=1, status=Registration.UNKNOWN, checkout_id=uuid.uuid4()
+    )
+    # The earlier attempt is long past the grace period and the listing has no such order: it did not happen.
+    Registration.objects.filter(pk=earlier.pk).update(updated_at=services._now() - services.RECONCILE_GRACE * 2)
+    registration = place(customer, line(name))
+    earlier.refresh_from_db()
+    assert earlier.status == Registration.FAILED
+    assert earlier.failure_kind == services.NOT_REGISTERED
+    assert registration.status == Registration.REGISTERED
+    names = [name for name, _ in provider_calls]
+    assert names.index("domain_orders") < names.index("domain_register")
+
+
+def test_an_unreachable_provider_fails_the_line_so_it_can_be_bought_later(customer):
+    name = fresh()
+    with override_settings(RESELLER_BASE_URL="http://127.0.0.1:9/sandbox"):
+        gateway.cache_clear()
+        registration = place(customer, line(name))
+    gateway.cache_clear()
+    assert registration.status == Registration.FAILED
+    assert registration.failure_kind == services.SERVICE
+    assert place(customer, line(name)).status == Registration.REGISTERED
+
+
+def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provider_calls):
+    from sandbox.faults import inject
+
+    name = fresh()
+    with inject(hang_seconds=3, hang_after_commit=True, scope="register"):
+        registration = place(customer, line(name))
+    assert registration.status == Registration.UNKNOWN
+    assert services.outcome(registration)["label"] == "Could not confirm"
+    assert register_calls(provider_calls) == 1
+
+
+def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, seeded_partner):
+    name = fresh()
+    ReservedName.objects.create(partner=seeded_partner, domain_name=name, kind=ReservedName.PREMIUM, premium_price=500)
+    assert place(customer, line(name)).failure_kind == services.PREMIUM
