@@ -250,7 +250,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         return _render_detail(request, order, renew_form=form, renew_error=err.message, status=status)
     years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
     if renewed.expires_at is not None:
-        until = formats.date_format(renewed.expires_at, "N j, Y")
+        until = formats.date_format(renewed.expires_at, "M j, Y")
         messages.success(request, f"Renewed until {until}.")
     else:
         messages.success(request, f"{renewed.domain_name} was renewed for {years}.")

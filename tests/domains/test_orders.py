@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from domains.models import Order
 from domains.orders import orders_cache_invalidate
+from sandbox.faults import inject
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -201,6 +202,14 @@ def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, pro
     response = signed_in.get(URL)
 
     assert "justbought.com" in response.content.decode()
+
+
+def test_it_shows_the_providers_message_when_it_is_down(signed_in, customer):
+    with inject(error_rate=1.0, scope="orders"):
+        response = signed_in.get(URL)
+
+    assert response.status_code == 503
+    assert 'class="notice notice-error"' in response.content.decode()
 
 
 def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, sandbox_orders):

@@ -1,0 +1,148 @@
+"""One domain, /orders/<order_id>/: status, expiry, renew form, DNS and control panel links."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from domains.models import Order
+from sandbox.faults import inject
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def url(order: Order) -> str:
+    return reverse("order_detail", args=[order.order_id])
+
+
+def test_it_requires_login(client, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "private.com")
+
+    response = client.get(url(order))
+
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_it_checks_ownership(client, customer, other_customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "notyours.com")
+    client.force_login(other_customer.user)
+    provider_calls.clear()
+
+    response = client.get(url(order))
+
+    assert response.status_code == 404
+    assert provider_calls == []
+
+
+def test_an_unknown_order_is_not_found(signed_in, provider_calls):
+    response = signed_in.get(reverse("order_detail", args=[123456789]))
+
+    assert response.status_code == 404
+    assert provider_calls == []
+
+
+def test_it_shows_status_expiry_and_links(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "mypage.com", duration=2)
+    expires = sandbox_orders.at_sandbox(order).expires_at
+
+    response = signed_in.get(url(order))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "<h1>mypage.com</h1>" in body
+    assert '<span class="badge badge-ok">Active</span>' in body
+    assert expires.strftime("%b %-d, %Y") in body
+    assert reverse("dns", args=[order.order_id]) in body
+    assert f'action="{reverse("panel")}"' in body
+    assert f'action="{reverse("order_renew", args=[order.order_id])}"' in body
+    assert f'action="{reverse("order_transfer_code", args=[order.order_id])}"' in body
+
+
+def test_it_reads_the_order_fresh_and_refreshes_the_local_copy(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "fresh.com")
+    sandbox_orders.set_status(order, "Suspended")
+
+    body = signed_in.get(url(order)).content.decode()
+
+    assert '<span class="badge badge-warn">Suspended</span>' in body
+    order.refresh_from_db()
+    assert order.status == "Suspended"
+    assert order.last_synced_at is not None
+
+
+def test_it_shows_renew_prices_per_term(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "priced.com")
+
+    body = signed_in.get(url(order)).content.decode()
+
+    # The demo catalogue renews .com at 14.99 a year.
+    assert "14.99 USD per year" in body
+    assert "3 years · 44.97 USD" in body
+
+
+def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "unpriced.com")
+
+    with inject(error_rate=1.0, scope="metasearch"):
+        body = signed_in.get(url(order)).content.decode()
+
+    assert "Renewal price unavailable" in body
+    assert "Renew unpriced.com" in body
+
+
+def test_it_gives_the_page_a_renew_token_kept_in_the_session(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "tokened.com")
+
+    body = signed_in.get(url(order)).content.decode()
+
+    issued = signed_in.session["renew_tokens"][str(order.order_id)]
+    assert f'name="renew_token" value="{issued[-1]}"' in body
+
+
+def test_an_expired_domain_can_be_renewed_and_stands_out(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "overdue.com")
+    sandbox_orders.set_expiry_in_days(order, -10.5)
+
+    body = signed_in.get(url(order)).content.decode()
+
+    assert '<span class="badge badge-bad">Expired</span>' in body
+    assert "Expired 10 days ago" in body
+    assert "order-expiry order-expired" in body
+    assert "Renew overdue.com" in body
+
+
+def test_pending_delete_explains_restore_and_offers_no_renewal(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "almostgone.com")
+    sandbox_orders.set_status(order, "Pending Delete Restorable")
+
+    body = signed_in.get(url(order)).content.decode()
+
+    assert "must be restored" in body or "has to be <strong>restored</strong>" in body
+    assert "contact our support team" in body
+    assert reverse("order_renew", args=[order.order_id]) not in body
+
+
+def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "outage.com")
+
+    with inject(error_rate=1.0, scope="orders"):
+        response = signed_in.get(url(order))
+
+    assert response.status_code == 503
+    body = response.content.decode()
+    assert "<h1>outage.com</h1>" in body
+    assert 'class="notice notice-error"' in body
+
+
+def test_an_order_no_longer_listed_says_so(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "vanished.com")
+    sandbox_orders.set_status(order, "Deleted")
+
+    response = signed_in.get(url(order))
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "no longer listed in your account" in body
+    assert reverse("order_renew", args=[order.order_id]) not in body
