@@ -45,7 +45,7 @@ class OrderInline(admin.TabularInline):
 
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
-    list_display = ("email", "name", "provider_customer_id", "created_at", "country", "is_active")
+    list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
     list_filter = (ProviderLinkFilter, "country", "created_at")
     search_fields = ("user__email", "user__username", "name", "company", "=customer_id")
     date_hierarchy = "created_at"
@@ -63,6 +63,10 @@ class CustomerAdmin(admin.ModelAdmin):
     @admin.display(description="Email", ordering="user__email")
     def email(self, obj: Customer) -> str:
         return obj.user.email
+
+    @admin.display(description="Signup date", ordering="created_at")
+    def signed_up(self, obj: Customer):
+        return obj.created_at
 
     @admin.display(description="Active", boolean=True, ordering="user__is_active")
     def is_active(self, obj: Customer) -> bool:

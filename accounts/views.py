@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -29,6 +29,12 @@ def _safe_next(request: HttpRequest, candidate: str | None) -> str:
     ):
         return candidate
     return ""
+
+
+def _local_path(url: str) -> str:
+    """The path and query of a URL on our own site (a Referer is absolute)."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "") if parts.path else ""
 
 
 def _login_url(next_url: str) -> str:
@@ -187,7 +193,7 @@ def login(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def panel(request: HttpRequest) -> HttpResponse:
-    back = _safe_next(request, request.META.get("HTTP_REFERER")) or reverse("orders")
+    back = _local_path(_safe_next(request, request.META.get("HTTP_REFERER"))) or reverse("orders")
     if not request.user.is_authenticated:
         # After signing in the customer lands back where the button was (a GET here would be refused).
         return redirect_to_login(back)

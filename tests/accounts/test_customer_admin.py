@@ -1,0 +1,79 @@
+"""The Customer admin: search by email and name, the provider link, signup date, country, their orders."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from domains.models import Order
+
+pytestmark = pytest.mark.django_db
+
+URL = "/admin/accounts/customer/"
+
+
+@pytest.fixture
+def staff(client):
+    admin = get_user_model().objects.create_superuser("staff@example.org", "staff@example.org", "Staff#12345")
+    client.force_login(admin)
+    return client
+
+
+def test_it_lists_customers_with_their_provider_id_date_and_country(staff, make_customer):
+    make_customer("ada@example.org", customer_id=12345678, country="GB")
+    page = staff.get(URL).content.decode()
+    assert "ada@example.org" in page and "12345678" in page and "GB" in page
+    assert "Signup date" in page
+
+
+def test_a_customer_without_provider_id_is_highlighted(staff, make_customer):
+    pending = make_customer("pending@example.org")
+    pending.customer_id = None
+    pending.save()
+    page = staff.get(URL).content.decode()
+    assert "Needs reconciliation" in page
+    filtered = staff.get(URL, {"provider_link": "missing"}).content.decode()
+    assert "pending@example.org" in filtered
+
+
+def test_it_searches_by_email_and_name(staff, make_customer):
+    make_customer("ada@example.org", name="Ada Lovelace")
+    make_customer("grace@example.org", name="Grace Hopper")
+    by_email = staff.get(URL, {"q": "grace@"}).content.decode()
+    assert "grace@example.org" in by_email and "ada@example.org" not in by_email
+    by_name = staff.get(URL, {"q": "Lovelace"}).content.decode()
+    assert "ada@example.org" in by_name and "grace@example.org" not in by_name
+
+
+def test_the_change_page_shows_their_orders_read_only(staff, make_customer):
+    customer = make_customer("ada@example.org")
+    Order.objects.create(order_id=555001, customer=customer, domain_name="ada-lovelace.com")
+    page = staff.get(f"{URL}{customer.pk}/change/").content.decode()
+    assert "ada-lovelace.com" in page and "555001" in page
+    assert 'name="orders-0-domain_name"' not in page  # read-only, not editable
+
+
+def test_entering_the_provider_id_activates_a_pending_account(staff, make_customer):
+    customer = make_customer("pending@example.org")
+    customer.customer_id = None
+    customer.save()
+    customer.user.is_active = False
+    customer.user.save()
+    page = staff.get(f"{URL}{customer.pk}/change/")
+    form = page.context["adminform"].form
+    data = {key: ("" if value is None else value) for key, value in form.initial.items() if key in form.fields}
+    data.update(
+        {
+            "customer_id": "87654321",
+            "orders-TOTAL_FORMS": "0",
+            "orders-INITIAL_FORMS": "0",
+            "orders-MIN_NUM_FORMS": "0",
+            "orders-MAX_NUM_FORMS": "1000",
+        }
+    )
+    response = staff.post(f"{URL}{customer.pk}/change/", data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    customer.refresh_from_db()
+    customer.user.refresh_from_db()
+    assert customer.customer_id == 87654321
+    assert customer.user.is_active

@@ -1,0 +1,107 @@
+"""/accounts/panel/: a fresh auto-login token, an immediate redirect, and the token kept nowhere."""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.core.cache import cache
+from django.db import connection
+
+from storefront.gateway import gateway
+
+from .conftest import VALID
+
+URL = "/accounts/panel/"
+
+
+@pytest.fixture
+def customer(seeded, make_customer):
+    """A customer that exists at the provider (the sandbox) and with us, signed in."""
+    created = gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
+    return make_customer(VALID["email"], customer_id=created.customer_id)
+
+
+def _token(response) -> str:
+    query = parse_qs(urlparse(response["Location"]).query)
+    return query["token"][0]
+
+
+def _everything_stored() -> str:
+    """Every row of every table, and every cache entry, as one text to search."""
+    texts = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            cursor.execute(f'SELECT * FROM "{table}"')  # table names from the database itself
+            texts.extend(repr(row) for row in cursor.fetchall())
+    texts.extend(repr(value) for value in getattr(cache, "_cache", {}).values())
+    return "\n".join(texts)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, settings):
+    client.force_login(customer.user)
+    first = client.post(URL)
+    second = client.post(URL)
+    assert first.status_code == 302
+    assert first["Location"].startswith(f"{settings.RESELLER_PANEL_URL}/auto-login?token=")
+    assert len(_token(first)) >= 32
+    assert _token(first) != _token(second)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_token_is_in_no_table_no_cache_and_no_log(client, customer, caplog):
+    caplog.set_level(logging.DEBUG)
+    client.force_login(customer.user)
+    token = _token(client.post(URL))
+    assert token not in caplog.text
+    assert all(token not in str(session.get_decoded()) for session in Session.objects.all())
+    assert token not in _everything_stored()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_provider_error_shows_a_message_and_stays_on_the_site(client, seeded, make_customer):
+    stranger = make_customer("unknown-at-provider@example.org")  # not a customer of the provider
+    client.force_login(stranger.user)
+    response = client.post(URL, headers={"Referer": "http://testserver/orders/42/"})
+    assert response.status_code == 302
+    assert response["Location"] == "/orders/42/"
+    page = client.get("/accounts/login/").content.decode()  # any page shows the queued message
+    assert "We could not open your control panel: Invalid customer email" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_an_error_a_foreign_referer_is_not_followed(client, seeded, make_customer):
+    stranger = make_customer("unknown-at-provider@example.org")
+    client.force_login(stranger.user)
+    response = client.post(URL, headers={"Referer": "https://evil.example/"})
+    assert response["Location"] == "/orders/"
+
+
+@pytest.mark.django_db
+def test_get_is_not_allowed(client, make_customer, provider_calls):
+    client.force_login(make_customer().user)
+    assert client.get(URL).status_code == 405
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_anonymous_is_sent_to_sign_in_without_a_provider_call(client, provider_calls):
+    response = client.post(URL, headers={"Referer": "http://testserver/orders/42/"})
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/orders/42/"
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_customer):
+    from django.template.loader import render_to_string
+
+    request = rf.get("/orders/1/")
+    request.user = make_customer().user
+    html = render_to_string("accounts/_panel_button.html", request=request)
+    assert 'method="post" action="/accounts/panel/"' in html
+    assert "csrfmiddlewaretoken" in html
+    assert "Open control panel" in html

@@ -1,0 +1,66 @@
+"""/accounts/signup/states/: the state select of a country, and its dialling prefix out of band for htmx."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from storefront import countries
+
+pytestmark = pytest.mark.django_db
+
+URL = "/accounts/signup/states/"
+
+
+def _options(html: str) -> list[str]:
+    select = html.split('name="state"')[1].split("</select>")[0]
+    return re.findall(r'<option value="([^"]*)"', select)
+
+
+def test_it_lists_the_states_of_the_country_ending_with_other(client):
+    html = client.get(URL, {"country": "US"}, headers={"HX-Request": "true"}).content.decode()
+    assert _options(html) == list(countries.states_for("US"))
+    assert "California" in _options(html) and _options(html)[-1] == "Other"
+    assert 'id="state-row"' in html
+    assert "<html" not in html
+    assert '<label for="id_state">' in html
+
+
+def test_for_htmx_it_also_sends_the_dialling_prefix_out_of_band(client):
+    html = client.get(URL, {"country": "DE"}, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="country-code-input" hx-swap-oob="true"' in html
+    assert re.search(r'<input[^>]*name="country_code"[^>]*value="49"', html)
+
+
+def test_without_htmx_there_is_no_out_of_band_part(client):
+    html = client.get(URL, {"country": "DE"}).content.decode()
+    assert "hx-swap-oob" not in html
+    assert "Bayern" in _options(html)
+
+
+def test_it_keeps_the_chosen_state_when_the_new_country_has_it(client):
+    html = client.get(URL, {"country": "US", "state": "Texas"}).content.decode()
+    assert '<option value="Texas" selected>Texas</option>' in html
+
+
+def test_a_state_of_another_country_is_not_kept(client):
+    html = client.get(URL, {"country": "US", "state": "England"}).content.decode()
+    assert "England" not in html
+    assert "selected" in html
+
+
+def test_an_unknown_or_missing_country_offers_only_other(client):
+    for query in ({"country": "XX"}, {}):
+        html = client.get(URL, query, headers={"HX-Request": "true"}).content.decode()
+        assert _options(html) == ["Other"]
+        assert re.search(r'<input[^>]*name="country_code"(?![^>]*value=)[^>]*>', html)
+
+
+def test_a_country_without_states_offers_only_other(client):
+    code = next(c.alpha2 for c in countries.countries() if c.states == (countries.OTHER,))
+    assert _options(client.get(URL, {"country": code}).content.decode()) == ["Other"]
+
+
+def test_it_answers_get_only(client):
+    assert client.post(URL, {"country": "US"}).status_code == 405
