@@ -44,6 +44,12 @@ def sandbox_orders(seeded_partner) -> SandboxOrders:
 
 
 @pytest.fixture
+def password() -> str:
+    """The password of `customer` once signed in through `signed_in`."""
+    return PASSWORD
+
+
+@pytest.fixture
 def signed_in(client, customer):
     """The test client signed in as `customer`, whose password is PASSWORD."""
     customer.user.set_password(PASSWORD)
