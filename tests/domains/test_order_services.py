@@ -1,0 +1,231 @@
+"""The order services (domains/orders.py): listing cache, local copy, expiry wording, renew tokens, prices."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.core.cache import cache
+
+from domains import orders as services
+from domains.models import Order
+from storefront.gateway import Order as ProviderOrder
+from storefront.gateway import OrderPage, Pricing
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+
+NOW = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def row(days: float, status: str = "Active") -> services.OrderRow:
+    expires = NOW + dt.timedelta(days=days)
+    provider = ProviderOrder(
+        order_id=1, domain_name="a.com", status=status, expiry="", expiry_timestamp=int(expires.timestamp())
+    )
+    return services.order_row(provider, now=NOW)
+
+
+# --- Expiry wording (no provider needed) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("days", "words", "urgency"),
+    [
+        (400, "in 1\xa0year", ""),
+        (45.2, "in 45 days", ""),
+        (23.5, "in 23 days", "soon"),
+        (1.2, "in 1 day", "soon"),
+        (0.3, "expires today", "soon"),
+        (-0.3, "expired today", "expired"),
+        (-3.5, "expired 3 days ago", "expired"),
+        (-1.5, "expired 1 day ago", "expired"),
+        (-100, "expired 3\xa0months ago", "expired"),
+    ],
+)
+def test_it_says_how_long_is_left(days, words, urgency):
+    assert row(days).time_left == words
+    assert row(days).urgency == urgency
+
+
+def test_a_past_expiry_is_expired_even_if_the_status_lags():
+    lagging = row(-2, status="Active")
+
+    assert lagging.is_expired
+    assert lagging.display_status == "Expired"
+    assert lagging.badge_class == "badge-bad"
+
+
+def test_pending_delete_stays_pending_delete_and_cannot_be_renewed():
+    pending = row(10, status="Pending Delete Restorable")
+
+    assert pending.display_status == "Pending Delete Restorable"
+    assert not pending.can_renew
+    assert pending.urgency == "expired"
+
+
+def test_each_status_has_a_badge_and_a_meaning():
+    for status, badge in [
+        ("Active", "badge-ok"),
+        ("Suspended", "badge-warn"),
+        ("Pending Delete Restorable", "badge-bad"),
+        ("Expired", "badge-bad"),
+    ]:
+        shown = row(200, status=status)
+        assert shown.badge_class == badge
+        assert shown.meaning
+
+
+def test_renew_options_multiply_the_yearly_price():
+    pricing = Pricing(
+        currency="USD", register=Decimal("1"), renew=Decimal("14.99"), period="year", is_free_first_year=False,
+        summary="",
+    )  # fmt: skip
+
+    options = services.renew_options(pricing)
+
+    assert options[0] == (1, Decimal("14.99"))
+    assert options[8] == (9, Decimal("134.91"))
+    assert services.renew_options(None)[2] == (3, None)
+
+
+# --- Listing, cache, local copy (sandbox over HTTP) ----------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_orders_list_is_cached_per_customer_page_and_search(customer, sandbox_orders, provider_calls):
+    sandbox_orders.register(customer, "cachekeys.com")
+    provider_calls.clear()
+
+    services.orders_list(customer=customer)
+    services.orders_list(customer=customer)
+    services.orders_list(customer=customer, q="cache")
+    services.orders_list(customer=customer, page=2)
+
+    assert [name for name, _ in provider_calls] == ["domain_orders"] * 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_invalidation_touches_only_that_customer(customer, other_customer, sandbox_orders, provider_calls):
+    services.orders_list(customer=customer)
+    services.orders_list(customer=other_customer)
+    provider_calls.clear()
+
+    services.orders_cache_invalidate(customer=customer)
+    services.orders_list(customer=customer)
+    services.orders_list(customer=other_customer)
+
+    assert [kwargs["customer_id"] for _, kwargs in provider_calls] == [customer.customer_id]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_invalidation_survives_a_lost_version_key(customer, sandbox_orders, provider_calls):
+    services.orders_list(customer=customer)
+    cache.delete(f"orders:version:{customer.pk}")
+    sandbox_orders.register(customer, "afterloss.com")
+
+    listing = services.orders_list(customer=customer)
+
+    assert [r.domain_name for r in listing.rows] == ["afterloss.com"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_orders_sync_upserts_the_local_copy(customer, other_customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "synced.com")
+    Order.objects.filter(pk=order.pk).update(customer=other_customer, status="Suspended", domain_name="old.com")
+
+    services.orders_list(customer=customer)
+
+    order.refresh_from_db()
+    assert order.customer == customer
+    assert order.domain_name == "synced.com"
+    assert order.status == "Active"
+    assert order.expires_at == sandbox_orders.at_sandbox(order).expires_at
+    assert order.last_synced_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_order_fetch_finds_the_order_among_similar_names(customer, sandbox_orders):
+    for n in range(11):
+        sandbox_orders.register(customer, f"x{n:02d}twin.com")
+    target = sandbox_orders.register(customer, "twin.com")
+
+    found = services.order_fetch(order=target)
+
+    assert found is not None and found.order_id == target.order_id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_order_fetch_walks_pages_when_the_search_matches_many(customer, sandbox_orders):
+    target = sandbox_orders.register(customer, "deep.com")
+    for n in range(11):
+        sandbox_orders.register(customer, f"a{n:02d}deep.com")  # newer: listed before the target
+
+    found = services.order_fetch(order=target)
+
+    assert found is not None and found.order_id == target.order_id
+
+
+def test_the_page_size_is_learnt_from_a_full_first_page():
+    full = OrderPage(total_orders=23, orders_on_page=10, orders=[])
+    last = OrderPage(total_orders=23, orders_on_page=3, orders=[])
+
+    assert services._page_size(1, full) == 10
+    assert services._page_size(3, last) == 10
+
+
+def test_a_single_page_is_one_page():
+    only = OrderPage(total_orders=4, orders_on_page=4, orders=[])
+
+    assert services._page_size(1, only) == 4
+
+
+# --- Renew tokens -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_token_being_used_refuses_a_second_submit(customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "inflight.com")
+    cache.add("orders:renew-token:t-1", "pending", 60)  # the first submit is still with the provider
+    provider_calls.clear()
+
+    with pytest.raises(services.RenewAlreadySubmitted, match="already being processed"):
+        services.order_renew(order=order, duration=1, renew_token="t-1")
+
+    assert provider_calls == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "invalidated.com")
+    services.orders_list(customer=customer)
+    before = sandbox_orders.at_sandbox(order).expires_at
+
+    renewed = services.order_renew(order=order, duration=3, renew_token="t-2")
+
+    assert renewed.expires_at == before.replace(year=before.year + 3)
+    order.refresh_from_db()
+    assert order.expires_at == renewed.expires_at
+    provider_calls.clear()
+    listing = services.orders_list(customer=customer)
+    assert provider_calls, "the listing was asked again"
+    assert listing.rows[0].expires_at == renewed.expires_at
+
+
+def test_an_out_of_range_duration_is_a_programming_error():
+    with pytest.raises(ValueError, match="1 to 9"):
+        services.order_renew(order=Order(), duration=10, renew_token="t-3")
+
+
+# --- Renew price ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, sandbox_orders):
+    sandbox_orders.register(customer, "ownedname.io")
+
+    pricing = services.renew_pricing(domain_name="ownedname.io")
+
+    assert pricing is not None
+    assert pricing.renew == Decimal("49.99")
+    assert pricing.currency == "USD"
