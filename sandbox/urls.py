@@ -7,7 +7,7 @@ A key only opens its own environment (`test_` keys the first, `live_` keys the s
 from django.urls import URLPattern, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers, dns, domains, metasearch, search
+from sandbox.views import core, customers, dns, domains, metasearch, panel, search
 from storefront.gateway import EDITABLE_RECORD_TYPES
 
 
@@ -24,6 +24,7 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/domains/suggestions", search.suggestions),
         route("domain-suggestions", search.domain_suggestions),
         route("metasearch/v1/search", metasearch.search),
+        route("panel/auto-login", panel.auto_login),
         route("api/v1/domains/register", domains.register),
         route("api/v1/domains/orders", domains.orders),
         route("api/v1/domains/renew", domains.renew),
