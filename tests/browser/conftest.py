@@ -1,0 +1,140 @@
+"""Playwright fixtures: Debian's Chromium driving the storefront on a real port, with the sandbox as provider.
+
+One browser per session, a new context (cookies, storage) per test. Every page is watched: a JS error, a
+Content-Security-Policy violation or a server error from one of our own pages fails the test that saw it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, sync_playwright
+
+# Playwright's sync API runs an event loop in the main thread, and Django then refuses database access there
+# ("you cannot call this from an async context"). The tests never share a connection with that loop, so the
+# check is switched off, for the browser tests only.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+# Short enough to keep a broken page from stalling the suite, long enough for a 2 s provider timeout.
+DEFAULT_TIMEOUT_MS = 10_000
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.fail(
+            "Chromium is not installed, so the browser journeys cannot run. Install Debian's package "
+            "(`sudo apt-get install -y chromium`, as bin/test does); Playwright's own download is not used.",
+            pytrace=False,
+        )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Watch:
+    """What went wrong in the browser during one test, besides the test's own assertions."""
+
+    origin: str
+    errors: list[str] = field(default_factory=list)
+    # Sandbox faults answer 5xx on purpose; our own pages may answer 503 only as a designed, full page.
+    allowed_document_statuses: set[int] = field(default_factory=lambda: {503})
+
+    def on_console(self, message: ConsoleMessage) -> None:
+        if message.type != "error":
+            return
+        text = message.text
+        # A failed load is judged by its status in on_response (a designed 503 page logs this line too).
+        if text.startswith("Failed to load resource"):
+            return
+        self.errors.append(f"console error: {text}")
+
+    def on_page_error(self, error: Exception) -> None:
+        self.errors.append(f"JavaScript error: {error}")
+
+    def on_response(self, response: Response) -> None:
+        status = response.status
+        url = response.url
+        if status < 500 or not url.startswith(self.origin):
+            return
+        if urlsplit(url).path.startswith("/sandbox/"):
+            return
+        request = response.request
+        if request.resource_type == "document" and status in self.allowed_document_statuses:
+            return
+        kind = "fragment" if request.headers.get("hx-request") else request.resource_type
+        self.errors.append(f"server error: {request.method} {url} answered {status} ({kind})")
+
+
+@pytest.fixture
+def watch(live_server) -> Watch:
+    return Watch(origin=live_server.url)
+
+
+@pytest.fixture
+def context(browser: Browser, live_server, sandbox_url, sandbox_partner) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(base_url=live_server.url, viewport=DESKTOP, locale="en-US", timezone_id="UTC")
+    ctx.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext, watch: Watch) -> Iterator[Page]:
+    context.on("page", lambda new: _attach(new, watch))
+    first = context.new_page()
+    _attach(first, watch)
+    yield first
+    assert not watch.errors, "The browser saw problems:\n" + "\n".join(watch.errors)
+
+
+def _attach(page: Page, watch: Watch) -> None:
+    if getattr(page, "_storefront_watched", False):
+        return
+    page._storefront_watched = True  # type: ignore[attr-defined]
+    page.on("console", watch.on_console)
+    page.on("pageerror", watch.on_page_error)
+    page.on("response", watch.on_response)
+
+
+@pytest.fixture
+def screenshot(page: Page):
+    """Saves the page as artifacts/screenshots/<journey>-phone.png and -desktop.png, the whole page each time."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(journey: str) -> list[Path]:
+        before = page.viewport_size or DESKTOP
+        paths = []
+        for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)  # let the layout settle at the new width
+            path = SCREENSHOTS / f"{journey}-{size_name}.png"
+            page.screenshot(path=str(path), full_page=True)
+            paths.append(path)
+        page.set_viewport_size(before)
+        return paths
+
+    return take

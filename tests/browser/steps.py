@@ -1,0 +1,96 @@
+"""Steps the journeys share, done the way a customer does them: through the pages, with visible labels."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from playwright.sync_api import Page, expect
+
+PASSWORD = "Quokka#Sun27"
+
+
+@dataclass
+class Person:
+    email: str
+    password: str = PASSWORD
+    name: str = "Grace Hopper"
+    address: str = "1 Harbour Street"
+    city: str = "Arlington"
+    zipcode: str = "22201"
+    country: str = "United States"
+    state: str = "Virginia"
+    dial_code: str = "1"
+    phone: str = "7035550123"
+
+
+def new_person(**details: str) -> Person:
+    return Person(email=f"visitor-{uuid.uuid4().hex[:10]}@example.org", **details)
+
+
+def unique_label(word: str) -> str:
+    """A search word no other test uses (the sandbox keeps every registration in its database)."""
+    return f"{word}{uuid.uuid4().hex[:6]}"
+
+
+def choose_country(page: Page, country: str, state: str) -> None:
+    """Picks the country, waits for its own state list (htmx swaps it in), then picks the state."""
+    page.get_by_label("Country").select_option(label=country)
+    states = page.get_by_label("State or province")
+    expect(states.locator("option", has_text=re.compile(f"^{re.escape(state)}$"))).to_have_count(1)
+    states.select_option(label=state)
+
+
+def fill_signup(page: Page, person: Person) -> None:
+    page.get_by_label("Full name").fill(person.name)
+    page.get_by_label("Email").fill(person.email)
+    choose_country(page, person.country, person.state)
+    page.get_by_label("Street address").fill(person.address)
+    page.get_by_label("City").fill(person.city)
+    page.get_by_label("Postal code").fill(person.zipcode)
+    expect(page.get_by_label("Dialling prefix")).to_have_value(person.dial_code)
+    page.get_by_label("Phone").fill(person.phone)
+    page.get_by_label("Password", exact=True).fill(person.password)
+    page.get_by_label("Password again").fill(person.password)
+
+
+def sign_up(page: Page, person: Person) -> None:
+    """Creates the account from the signup page; the customer ends on the page `next` named (or their domains)."""
+    if "/accounts/signup/" not in page.url:
+        page.goto("/accounts/signup/")
+    fill_signup(page, person)
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_text("Welcome! Your account is ready.")).to_be_visible()
+
+
+def add_to_cart(page: Page, domain_name: str) -> None:
+    """On a search results page: the row's own button, then its confirmation in place."""
+    button = page.get_by_role("button", name=f"Add {domain_name} to cart")
+    button.click()
+    row = page.locator(".result-row", has=page.get_by_role("button", name=f"Add {domain_name} to cart"))
+    expect(row.get_by_text("In your cart")).to_be_visible()
+
+
+def search_page(page: Page, term: str) -> None:
+    page.goto(f"/search/?q={term}")
+    expect(page.get_by_text("Results for")).to_be_visible()
+
+
+def buy(page: Page, *domain_names: str) -> None:
+    """A signed-in customer adds the names from the search page and checks out; every name ends registered."""
+    for name in domain_names:
+        search_page(page, name)
+        add_to_cart(page, name)
+    page.goto("/checkout/")
+    page.get_by_role("button", name=re.compile(r"^Buy now")).click()
+    expect(page.get_by_role("heading", name="Your order")).to_be_visible()
+    expect(page.get_by_text(re.compile(rf"Done: {len(domain_names)} domains? registered"))).to_be_visible()
+
+
+def customer_with_domains(page: Page, *domain_names: str) -> Person:
+    """A new customer, signed up through the page, who has bought the names: where journeys 2-4 start."""
+    person = new_person()
+    sign_up(page, person)
+    buy(page, *domain_names)
+    return person

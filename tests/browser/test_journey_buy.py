@@ -1,0 +1,83 @@
+"""Journey 1: a visitor searches as they type, fills a cart of two, signs up from the cart and buys both."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.steps import choose_country, fill_signup, new_person, unique_label
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PRICE = re.compile(r"\$\d+\.\d\d")
+
+
+def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_domains(page: Page, screenshot):
+    word = unique_label("bluebird")
+    page.goto("/")
+
+    # Typed a key at a time, never submitted: the results arrive by themselves.
+    page.get_by_label("Search for a domain").press_sequentially(word, delay=50)
+    featured = page.get_by_role("region", name="Featured result")
+    expect(featured).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"/search/\?q={word}$"))
+    hero_name = f"{word}.com"
+    expect(featured.locator(".result-domain")).to_have_text(hero_name)
+    expect(featured.get_by_text("Available")).to_be_visible()
+    expect(featured.locator(".price")).to_have_text(PRICE)
+
+    ai = page.get_by_role("region", name="Ideas from AI")
+    expect(ai).to_be_visible()
+    ai_rows = ai.locator(".result-row")
+    expect(ai_rows.first).to_be_visible()
+    assert ai_rows.count() >= 2
+    for index in range(ai_rows.count()):
+        expect(ai_rows.nth(index).locator(".price")).to_have_text(PRICE)
+    ai_name = ai_rows.first.locator(".result-domain").inner_text().strip()
+
+    # Two domains into the cart: each row confirms in place and the header's count follows.
+    for name in (hero_name, ai_name):
+        page.get_by_role("button", name=f"Add {name} to cart").click()
+        row = page.locator(".result-row", has=page.get_by_role("button", name=f"Add {name} to cart"))
+        expect(row.get_by_text("In your cart")).to_be_visible()
+    expect(page.locator("#cart-count")).to_have_text("2")
+
+    page.get_by_role("navigation", name="Account").get_by_role("link", name=re.compile("^Cart")).click()
+    expect(page.get_by_role("heading", name="Your cart")).to_be_visible()
+    expect(page.get_by_role("heading", name=hero_name)).to_be_visible()
+    expect(page.get_by_role("heading", name=ai_name)).to_be_visible()
+    page.get_by_role("link", name="Go to checkout").click()
+
+    # Not signed in: checkout offers the signup, which brings the customer back with the cart intact.
+    expect(page.get_by_role("heading", name="Sign in to buy")).to_be_visible()
+    page.get_by_role("link", name="Create an account").click()
+    expect(page.get_by_role("heading", name="Create your account")).to_be_visible()
+
+    # The state list follows the country: British regions first, then American states replace them.
+    person = new_person(country="United States", state="California", dial_code="1")
+    choose_country(page, "United Kingdom", "Scotland")
+    expect(page.get_by_label("Dialling prefix")).to_have_value("44")
+    fill_signup(page, person)
+    states = page.get_by_label("State or province")
+    expect(states.locator("option", has_text="California")).to_have_count(1)
+    expect(states.locator("option", has_text="Scotland")).to_have_count(0)
+    expect(states).to_have_value("California")
+    page.get_by_role("button", name="Create account").click()
+
+    expect(page.get_by_text("Welcome! Your account is ready.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Review your order")).to_be_visible()
+    contact = page.locator("address")
+    expect(contact).to_contain_text(person.name)
+    expect(contact).to_contain_text("California")
+    page.get_by_role("button", name=re.compile(r"^Buy now")).click()
+
+    expect(page.get_by_role("heading", name="Your order")).to_be_visible()
+    expect(page.get_by_text("Done: 2 domains registered.")).to_be_visible()
+    for name in (hero_name, ai_name):
+        line = page.locator(".outcome-line", has_text=name)
+        expect(line.locator(".badge")).to_have_text(re.compile("Registered", re.I))
+        expect(line.get_by_role("link", name=f"Manage {name}")).to_be_visible()
+    expect(page.locator("#cart-count")).to_have_text("0")
+    screenshot("buy")
