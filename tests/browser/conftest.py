@@ -102,12 +102,27 @@ def context(browser: Browser, live_server, sandbox_url, sandbox_partner) -> Iter
     ctx.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
 @pytest.fixture
-def page(context: BrowserContext, watch: Watch) -> Iterator[Page]:
+def page(request: pytest.FixtureRequest, context: BrowserContext, watch: Watch) -> Iterator[Page]:
     context.on("page", lambda new: _attach(new, watch))
     first = context.new_page()
     _attach(first, watch)
     yield first
+    if request.node.stash.get(_CALL_FAILED, False):
+        # What the customer was looking at when the journey broke, for the CI artifacts.
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        first.screenshot(path=str(SCREENSHOTS / f"FAILED-{request.node.name}.png"), full_page=True)
     assert not watch.errors, "The browser saw problems:\n" + "\n".join(watch.errors)
 
 

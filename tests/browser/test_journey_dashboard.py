@@ -1,0 +1,57 @@
+"""Journey 2: the customer finds their new domains on the dashboard, renews one and reveals a transfer code."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.steps import customer_with_domains, unique_label
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _expiry(years_from_now: int) -> str:
+    today = datetime.now(UTC).date()
+    return f"{today:%b} {today.day}, {today.year + years_from_now}"
+
+
+def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, screenshot):
+    label = unique_label("harbour")
+    first, second = f"{label}.com", f"{label}.net"
+    person = customer_with_domains(page, first, second)
+
+    page.get_by_role("navigation", name="Account").get_by_role("link", name="My domains").click()
+    expect(page.get_by_role("heading", name="My domains")).to_be_visible()
+    expect(page.get_by_text("2 domains")).to_be_visible()
+    for name in (first, second):
+        row = page.locator("tr", has=page.get_by_role("link", name=name, exact=True))
+        expect(row.locator(".order-date")).to_have_text(_expiry(1))
+        expect(row.locator(".badge").first).to_have_text(re.compile("Active", re.I))
+
+    page.get_by_role("link", name=first, exact=True).click()
+    expect(page.get_by_role("heading", name=first, level=1)).to_be_visible()
+    expect(page.locator(".order-expiry-date")).to_have_text(_expiry(1))
+
+    renew = page.get_by_role("region", name="Renew")
+    renew.get_by_label("Renew for").select_option(value="2")
+    renew.get_by_role("button", name=f"Renew {first}").click()
+    expect(page.get_by_text(f"Renewed until {_expiry(3)}.")).to_be_visible()
+    expect(page.locator(".order-expiry-date")).to_have_text(_expiry(3))
+
+    transfer = page.locator("#transfer")
+    transfer.get_by_label("Your password").fill("Not-my-password1")
+    transfer.get_by_role("button", name="Show transfer code").click()
+    expect(page.locator("#transfer .errorlist")).to_be_visible()
+    expect(page.locator("#transfer-code")).to_have_count(0)
+
+    page.locator("#transfer").get_by_label("Your password").fill(person.password)
+    page.locator("#transfer").get_by_role("button", name="Show transfer code").click()
+    code = page.locator("#transfer-code")
+    expect(code).to_be_visible()
+    expect(code).to_have_text(re.compile(r"\S{6,}"))
+    expect(page.locator("#transfer").get_by_role("button", name="Copy")).to_be_visible()
+    expect(page.locator("#transfer").get_by_label("Your password")).to_have_count(0)
+    screenshot("dashboard")
