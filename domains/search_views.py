@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
 
 from django import forms
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_safe
 
 from domains.search import fallback_availability, metasearch_cached
-from storefront.gateway import GatewayError, RateLimited, Unauthorized, Unavailable, ValidationRejected
+from storefront.gateway import (
+    DomainResult,
+    GatewayError,
+    MetaSearchResult,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+    ValidationRejected,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +49,7 @@ class SearchForm(forms.Form):
 def search(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     query = request.GET.get("q", "").strip()
-    context: dict[str, Any] = {"form": form, "query": query, "state": "blank"}
+    context: dict[str, Any] = {"form": form, "query": query, "state": "blank", "cart_add_url": reverse("cart_add")}
     if not form.is_valid():
         context.update(state="error", error=form.errors["q"][0])
     elif form.cleaned_data["q"]:
@@ -67,16 +81,17 @@ def _results(term: str) -> dict[str, Any]:
 
     if not answer.results:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
-    listed = answer.listed
+    listed = [_row(result) for result in answer.listed]
+    hero = answer.hero
     shown, more = listed[:VISIBLE_RESULTS], listed[VISIBLE_RESULTS:]
     return {
         "state": "results",
-        "answer": answer,
-        "hero": answer.hero,
+        "searched": answer.meta.search_term,
+        "hero": _row(hero, featured=True) if hero else None,
         "shown": shown,
         "more": more,
         "more_count": answer.results_hidden or len(more),
-        "ai_suggestions": answer.ai_suggestions,
+        "ai_suggestions": [_row(result) for result in answer.ai_suggestions],
     }
 
 
@@ -92,4 +107,45 @@ def _fallback(term: str) -> dict[str, Any]:
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     typed = term.strip().lower()
-    return {"state": "fallback", "rows": rows, "typed_domain": typed if "." in typed else ""}
+    return {"state": "fallback", "rows": [_row(row, mine=row.domain_name == typed) for row in rows]}
+
+
+@dataclass(frozen=True)
+class Row:
+    """What one result row shows; nothing in it depends on who is looking."""
+
+    domain: str
+    status: Literal["available", "premium", "taken"]
+    summary: str  # the provider's ready-made price text; empty in the fallback
+    free_first_year: bool
+    mine: bool  # the exact domain the customer typed
+    featured: bool = False
+
+
+def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, featured: bool = False) -> SafeString:
+    pricing = getattr(result, "pricing", None)
+    if result.available:
+        status = "available"
+    elif result.premium:
+        status = "premium"
+    else:
+        status = "taken"
+    row = Row(
+        domain=result.domain_name,
+        status=status,
+        summary=pricing.summary if pricing else "",
+        free_first_year=bool(pricing and pricing.is_free_first_year),
+        mine=mine or getattr(result, "is_searched_exact", False),
+        featured=featured,
+    )
+    return _row_html(row) if not settings.DEBUG else _render_row(row)
+
+
+def _render_row(row: Row) -> SafeString:
+    return render_to_string("domains/_result_row.html", {"row": row, "cart_add_url": reverse("cart_add")})
+
+
+# Rendering ~30 rows through the template engine was most of a cached search's time; a row's HTML depends
+# only on the row (the CSRF token is outside, once per list), so each distinct row is rendered once per process.
+# Off in DEBUG, so template edits show at once.
+_row_html = lru_cache(maxsize=4096)(_render_row)

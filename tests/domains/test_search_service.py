@@ -12,15 +12,10 @@ from django.test import override_settings
 
 from domains import search
 from domains.search import fallback_availability, metasearch_cached
+from sandbox.faults import inject
 from storefront.gateway import RateLimited, ResellerGateway, ValidationRejected, gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def inject(**faults):
-    from sandbox.faults import inject as real
-
-    return real(**faults)
 
 
 @pytest.fixture
