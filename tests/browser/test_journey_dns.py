@@ -1,0 +1,68 @@
+"""Journey 3: the customer switches DNS on, adds an apex A record and a www CNAME, then deletes the CNAME."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.steps import customer_with_domains, unique_label
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ADDRESS = "203.0.113.10"
+
+
+def _add_record(page: Page, record_type: str, host: str, value: str) -> None:
+    form = page.get_by_role("region", name="Add a record")
+    form.get_by_label("Type").select_option(record_type)
+    form.get_by_label("Host").fill(host)
+    form.get_by_label("Value").fill(value)
+    form.get_by_role("button", name="Add record").click()
+
+
+def test_the_customer_activates_dns_adds_two_records_and_deletes_one(page: Page, screenshot):
+    domain = f"{unique_label('orchard')}.com"
+    customer_with_domains(page, domain)
+
+    page.get_by_role("link", name=f"Manage {domain}").click()
+    page.get_by_role("link", name="Edit DNS records").click()
+    expect(page.get_by_role("heading", name=f"Turn on DNS for {domain}")).to_be_visible()
+    page.get_by_role("button", name="Activate DNS").click()
+    expect(page.get_by_text("DNS is active. You can add records now.")).to_be_visible()
+
+    editor = page.locator("#dns-editor")
+    _add_record(page, "A", "@", ADDRESS)
+    expect(editor.get_by_role("status")).to_contain_text("Added")
+    expect(editor.get_by_role("heading", name="A records")).to_be_visible()
+    apex = editor.locator("tbody tr", has=page.locator("code", has_text=ADDRESS))
+    expect(apex.locator(".dns-host strong")).to_have_text("@")
+
+    _add_record(page, "CNAME", "www", domain)
+    expect(editor.get_by_role("status")).to_contain_text("Added")
+    expect(editor.get_by_role("heading", name="CNAME records")).to_be_visible()
+    www = editor.locator("tbody tr", has=page.locator(".dns-host strong", has_text=re.compile("^www$")))
+    expect(www.locator("code")).to_have_text(re.compile(rf"^{re.escape(domain)}\.?$"))
+    expect(www.locator(".dns-fqdn")).to_contain_text(f"www.{domain}")
+
+    # Both are listed, each under its own type.
+    editor.get_by_role("link", name="A", exact=True).click()
+    expect(editor.get_by_role("heading", name="A records")).to_be_visible()
+    expect(editor.locator("code", has_text=ADDRESS)).to_be_visible()
+    editor.get_by_role("link", name="CNAME", exact=True).click()
+    expect(editor.get_by_role("heading", name="CNAME records")).to_be_visible()
+
+    # Delete asks first, in place of the row, then the record is gone.
+    www.get_by_role("link", name="Delete").click()
+    confirm = editor.locator(".dns-delete-form")
+    expect(confirm).to_contain_text("Delete")
+    confirm.get_by_role("button", name="Delete this record").click()
+    expect(editor.get_by_role("status")).to_contain_text("Deleted")
+    expect(editor.get_by_text("No CNAME records yet.")).to_be_visible()
+
+    editor.get_by_role("link", name="A", exact=True).click()
+    expect(editor.locator("code", has_text=ADDRESS)).to_be_visible()
+    page.reload()
+    expect(page.locator("#dns-editor code", has_text=ADDRESS)).to_be_visible()
+    screenshot("dns")
