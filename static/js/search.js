@@ -1,10 +1,17 @@
 // Live domain search. The box is a plain GET form; htmx (attributes in the template) makes it answer as the
-// customer types. This file only smooths two edges, and the page works without it.
+// customer types. This file only smooths the edges, and the page works without it.
 (function () {
   "use strict";
 
-  // Enter or the Search button: run the live search instead of loading a new page. Chrome and Safari also
-  // fire the input's own "search" event on Enter; hx-sync="this:replace" keeps only the newest request.
+  function isSearchBox(elt) {
+    return !!(elt && elt.matches && elt.matches("form[data-live-search] input[name=q]"));
+  }
+
+  function term(input) {
+    return input.value.trim().toLowerCase();
+  }
+
+  // Enter or the Search button: run the live search instead of loading a new page.
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.matches || !form.matches("form[data-live-search]") || !window.htmx) return;
@@ -14,11 +21,28 @@
     window.htmx.trigger(input, "search");
   });
 
-  // htmx saves the page for the back button as HTML, which holds an input's initial value, not what was typed.
-  // Write the typed value into the attribute first, so going back shows the search that matched the results.
-  document.addEventListener("htmx:beforeHistorySave", function () {
+  // One search, one request: Enter right after typing (the typing's debounced request, the box's own "search"
+  // event in Chrome and Safari, the submit above) would otherwise ask for the same term two or three times,
+  // each replacing the one before. A request for the term already being answered is not sent again.
+  var pending = null; // {term, xhr} of the search in flight
+  document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail.elt;
+    if (isSearchBox(elt) && pending && pending.term === term(elt)) event.preventDefault();
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (isSearchBox(event.detail.elt)) pending = { term: term(event.detail.elt), xhr: event.detail.xhr };
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (pending && pending.xhr === event.detail.xhr) pending = null;
+  });
+
+  // Back and forward restore the results htmx saved for that address, but its snapshot of the box holds what
+  // was being typed when it was taken. The address says which search the results belong to: show that.
+  document.addEventListener("htmx:historyRestore", function () {
+    var q = new URLSearchParams(window.location.search).get("q") || "";
     document.querySelectorAll("form[data-live-search] input[name=q]").forEach(function (input) {
-      input.setAttribute("value", input.value);
+      input.value = q;
     });
+    pending = null;
   });
 })();
