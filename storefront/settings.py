@@ -180,6 +180,9 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# How many proxies in front of us append to X-Forwarded-For (the PaaS router: usually 1). 0 trusts no header
+# and uses the connection's address; throttles key on the resulting client address.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 

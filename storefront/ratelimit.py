@@ -1,0 +1,78 @@
+"""Request rate limits kept in the shared cache, so every web process counts together (CACHE_URL: Redis).
+
+    @rate_limit("search", limit=120, window=60)
+    def search(request): ...
+
+Counts per client address (behind the platform's proxies, see accounts.throttle.client_address), or per
+signed-in user with `per="user"`. Over the limit the view is not run: the customer gets a 429 with a
+Retry-After header and a page (or, for htmx, a fragment) that says how long to wait.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from accounts.throttle import client_address
+
+View = Callable[..., HttpResponse]
+
+
+def _now() -> float:
+    return time.time()
+
+
+def hit(scope: str, who: str, *, limit: int, window: int) -> int:
+    """Count one request; the seconds to wait when over the limit, else 0. Fixed windows, atomic increments."""
+    bucket = int(_now() // window)
+    digest = hashlib.sha256(who.encode()).hexdigest()[:24]
+    key = f"ratelimit:{scope}:{digest}:{bucket}"
+    if cache.add(key, 1, timeout=window + 1):
+        count = 1
+    else:
+        try:
+            count = cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=window + 1)
+            count = 1
+    if count <= limit:
+        return 0
+    return max(1, math.ceil((bucket + 1) * window - _now()))
+
+
+def rate_limit(
+    scope: str, *, limit: int, window: int, per: Literal["address", "user"] = "address", methods: tuple[str, ...] = ()
+) -> Callable[[View], View]:
+    def decorator(view: View) -> View:
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+            if methods and request.method not in methods:
+                return view(request, *args, **kwargs)
+            if per == "user" and request.user.is_authenticated:
+                who = f"user:{request.user.pk}"
+            else:
+                who = f"address:{client_address(request)}"
+            wait = hit(scope, who, limit=limit, window=window)
+            if wait:
+                return too_many_requests(request, wait)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def too_many_requests(request: HttpRequest, wait: int) -> HttpResponse:
+    template = "storefront/_rate_limited.html" if request.headers.get("HX-Request") else "storefront/rate_limited.html"
+    context = {"wait_seconds": wait, "wait_minutes": max(1, math.ceil(wait / 60))}
+    response = render(request, template, context, status=429)
+    response["Retry-After"] = str(wait)
+    return response
