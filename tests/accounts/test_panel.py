@@ -52,6 +52,27 @@ def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, 
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_link_signs_the_customer_in_at_the_panel_once(client, customer):
+    client.force_login(customer.user)
+    location = urlparse(client.post(URL)["Location"])
+    panel = client.get(location.path, parse_qs(location.query))
+    assert panel.status_code == 200
+    assert "ada@example.org" in panel.content.decode()
+    assert client.get(location.path, parse_qs(location.query)).status_code != 200  # works once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_provider_failure_stays_on_the_site_with_a_message(client, customer):
+    from sandbox.faults import inject
+
+    client.force_login(customer.user)
+    with inject(error_rate=1.0, scope="customers"):
+        response = client.post(URL, headers={"Referer": "http://testserver/orders/7/"})
+    assert response["Location"] == "/orders/7/"
+    assert "We could not open your control panel" in client.get("/accounts/login/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_token_is_in_no_table_no_cache_and_no_log(client, customer, caplog):
     caplog.set_level(logging.DEBUG)
     client.force_login(customer.user)

@@ -12,7 +12,7 @@ from django.test import override_settings
 from accounts.forms import SignupForm
 from accounts.models import Customer
 from storefront import countries
-from storefront.gateway import OutcomeUnknown, ResellerGateway, ValidationRejected, gateway
+from storefront.gateway import ResellerGateway, ValidationRejected, gateway
 
 from .conftest import VALID
 
@@ -333,37 +333,37 @@ def test_an_unreachable_provider_shows_a_message_and_leaves_nothing(client, seed
     assert not User.objects.exists()
 
 
-def _lose_the_answer(monkeypatch, *, after_sending: bool) -> list[int]:
-    """The provider acts (or not) but its answer never arrives: what the sandbox's faults will also do."""
-    original = ResellerGateway.customer_signup
-    sent: list[int] = []
+def _answer_lost():
+    """The provider creates the customer but its answer never arrives (the gateway's read timeout is 2 s)."""
+    from sandbox.faults import inject
 
-    def lossy(self, **kwargs):
-        if after_sending:
-            sent.append(original(self, **kwargs).customer_id)
-        raise OutcomeUnknown()
+    return inject(hang_seconds=3, hang_after_commit=True, scope="customers")
 
-    monkeypatch.setattr(ResellerGateway, "customer_signup", lossy)
-    return sent
+
+def _server_error():
+    """The provider fails with a 500 before creating anything; for a POST the gateway cannot know that."""
+    from sandbox.faults import inject
+
+    return inject(error_rate=1.0, scope="customers")
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_unknown_outcome_keeps_an_inactive_record_for_staff(client, seeded, monkeypatch, caplog):
-    _lose_the_answer(monkeypatch, after_sending=True)
-    response = _post(client)
+def test_an_unknown_outcome_keeps_an_inactive_record_for_staff(client, seeded, caplog):
+    with _answer_lost():
+        response = _post(client)
     assert response.status_code == 202
     assert "We could not confirm your account" in response.content.decode()
     customer = Customer.objects.get()
     assert customer.customer_id is None and not customer.user.is_active
     assert "_auth_user_id" not in client.session
     assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
+    assert _sandbox_customers("ada@example.org").count() == 1  # it did land at the provider
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(client, seeded, monkeypatch):
-    _lose_the_answer(monkeypatch, after_sending=True)
-    _post(client)
-    monkeypatch.undo()
+def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(client, seeded):
+    with _answer_lost():
+        _post(client)
     response = _post(client)
     assert response.status_code == 202
     assert "staff have been notified" in response.content.decode()
@@ -372,22 +372,35 @@ def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(clie
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded, monkeypatch):
-    _lose_the_answer(monkeypatch, after_sending=False)
-    _post(client)
-    monkeypatch.undo()
+def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded):
+    with _server_error():
+        first = _post(client)
+    assert first.status_code == 202
+    assert not _sandbox_customers("ada@example.org").exists()
     response = _post(client, next="/cart/")
     assert response["Location"] == "/cart/"
     customer = Customer.objects.get()
     assert customer.customer_id == _sandbox_customers("ada@example.org").get().customer_id
     assert customer.user.is_active
+    assert int(client.session["_auth_user_id"]) == customer.user.pk
 
 
 @pytest.mark.django_db(transaction=True)
-def test_someone_else_cannot_take_over_an_unconfirmed_signup(client, seeded, monkeypatch, provider_calls):
-    _lose_the_answer(monkeypatch, after_sending=False)
-    _post(client)
-    monkeypatch.undo()
+def test_rate_limiting_shows_the_message_and_leaves_nothing(client, seeded):
+    from sandbox.faults import inject
+
+    with inject(rate_limited=True, scope="customers"):
+        response = _post(client)
+    assert response.status_code == 429
+    assert "Too many requests to the domain service" in response.content.decode()
+    assert 'value="ada@example.org"' in response.content.decode()
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_someone_else_cannot_take_over_an_unconfirmed_signup(client, seeded, provider_calls):
+    with _server_error():
+        _post(client)
     provider_calls.clear()
     response = _post(client, password="Other#12345", password2="Other#12345")
     assert response.status_code == 202
