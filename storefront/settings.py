@@ -186,6 +186,8 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
+DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
