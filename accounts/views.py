@@ -13,6 +13,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import services, throttle
@@ -49,10 +51,13 @@ def _status_for(err: GatewayError) -> int:
     return 503
 
 
+@sensitive_post_parameters("password", "password2")
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"))
     login_url = _login_url(next_url)
+    if request.user.is_authenticated and not request.htmx:
+        return HttpResponseRedirect(next_url or reverse("orders"))
 
     if request.method == "GET" and request.htmx and request.GET.get("validate") == "email":
         return _email_feedback(request, login_url)
@@ -191,6 +196,7 @@ def login(request: HttpRequest) -> HttpResponse:
     return _login_view(request)
 
 
+@never_cache  # the redirect carries the token: no cache anywhere may keep it
 @require_POST
 def panel(request: HttpRequest) -> HttpResponse:
     back = _local_path(_safe_next(request, request.META.get("HTTP_REFERER"))) or reverse("orders")

@@ -49,6 +49,7 @@ def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, 
     assert first["Location"].startswith(f"{settings.RESELLER_PANEL_URL}/auto-login?token=")
     assert len(_token(first)) >= 32
     assert _token(first) != _token(second)
+    assert "no-store" in first["Cache-Control"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -138,6 +138,13 @@ def test_it_refuses_an_email_we_already_have_case_insensitively(client, provider
     assert provider_calls == []
 
 
+@pytest.mark.django_db
+def test_a_signed_in_customer_is_sent_on_to_next(client, make_customer):
+    client.force_login(make_customer().user)
+    assert client.get(URL, {"next": "/checkout/"})["Location"] == "/checkout/"
+    assert client.get(URL)["Location"] == "/orders/"
+
+
 VALID_CASES = [
     {},
     {"company": "Analytical Engines Ltd"},
