@@ -34,6 +34,7 @@ def test_it_lists_the_customers_domains(signed_in, customer, other_customer, san
     assert "Active" in body
     assert "Registered and working." in body
     assert "alansmachine.com" not in body
+    assert 'id="orders-q"' in body
     # Expiry date and what is left, two years out.
     assert "in 2\xa0years" in body or "in 1\xa0year" in body
 
@@ -42,8 +43,10 @@ def test_it_shows_an_empty_state_with_a_way_to_search(signed_in):
     response = signed_in.get(URL)
 
     assert response.status_code == 200
-    assert "You don't have any domains yet" in response.content.decode()
-    assert reverse("home") in response.content.decode()
+    body = response.content.decode()
+    assert "You don't have any domains yet" in body
+    assert reverse("home") in body
+    assert 'id="orders-q"' not in body  # nothing to search yet
 
 
 def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed(client, customer, provider_calls):
