@@ -105,7 +105,7 @@ class RecordForm(forms.Form):
         label="Host",
         required=False,
         max_length=MAX_NAME_LENGTH,
-        help_text="@ or empty for the domain itself, or a name such as www or mail.",
+        help_text="@ (or empty) for the domain itself, or a name such as www.",
         error_messages={"max_length": "A host name is at most 253 characters."},
     )
     value = forms.CharField(
@@ -141,6 +141,7 @@ class RecordForm(forms.Form):
     )
 
     def __init__(self, *args, domain_name: str, existing: RecordLookup | None = None, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.domain_name = domain_name
         self.existing = existing

@@ -41,7 +41,13 @@ def mx_records(provider: str, domain_name: str) -> list[RecordData]:
     raise ValueError(provider)
 
 
-class ServerForm(forms.Form):
+class PresetForm(forms.Form):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class ServerForm(PresetForm):
     ip = forms.GenericIPAddressField(
         label="Your server's IPv4 address",
         protocol="IPv4",
@@ -61,15 +67,15 @@ class ServerForm(forms.Form):
     )
 
 
-class MailForm(forms.Form):
+class MailForm(PresetForm):
     provider = forms.ChoiceField(label="Mail provider", choices=MAIL_PROVIDERS)
 
 
-class SpfForm(forms.Form):
+class SpfForm(PresetForm):
     provider = forms.ChoiceField(label="Who sends mail for your domain", choices=MAIL_PROVIDERS)
 
 
-class DmarcForm(forms.Form):
+class DmarcForm(PresetForm):
     policy = forms.ChoiceField(
         label="Policy for mail that fails the checks",
         choices=[
@@ -86,7 +92,7 @@ class DmarcForm(forms.Form):
     )
 
 
-class VerificationForm(forms.Form):
+class VerificationForm(PresetForm):
     token = forms.CharField(
         label="Verification text",
         max_length=MAX_TXT_LENGTH * 2,

@@ -31,9 +31,9 @@ class RecordData:
     priority: int | None = None
 
     def describe(self) -> str:
-        """How the record is named to the customer: `A record www → 203.0.113.10`."""
-        priority = f"{self.priority} " if self.type == "MX" and self.priority is not None else ""
-        return f"{self.type} record {self.host or '@'} → {priority}{self.value}"
+        """How the record is named to the customer: `MX record @ → mx1.example.net (priority 10)`."""
+        priority = f" (priority {self.priority})" if self.type == "MX" and self.priority is not None else ""
+        return f"{self.type} record {self.host or '@'} → {self.value}{priority}"
 
 
 @dataclass(frozen=True)

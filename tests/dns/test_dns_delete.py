@@ -45,7 +45,7 @@ def test_the_question_names_the_mx_priority_when_given(htmx, active_order):
     response = htmx.get(url("dns_delete", active_order, "type=MX&host=@&value=mx1.example.net&priority=10"))
     body = response.content.decode()
     assert body.lstrip().startswith('<tr class="dns-confirm-row">')
-    assert "Delete MX record @ → 10 mx1.example.net?" in body
+    assert "Delete MX record @ → mx1.example.net (priority 10)?" in body
 
 
 @pytest.mark.parametrize(
