@@ -81,18 +81,15 @@ def _results(term: str) -> dict[str, Any]:
 
     if not answer.results:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
-    listed = [_row(result) for result in answer.listed]
-    hero = answer.hero
-    shown, more = listed[:VISIBLE_RESULTS], listed[VISIBLE_RESULTS:]
-    return {
-        "state": "results",
-        "searched": answer.meta.search_term,
-        "hero": _row(hero, featured=True) if hero else None,
-        "shown": shown,
-        "more": more,
-        "more_count": answer.results_hidden or len(more),
-        "ai_suggestions": [_row(result) for result in answer.ai_suggestions],
-    }
+    listed = tuple(_row(result) for result in answer.listed)
+    listing = Listing(
+        hero=_row(answer.hero, featured=True) if answer.hero else None,
+        shown=listed[:VISIBLE_RESULTS],
+        more=listed[VISIBLE_RESULTS:],
+        more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
+        ai_suggestions=tuple(_row(result) for result in answer.ai_suggestions),
+    )
+    return {"state": "results", "searched": answer.meta.search_term, "listing": _listing_html(listing)}
 
 
 def _fallback(term: str) -> dict[str, Any]:
@@ -107,12 +104,13 @@ def _fallback(term: str) -> dict[str, Any]:
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     typed = term.strip().lower()
-    return {"state": "fallback", "rows": [_row(row, mine=row.domain_name == typed) for row in rows]}
+    listing = Listing(shown=tuple(_row(row, mine=row.domain_name == typed) for row in rows), title="Availability")
+    return {"state": "fallback", "listing": _listing_html(listing)}
 
 
 @dataclass(frozen=True)
 class Row:
-    """What one result row shows; nothing in it depends on who is looking."""
+    """What one result row shows."""
 
     domain: str
     status: Literal["available", "premium", "taken"]
@@ -122,7 +120,19 @@ class Row:
     featured: bool = False
 
 
-def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, featured: bool = False) -> SafeString:
+@dataclass(frozen=True)
+class Listing:
+    """Every row of one answer, in the blocks they are shown in. Nothing here depends on who is looking."""
+
+    shown: tuple[Row, ...]
+    hero: Row | None = None
+    more: tuple[Row, ...] = ()
+    more_count: int = 0
+    ai_suggestions: tuple[Row, ...] = ()
+    title: str = "More domains"
+
+
+def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, featured: bool = False) -> Row:
     pricing = getattr(result, "pricing", None)
     if result.available:
         status = "available"
@@ -130,7 +140,7 @@ def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, feature
         status = "premium"
     else:
         status = "taken"
-    row = Row(
+    return Row(
         domain=result.domain_name,
         status=status,
         summary=pricing.summary if pricing else "",
@@ -138,14 +148,17 @@ def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, feature
         mine=mine or getattr(result, "is_searched_exact", False),
         featured=featured,
     )
-    return _row_html(row) if not settings.DEBUG else _render_row(row)
 
 
-def _render_row(row: Row) -> SafeString:
-    return render_to_string("domains/_result_row.html", {"row": row, "cart_add_url": reverse("cart_add")})
+def _render_listing(listing: Listing) -> SafeString:
+    return render_to_string("domains/_search_listing.html", {"listing": listing, "cart_add_url": reverse("cart_add")})
 
 
-# Rendering ~30 rows through the template engine was most of a cached search's time; a row's HTML depends
-# only on the row (the CSRF token is outside, once per list), so each distinct row is rendered once per process.
-# Off in DEBUG, so template edits show at once.
-_row_html = lru_cache(maxsize=4096)(_render_row)
+# Rendering ~30 rows through the template engine was most of a search's time. The listing's HTML depends only
+# on the listing (the CSRF token sits outside it, once per page), so each distinct answer is rendered once per
+# process and repeated searches reuse it. Not in DEBUG, so that template edits show at once.
+_render_listing_cached = lru_cache(maxsize=256)(_render_listing)
+
+
+def _listing_html(listing: Listing) -> SafeString:
+    return _render_listing(listing) if settings.DEBUG else _render_listing_cached(listing)
