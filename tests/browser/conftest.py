@@ -39,6 +39,13 @@ CHROMIUM_ARGS = [
 DEFAULT_TIMEOUT_MS = 10_000
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_stale_failure_screenshots() -> None:
+    """Failure screenshots describe this run only; the journeys' own screenshots are simply overwritten."""
+    for stale in SCREENSHOTS.glob("FAILED-*.png"):
+        stale.unlink()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
