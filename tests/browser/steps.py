@@ -6,7 +6,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 PASSWORD = "Quokka#Sun27"
 
@@ -94,3 +94,39 @@ def customer_with_domains(page: Page, *domain_names: str) -> Person:
     sign_up(page, person)
     buy(page, *domain_names)
     return person
+
+
+# Every visible form control (not hidden inputs or buttons) with no name a screen reader can announce.
+_UNLABELLED_FIELDS = """
+() => Array.from(document.querySelectorAll("input, select, textarea")).filter((el) => {
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  if (["hidden", "submit", "button", "reset", "image"].includes(type)) return false;
+  const style = getComputedStyle(el);
+  if (style.display === "none" || style.visibility === "hidden" || !el.getClientRects().length) return false;
+  const text = (node) => (node && node.textContent || "").trim();
+  if (Array.from(el.labels || []).some((label) => text(label))) return false;
+  if ((el.getAttribute("aria-label") || "").trim()) return false;
+  const ids = (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean);
+  if (ids.some((id) => text(document.getElementById(id)))) return false;
+  return true;
+}).map((el) => el.outerHTML.slice(0, 160))
+"""
+
+
+def unlabelled_fields(page: Page) -> list[str]:
+    return page.evaluate(_UNLABELLED_FIELDS)
+
+
+def assert_every_field_labelled(page: Page) -> None:
+    missing = unlabelled_fields(page)
+    assert not missing, f"Form fields without a label on {page.url}:\n" + "\n".join(missing)
+
+
+def tab_to(page: Page, target: Locator, *, limit: int = 60) -> int:
+    """Presses Tab until the target has the keyboard focus; fails if it never does. Returns the presses."""
+    target.wait_for()
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if target.evaluate("(el) => el === document.activeElement"):
+            return presses
+    raise AssertionError(f"{target} never got the keyboard focus in {limit} presses of Tab")
