@@ -19,7 +19,14 @@ from dns.presets import PRESETS
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
 from domains.ownership import get_order_for_user
-from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError, RateLimited, Unavailable
+from storefront.gateway import (
+    EDITABLE_RECORD_TYPES,
+    DnsRecord,
+    GatewayError,
+    OutcomeUnknown,
+    RateLimited,
+    Unavailable,
+)
 
 
 def _fragment(request: HttpRequest) -> bool:
@@ -40,6 +47,13 @@ def _error_status(request: HttpRequest, err: GatewayError) -> int:
     if isinstance(err, Unavailable):
         return 503
     return 200
+
+
+def _provider_message(err: GatewayError) -> str:
+    if isinstance(err, OutcomeUnknown):
+        # The change may or may not have been made: sending it again blindly could duplicate it.
+        return f"{err.message} Check the list of records before trying again."
+    return err.message
 
 
 def _editor_url(order: Order, record_type: str) -> str:
@@ -156,10 +170,12 @@ def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
         except DnsNotActive:
             return _not_active(request, order, record.type)
         except GatewayError as err:
-            form.add_error(None, err.message)
+            form.add_error(None, _provider_message(err))
             status = _error_status(request, err)
         else:
             return _done(request, order, record.type, f"Added {record.describe()}.")
+    elif not order.dns_active:
+        return _not_active(request, order, record_type)  # a listing for the CNAME rules found DNS off
     if _fragment(request):
         return render(request, "dns/_add_form.html", {"order": order, "add_form": form})
     return _editor(request, order, record_type, add_form=form, status=status)
@@ -202,7 +218,7 @@ def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
     except DnsNotActive:
         return _not_active(request, order, record.type)
     except GatewayError as err:
-        form.add_error(None, err.message)
+        form.add_error(None, _provider_message(err))
         return _change_response(request, order, form, status=_error_status(request, err))
     return _done(request, order, record.type, f"Changed the {record.type} record {record.host} to {record.value}.")
 
@@ -246,7 +262,7 @@ def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
     except DnsNotActive:
         return _not_active(request, order, data["type"])
     except GatewayError as err:
-        form.add_error(None, err.message)
+        form.add_error(None, _provider_message(err))
         return _delete_response(request, order, form, status=_error_status(request, err))
     record = RecordData(type=data["type"], host=data["host"], value=data["value"])
     return _done(request, order, record.type, f"Deleted the {record.describe()}.")

@@ -64,6 +64,37 @@ def test_a_request_that_lost_the_race_makes_no_call(order, provider_calls):
     assert provider_calls.count("POST", "/dns/activate") == 1
 
 
+def test_two_submits_at_the_same_time_call_the_provider_once(signed_in, order, provider_calls):
+    import threading
+
+    from django.db import connection
+    from django.test import Client
+
+    from sandbox.faults import inject
+
+    user = order.customer.user
+    answers: list[int] = []
+
+    def submit() -> None:
+        client = Client()
+        client.force_login(user)
+        try:
+            answers.append(client.post(url("dns_activate", order)).status_code)
+        finally:
+            connection.close()
+
+    with inject(latency_ms=400, scope="dns"):
+        threads = [threading.Thread(target=submit) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert answers == [302, 302]
+    assert provider_calls.count("POST", "/dns/activate") == 1
+    order.refresh_from_db()
+    assert order.dns_active
+
+
 def test_dns_already_active_at_the_provider_counts_as_active(signed_in, order, provider_calls):
     gateway().dns_activate(order_id=order.order_id)  # activated elsewhere, our flag still off
     provider_calls.clear()

@@ -91,7 +91,12 @@ INVALID = [
     ({"type": "MX", "host": "@", "value": "mail", "priority": "10"}, "full hostname"),
     ({"type": "A", "host": "bad host!", "value": "203.0.113.10"}, "Enter a host such as www"),
     ({"type": "A", "host": "www", "value": "203.0.113.10", "ttl": "60"}, "at least 300 seconds"),
+    ({"type": "A", "host": "www", "value": "203.0.113.10", "ttl": "90000"}, "at most 86400 seconds"),
+    ({"type": "A", "host": "_www", "value": "203.0.113.10"}, "Underscores are only allowed in TXT and CNAME"),
+    ({"type": "MX", "host": "@", "value": "mx.example.net", "priority": "70000"}, "between 0 and 65535"),
+    ({"type": "CNAME", "host": "www", "value": "203.0.113.10"}, "not an IP address"),
     ({"type": "TXT", "host": "@", "value": "x" * 2049}, "at most 2048 characters"),
+    ({"type": "TXT", "host": "@", "value": ""}, "Enter the record&#x27;s value"),
 ]
 
 
@@ -153,3 +158,14 @@ def test_it_sends_nothing_while_dns_is_off(signed_in, order, provider_calls):
     assert len(provider_calls) == 0
     page = signed_in.get(response["Location"]).content.decode()
     assert "Activate it first" in page
+
+
+def test_dns_found_off_while_checking_the_cname_rule_brings_back_the_button(signed_in, order, provider_calls):
+    order.dns_active = True  # our flag says on; the provider never activated it
+    order.save(update_fields=["dns_active"])
+    response = post(signed_in, order, type="CNAME", host="www", value="target.example.net")
+    assert response.status_code == 302
+    assert records_sent(provider_calls) == 0
+    order.refresh_from_db()
+    assert not order.dns_active
+    assert b"Activate DNS" in signed_in.get(response["Location"]).content

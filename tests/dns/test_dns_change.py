@@ -136,3 +136,21 @@ def test_a_provider_refusal_is_shown_in_the_row_with_the_input_kept(htmx, active
     assert "notice-error" in body or "errorlist" in body
     assert 'name="value" value="198.51.100.2"' in body
     assert changes_sent(provider_calls) == 1
+
+
+def test_a_lost_answer_says_to_check_the_list_before_retrying(signed_in, active_order, add_record, provider_calls):
+    import time
+
+    from sandbox.faults import inject
+
+    add_record("A", "www", "203.0.113.10")
+    provider_calls.clear()
+    with inject(hang_seconds=2.5, hang_after_commit=True, scope="dns"):
+        response = post(signed_in, active_order, host="www", current_value="203.0.113.10", value="203.0.113.40")
+        time.sleep(0.8)  # let the sandbox finish its hang before the test database is reset
+    body = response.content.decode()
+    assert response.status_code == 503
+    assert "Check the list of records before trying again." in body
+    assert 'name="value" value="203.0.113.40"' in body
+    assert changes_sent(provider_calls) == 1  # never retried
+    assert zone_record(active_order, "A", "www", "203.0.113.40") is not None  # it did happen
