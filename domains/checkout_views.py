@@ -59,7 +59,9 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     ]
     _apply_outcomes(Cart(request.session), lines)
     if customer is not None:
-        queue_checkout_confirmation(customer=customer, checkout_id=checkout_id)
+        queue_checkout_confirmation(
+            customer=customer, checkout_id=checkout_id, order_url=_order_url(request, checkout_id)
+        )
     context = {
         "checkout_id": checkout_id,
         "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
@@ -215,7 +217,7 @@ def _place(request: HttpRequest) -> HttpResponse:
     ]
     _apply_outcomes(basket, placed)
     request.session.pop(SESSION_KEY, None)
-    queue_checkout_confirmation(customer=customer, checkout_id=checkout_id)
+    queue_checkout_confirmation(customer=customer, checkout_id=checkout_id, order_url=_order_url(request, checkout_id))
     return redirect("checkout_done", checkout_id=checkout_id)
 
 
@@ -239,6 +241,10 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
                 minimum = min_term_from_message(registration.provider_message, refused_duration=registration.duration)
                 minimum = max(minimum, line.min_term)
                 basket.put(replace(line, min_term=minimum, duration=max(line.duration, minimum)))
+
+
+def _order_url(request: HttpRequest, checkout_id: uuid.UUID) -> str:
+    return request.build_absolute_uri(reverse("checkout_done", kwargs={"checkout_id": checkout_id}))
 
 
 # --- Lookups ------------------------------------------------------------------------------------------------

@@ -25,8 +25,11 @@ from domains.services import outcome
 logger = logging.getLogger(__name__)
 
 
-def queue_checkout_confirmation(*, customer: Customer, checkout_id: uuid.UUID) -> bool:
-    """Send the confirmation of this checkout unless it is still in progress or already sent. True if queued."""
+def queue_checkout_confirmation(*, customer: Customer, checkout_id: uuid.UUID, order_url: str = "") -> bool:
+    """Send the confirmation of this checkout unless it is still in progress or already sent. True if queued.
+
+    `order_url` is the absolute address of the checkout's confirmation page (the request knows the host).
+    """
     lines = list(Registration.objects.filter(customer=customer, checkout_id=checkout_id).order_by("domain_name"))
     if not lines or any(line.status == Registration.PENDING for line in lines):
         return False
@@ -35,16 +38,17 @@ def queue_checkout_confirmation(*, customer: Customer, checkout_id: uuid.UUID) -
     )
     if not claimed:
         return False
-    message = build_confirmation(customer=customer, checkout_id=checkout_id, lines=lines)
+    message = build_confirmation(customer=customer, checkout_id=checkout_id, lines=lines, order_url=order_url)
     transaction.on_commit(lambda: _send_in_background(message))
     return True
 
 
 def build_confirmation(
-    *, customer: Customer, checkout_id: uuid.UUID, lines: list[Registration]
+    *, customer: Customer, checkout_id: uuid.UUID, lines: list[Registration], order_url: str = ""
 ) -> EmailMultiAlternatives:
     context = {
         "customer": customer,
+        "order_url": order_url,
         "checkout_id": checkout_id,
         "lines": [{"registration": line, "outcome": outcome(line)} for line in lines],
         "registered": [line for line in lines if line.status == Registration.REGISTERED],

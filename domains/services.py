@@ -259,11 +259,11 @@ def _settle(
 
 def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> Order:
     """Our copy of the new order, so its pages pass the ownership check at once; expiry from the listing."""
+    # Insert first, read on conflict: a read-then-write transaction can deadlock on SQLite under concurrency.
     try:
         with transaction.atomic():
-            order, _ = Order.objects.get_or_create(
-                order_id=order_id,
-                defaults={"customer": customer, "domain_name": domain_name, "status": Order.ACTIVE},
+            order = Order.objects.create(
+                order_id=order_id, customer=customer, domain_name=domain_name, status=Order.ACTIVE
             )
     except IntegrityError:
         order = Order.objects.get(order_id=order_id)

@@ -1,6 +1,7 @@
 """Settings for the test suite: production settings, with what a test run on plain HTTP needs."""
 
 import os
+import tempfile
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
@@ -9,6 +10,7 @@ os.environ.pop("RESELLER_API_KEY", None)
 os.environ.pop("RESELLER_SANDBOX", None)
 
 from storefront.settings import *  # noqa: F403
+from storefront.settings import DATABASES
 
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
@@ -25,3 +27,12 @@ RESELLER_READ_TIMEOUT = 2.0
 # Serve static files straight from the finders (htmx from node_modules included) without collectstatic.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not SQLite's shared in-memory database: with the live server (the sandbox) and concurrent requests
+    # writing at once, shared in-memory fails at once with "table is locked", where a file waits for the lock as
+    # the development database does. One file per test process; durability is not needed.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.path.join(tempfile.gettempdir(), f"storefront-tests-{os.getpid()}.sqlite3")
+    }
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA synchronous=OFF"

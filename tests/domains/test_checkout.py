@@ -1,0 +1,371 @@
+"""`/checkout/`: GET reviews the cart with fresh prices, POST registers every line exactly once (sandbox over HTTP)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+from django.core import mail
+from django.db import connection
+from django.test import Client, override_settings
+
+from domains import services
+from domains.models import Order, Registration
+from sandbox.faults import inject
+from sandbox.models import CatalogueTld, Partner, ReservedName
+from storefront.gateway import gateway
+from tests.domains.conftest import (
+    CONTACT,
+    cart_of,
+    line,
+    make_customer,
+    put_in_cart,
+    register_calls,
+    sandbox_orders,
+    wait_for_mail,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def fresh(tld: str = "com") -> str:
+    return f"co{uuid.uuid4().hex[:10]}.{tld}"
+
+
+@pytest.fixture
+def buyer(client, customer):
+    client.force_login(customer.user)
+    return customer
+
+
+def review(client):
+    response = client.get("/checkout/")
+    assert response.status_code == 200, response.content
+    return response
+
+
+def buy(client) -> tuple:
+    """Review then place the order; returns the POST response and the checkout id."""
+    checkout_id = review(client).context["checkout_id"]
+    assert checkout_id is not None
+    return client.post("/checkout/", {"checkout_id": str(checkout_id)}), checkout_id
+
+
+def line_of(checkout_id, name) -> Registration:
+    return Registration.objects.get(checkout_id=checkout_id, domain_name=name)
+
+
+# --- Review -------------------------------------------------------------------------------------------------
+
+
+def test_a_visitor_sees_the_review_and_is_asked_to_sign_in_to_buy(client, seeded_partner):
+    name = fresh()
+    put_in_cart(client, line(name, duration=2))
+    html = review(client).content.decode()
+    assert name in html
+    assert "$27.98" in html
+    assert "Sign in or create an account to buy" in html
+    assert 'href="/accounts/login/?next=/checkout/"' in html
+    assert 'href="/accounts/signup/?next=/checkout/"' in html
+    assert 'name="checkout_id"' not in html
+
+
+def test_a_visitor_posting_is_sent_to_sign_in(client, seeded_partner, provider_calls):
+    put_in_cart(client, line(fresh()))
+    response = client.post("/checkout/", {"checkout_id": str(uuid.uuid4())})
+    assert response.status_code == 302
+    assert response.url == "/accounts/login/?next=/checkout/"
+    assert register_calls(provider_calls) == 0
+
+
+def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_role(client, buyer):
+    free, paid = fresh("shop"), fresh()
+    put_in_cart(
+        client,
+        line(free, duration=2, register=Decimal("0.00"), renew=Decimal("29.99"), is_free_first_year=True),
+        line(paid, duration=1),
+    )
+    response = review(client)
+    html = response.content.decode()
+    assert free in html and paid in html
+    assert "first year Free" in html
+    assert "$42.98" in html  # 29.99 (second .shop year) + 12.99
+    assert "registrant, admin, tech and billing" in html
+    for value in (CONTACT["name"], CONTACT["address"], CONTACT["city"], CONTACT["zipcode"], buyer.email):
+        assert value.replace("'", "&#x27;") in html
+    assert "+44 2079460000" in html
+    assert f'name="checkout_id" value="{response.context["checkout_id"]}"' in html
+    assert "csrfmiddlewaretoken" in html
+
+
+def test_the_review_asks_the_provider_again_and_shows_a_changed_price(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name, register=Decimal("9.99"), renew=Decimal("9.99")))
+    html = review(client).content.decode()
+    assert f"The price of {name} changed: first year $9.99 → $12.99, renewal $9.99 → $14.99/yr." in html
+    assert cart_of(client)[name]["register"] == "12.99"
+    assert cart_of(client)[name]["renew"] == "14.99"
+    fresh_lookups = [kw for n, kw in provider_calls if n == "metasearch" and kw["search_term"] == name]
+    assert fresh_lookups and fresh_lookups[0]["autosuggest"] is False
+
+
+def test_the_review_removes_a_domain_that_was_taken_meanwhile(client, buyer, other_customer):
+    name = fresh()
+    put_in_cart(client, line(name), line("example.com"))
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=name, duration=1)
+    html = review(client).content.decode()
+    assert f"{name} is no longer available, so we removed it from your cart." in html
+    assert "example.com is no longer available" in html
+    assert cart_of(client) == {}
+    assert 'name="checkout_id"' not in html
+
+
+def test_the_review_shows_a_provider_failure_and_offers_no_buy_button(client, buyer):
+    put_in_cart(client, line(fresh()))
+    with override_settings(RESELLER_METASEARCH_URL="http://127.0.0.1:9/metasearch"):
+        gateway.cache_clear()
+        response = client.get("/checkout/")
+    gateway.cache_clear()
+    assert response.status_code == 503
+    assert "We could not check the latest prices." in response.content.decode()
+    assert 'name="checkout_id"' not in response.content.decode()
+
+
+def test_a_sign_in_without_a_provider_account_cannot_buy(client, customer):
+    customer.customer_id = None
+    customer.save()
+    client.force_login(customer.user)
+    put_in_cart(client, line(fresh()))
+    html = review(client).content.decode()
+    assert "not linked to the domain service" in html
+    assert 'name="checkout_id"' not in html
+
+
+def test_an_empty_cart_has_nothing_to_check_out(client, buyer):
+    assert "Your cart is empty" in review(client).content.decode()
+
+
+# --- Placing ------------------------------------------------------------------------------------------------
+
+
+def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provider_calls):
+    names = [fresh(), fresh("shop")]
+    put_in_cart(client, line(names[0], duration=2), line(names[1]))
+    response, checkout_id = buy(client)
+    assert response.status_code == 302
+    assert response.url == f"/checkout/{checkout_id}/"
+    for name in names:
+        registration = line_of(checkout_id, name)
+        assert registration.status == Registration.REGISTERED
+        assert Order.objects.get(order_id=registration.provider_order_id).customer == buyer
+        assert sandbox_orders(name) == 1
+    assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
+    assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
+    assert cart_of(client) == {}
+    assert register_calls(provider_calls) == 2
+
+
+def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, buyer):
+    name, lost = fresh(), fresh()
+    put_in_cart(client, line(name), line(lost))
+    checkout_id = review(client).context["checkout_id"]
+    gateway().domain_register(customer_id=make_customer().customer_id, domain_name=lost, duration=1)
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    client.get(f"/checkout/{checkout_id}/")
+    outbox = wait_for_mail(1)
+    assert len(outbox) == 1
+    message = outbox[0]
+    assert message.to == [buyer.email]
+    assert name in message.body
+    assert f"- {name} (1 year): Registered." in message.body
+    assert f"- {lost} (1 year): Not available any more." in message.body
+    assert "1 of 2 domains registered" in message.subject
+    assert str(checkout_id) in message.body
+    assert f"See your order: http://testserver/checkout/{checkout_id}/" in message.body
+    assert "password" not in message.body.lower()
+    assert len(mail.outbox) == 1
+
+
+def test_a_repeated_post_registers_nothing_new_and_shows_the_order(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    first, checkout_id = buy(client)
+    again = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert again.status_code == 302
+    assert again.url == first.url == f"/checkout/{checkout_id}/"
+    assert Registration.objects.filter(domain_name=name).count() == 1
+    assert register_calls(provider_calls) == 1
+
+
+def test_a_cart_changed_after_the_review_must_be_reviewed_again(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    checkout_id = review(client).context["checkout_id"]
+    client.post("/cart/update/", {"domain_name": name, "duration": "3"})
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)}, follow=True)
+    assert response.redirect_chain[-1][0] == "/checkout/"
+    assert "Your cart changed since you reviewed it" in response.content.decode()
+    assert register_calls(provider_calls) == 0
+    assert not Registration.objects.filter(domain_name=name).exists()
+
+
+def test_a_checkout_id_that_was_never_reviewed_is_refused(client, buyer, provider_calls):
+    put_in_cart(client, line(fresh()))
+    response = client.post("/checkout/", {"checkout_id": str(uuid.uuid4())}, follow=True)
+    assert "Please review your order and confirm it again." in response.content.decode()
+    assert register_calls(provider_calls) == 0
+
+
+def test_a_missing_checkout_id_is_refused(client, buyer, provider_calls):
+    put_in_cart(client, line(fresh()))
+    response = client.post("/checkout/", {"checkout_id": "not-a-uuid"}, follow=True)
+    assert response.status_code == 200
+    assert "Please review your order and confirm it again." in response.content.decode()
+    assert register_calls(provider_calls) == 0
+
+
+def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer, other_customer):
+    good, lost = fresh(), fresh()
+    put_in_cart(client, line(good), line(lost))
+    checkout_id = review(client).context["checkout_id"]
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert line_of(checkout_id, good).status == Registration.REGISTERED
+    lost_line = line_of(checkout_id, lost)
+    assert (lost_line.status, lost_line.failure_kind) == (Registration.FAILED, services.UNAVAILABLE)
+    assert list(cart_of(client)) == [lost]
+    html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert "Not available any more" in html
+    assert "Registered" in html
+
+
+def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partner):
+    name = fresh()
+    put_in_cart(client, line(name))
+    checkout_id = review(client).context["checkout_id"]
+    ReservedName.objects.create(partner=seeded_partner, domain_name=name, kind=ReservedName.PREMIUM)
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert line_of(checkout_id, name).failure_kind == services.PREMIUM
+    assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
+
+
+def test_a_failed_settlement_fails_as_billing(client, buyer, seeded_partner):
+    name = fresh()
+    put_in_cart(client, line(name))
+    checkout_id = review(client).context["checkout_id"]
+    Partner.objects.filter(pk=seeded_partner.pk).update(test_balance=Decimal("0.00"))
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert line_of(checkout_id, name).failure_kind == services.BILLING
+    assert sandbox_orders(name) == 0
+    html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert "Billing failed" in html
+    assert "Billing settlement failed: insufficient balance" in html
+    assert name in cart_of(client)
+
+
+def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(client, buyer, seeded_partner):
+    name = fresh("dev")
+    put_in_cart(client, line(name, register=Decimal("15.99"), renew=Decimal("15.99")))
+    checkout_id = review(client).context["checkout_id"]
+    CatalogueTld.objects.filter(partner=seeded_partner, tld="dev").update(min_term=3)
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert line_of(checkout_id, name).failure_kind == services.MINIMUM_TERM
+    assert "Minimum term" in client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert cart_of(client)[name]["min_term"] == 3
+    assert cart_of(client)[name]["duration"] == 3
+
+
+def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bought(client, buyer):
+    name = fresh("ai")
+    put_in_cart(client, line(name, register=Decimal("79.99"), renew=Decimal("79.99")))
+    checkout_id = review(client).context["checkout_id"]
+    # The review learns the two-year minimum from the price summary and raises the term before anything is bought.
+    assert cart_of(client)[name]["duration"] == 2
+    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert line_of(checkout_id, name).duration == 2
+
+
+def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    checkout_id = review(client).context["checkout_id"]
+    with inject(hang_seconds=3, hang_after_commit=True, scope="register"):
+        response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert response.url == f"/checkout/{checkout_id}/"
+    assert line_of(checkout_id, name).status == Registration.UNKNOWN
+    with inject(error_rate=1.0, scope="orders"):
+        html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert "Could not confirm" in html
+    assert 'hx-trigger="every 4s"' in html
+    html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert "Registered" in html
+    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert sandbox_orders(name) == 1
+    assert register_calls(provider_calls) == 1
+    assert cart_of(client) == {}
+
+
+def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(client, buyer, provider_calls):
+    names = [fresh(), fresh("net")]
+    put_in_cart(client, line(names[0]), line(names[1], register=Decimal("13.99"), renew=Decimal("15.99")))
+    checkout_id = review(client).context["checkout_id"]
+    session_cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    start = threading.Barrier(20)
+
+    def post(_: int) -> tuple[int, str]:
+        # One browser (one session) submitting the same checkout twenty times at once.
+        other = Client()
+        other.cookies[settings.SESSION_COOKIE_NAME] = session_cookie
+        try:
+            start.wait()
+            response = other.post("/checkout/", {"checkout_id": str(checkout_id)})
+            return response.status_code, response.get("Location", "")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(post, range(20)))
+
+    assert answers == [(302, f"/checkout/{checkout_id}/")] * 20
+    for name in names:
+        assert sandbox_orders(name) == 1
+        assert Registration.objects.filter(domain_name=name, status__in=Registration.LIVE_STATUSES).count() == 1
+        assert register_calls(provider_calls, name) == 1
+    assert Registration.objects.filter(checkout_id=checkout_id).count() == 2
+
+
+def test_the_cart_survives_signup_and_can_be_bought(client, seeded_partner):
+    name = fresh()
+    put_in_cart(client, line(name, duration=2))
+    email = f"new-{uuid.uuid4().hex[:8]}@example.org"
+    details = {**CONTACT, "company": "", "email": email, "password": "Signup#Pass9", "password2": "Signup#Pass9"}
+    response = client.post("/accounts/signup/?next=/checkout/", {**details, "next": "/checkout/"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert response.url == "/checkout/"
+    assert cart_of(client)[name]["duration"] == 2
+    response, checkout_id = buy(client)
+    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert line_of(checkout_id, name).customer.email == email
+
+
+def test_only_post_and_get_are_allowed(client):
+    assert client.put("/checkout/").status_code == 405
+
+
+def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
+    owner = make_customer()
+    intruder = make_customer()
+    name = fresh()
+    owner_client = Client()
+    owner_client.force_login(owner.user)
+    put_in_cart(owner_client, line(name))
+    _, checkout_id = buy(owner_client)
+    client.force_login(intruder.user)
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert response.status_code == 404
