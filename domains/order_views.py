@@ -23,8 +23,9 @@ from accounts.models import Customer
 from domains import orders as services
 from domains.models import Order
 from domains.ownership import get_order_for_user
-from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
+from storefront.gateway import GatewayError, OutcomeUnknown, Unauthorized, Unavailable
 
+PROVIDER_DOWN = "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
 RENEW_TOKENS_KEPT = 5
@@ -104,6 +105,14 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
     return get_order_for_user(request.user, order_id)
 
 
+def _explain(err: GatewayError, what: str) -> str:
+    """What to tell the customer. A refusal carries the provider's own reason (a balance, a minimum term); an
+    outage carries a server's words ("Server Error.") that the customer cannot act on, so it gets ours."""
+    if isinstance(err, (Unavailable, Unauthorized)):
+        return PROVIDER_DOWN.format(what=what)
+    return err.message
+
+
 def _customer_for(user: AbstractBaseUser) -> Customer | None:
     try:
         return user.customer
@@ -154,7 +163,7 @@ def _render_detail(
         current = services.order_fetch(order=order)
     except GatewayError as err:
         current = None
-        provider_error = err.message
+        provider_error = _explain(err, "load the latest details of this domain")
         if isinstance(err, Unavailable) and status == 200:
             status = 503
     if current is None and not provider_error:
@@ -206,7 +215,7 @@ def orders(request: HttpRequest) -> HttpResponse:
         try:
             context["listing"] = services.orders_list(customer=customer, page=page, q=q)
         except GatewayError as err:
-            context["error"] = err.message
+            context["error"] = _explain(err, "load your domains")
             if isinstance(err, Unavailable) and not _is_fragment(request):
                 status = 503
     template = "domains/_orders_table.html" if _is_fragment(request) else "domains/orders.html"
@@ -247,7 +256,8 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         return _render_detail(request, order, renew_form=form, renew_error=message)
     except GatewayError as err:
         status = 503 if isinstance(err, Unavailable) else 200
-        return _render_detail(request, order, renew_form=form, renew_error=err.message, status=status)
+        message = _explain(err, "renew the domain (nothing was charged)")
+        return _render_detail(request, order, renew_form=form, renew_error=message, status=status)
     years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
     if renewed.expires_at is not None:
         until = formats.date_format(renewed.expires_at, "M j, Y")
@@ -269,7 +279,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
         try:
             code = services.order_transfer_code(order=order).transfer_code
         except GatewayError as err:
-            error = err.message
+            error = _explain(err, "fetch the transfer code")
         # The password is never echoed back, whatever happened.
         form = TransferCodeForm(request.user)
     if not _is_fragment(request):

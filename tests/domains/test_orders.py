@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.urls import reverse
 
-from domains.models import Order
+from domains.models import Order, Registration
 from domains.orders import orders_cache_invalidate
 from sandbox.faults import inject
 
@@ -207,12 +209,34 @@ def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, pro
     assert "justbought.com" in response.content.decode()
 
 
-def test_it_shows_the_providers_message_when_it_is_down(signed_in, customer):
+def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer):
     with inject(error_rate=1.0, scope="orders"):
         response = signed_in.get(URL)
 
+    body = response.content.decode()
     assert response.status_code == 503
-    assert 'class="notice notice-error"' in response.content.decode()
+    assert "Our domain service is not available right now, so we could not load your domains." in body
+    assert "Server Error" not in body
+    assert "You don't have any domains yet" not in body
+
+
+def test_a_refusal_shows_the_providers_own_message(signed_in, customer):
+    customer.customer_id = 1  # unknown at the provider
+    customer.save()
+
+    response = signed_in.get(URL)
+
+    assert "Invalid customer ID" in response.content.decode()
+
+
+def test_a_purchase_shows_at_once_even_with_the_listing_cached(signed_in, customer, sandbox_orders):
+    assert "You don't have any domains yet" in signed_in.get(URL).content.decode()
+
+    # What checkout does: a Registration row for the line, then the order at the provider.
+    Registration.objects.create(customer=customer, domain_name="justbought.org", duration=1, checkout_id=uuid.uuid4())
+    sandbox_orders.register(customer, "justbought.org")
+
+    assert "justbought.org" in signed_in.get(URL).content.decode()
 
 
 def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, sandbox_orders):
