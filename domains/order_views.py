@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -18,6 +21,7 @@ from django.utils import formats
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import Customer
 from domains import orders as services
@@ -195,16 +199,31 @@ def _render_detail(
     return response
 
 
+def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """login_required that, for an htmx request, sends the whole page to sign in (not into a fragment)."""
+    guarded = login_required(view)
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.htmx and not request.user.is_authenticated:
+            back = request.htmx.current_url_abs_path or request.get_full_path()
+            return HttpResponseClientRedirect(redirect_to_login(back).url)
+        return guarded(request, *args, **kwargs)
+
+    return wrapper
+
+
 # --- Views --------------------------------------------------------------------------------------------------------
 
 
-@login_required
+@_login_required
 @require_GET
 @vary_on_headers("HX-Request")
 def orders(request: HttpRequest) -> HttpResponse:
     form = OrdersFilterForm(request.GET)
     form.is_valid()
-    q = form.cleaned_data.get("q") or ""
+    # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
+    q = form.cleaned_data.get("q") or request.GET.get("q", "").strip()[:80]
     page = form.cleaned_data.get("page") or 1
     customer = _customer_for(request.user)
     context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}
@@ -267,7 +286,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     return redirect("order_detail", order_id=order.order_id)
 
 
-@login_required
+@_login_required
 @require_POST
 @never_cache
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:

@@ -52,6 +52,17 @@ def test_it_requires_login(client, customer, sandbox_orders, password):
     assert reverse("login") in response["Location"]
 
 
+def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "signedout.com")
+    page = reverse("order_detail", args=[order.order_id])
+
+    response = client.post(
+        url(order), {"password": "x"}, headers={"HX-Request": "true", "HX-Current-URL": f"http://testserver{page}"}
+    )
+
+    assert response["HX-Redirect"] == f"{reverse('login')}?next={page}"
+
+
 def test_a_wrong_password_shows_an_error_and_no_code(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "wrongpw.com")
     code = sandbox_orders.at_sandbox(order).transfer_code

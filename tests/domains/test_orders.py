@@ -23,6 +23,16 @@ def test_it_requires_login(client):
     assert reverse("login") in response["Location"]
 
 
+def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client):
+    response = client.get(
+        URL, {"page": 2}, headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/orders/?page=2"}
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"].startswith(reverse("login"))
+    assert "next=/orders/%3Fpage%3D2" in response["HX-Redirect"]
+
+
 def test_it_lists_the_customers_domains(signed_in, customer, other_customer, sandbox_orders):
     mine = sandbox_orders.register(customer, "gracefulcode.com", duration=2)
     sandbox_orders.register(other_customer, "alansmachine.com")
@@ -246,3 +256,23 @@ def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, san
 
     assert response.status_code == 200
     assert "firstpage.com" in response.content.decode()
+
+
+def test_a_page_past_the_end_links_back_to_the_first(signed_in, customer, sandbox_orders):
+    sandbox_orders.register(customer, "onlyone.com")
+
+    response = signed_in.get(URL, {"page": 5})
+
+    body = response.content.decode()
+    assert "There are no domains on this page" in body
+    assert "Go to the first page" in body
+
+
+def test_a_search_longer_than_a_domain_keeps_what_was_typed(signed_in, customer, sandbox_orders):
+    sandbox_orders.register(customer, "short.com")
+    typed = "x" * 100
+
+    response = signed_in.get(URL, {"q": typed})
+
+    assert response.status_code == 200
+    assert f'value="{"x" * 80}"' in response.content.decode()
