@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 
 from sandbox.faults import inject
-from storefront.gateway import ResellerGateway, gateway
+from storefront.gateway import RateLimited, ResellerGateway, gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -257,7 +257,7 @@ def test_rate_limiting_asks_the_customer_to_wait(client, provider):
         with inject(rate_limited=True):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
-    assert "Too many requests to the domain service" in html
+    assert RateLimited.default_message in html
     assert "result-row" not in html
 
 
