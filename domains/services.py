@@ -16,6 +16,7 @@ import logging
 import uuid
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Customer
@@ -31,6 +32,7 @@ from storefront.gateway import (
     ValidationRejected,
     gateway,
 )
+from storefront.gateway import Order as ListedOrder
 
 logger = logging.getLogger(__name__)
 
@@ -328,16 +330,14 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     )
 
 
-def registrations_to_reconcile():
+def registrations_to_reconcile() -> QuerySet[Registration]:
     """Unknown lines, and pending ones abandoned mid-call."""
-    from django.db.models import Q
-
     return Registration.objects.filter(
         Q(status=Registration.UNKNOWN) | Q(status=Registration.PENDING, updated_at__lt=_now() - STALE_PENDING)
     ).select_related("customer")
 
 
-def _find_in_listing(*, customer_id: int, domain_name: str):
+def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:
     wanted = domain_name.lower()
     seen = 0
     for page in range(1, _LISTING_PAGES + 1):

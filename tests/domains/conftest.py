@@ -21,7 +21,7 @@ from accounts.models import Customer
 from domains.cart import CartLine
 from sandbox.management.commands.sandbox_seed import seed
 from sandbox.models import DomainOrder, Partner
-from storefront.gateway import ResellerGateway, gateway
+from storefront.gateway import ResellerGateway, Unavailable, gateway
 
 CUSTOMER_PASSWORD = "Checkout#Pass9"
 
@@ -40,9 +40,17 @@ CONTACT = {
 
 def make_customer(email: str | None = None, **contact: Any) -> Customer:
     """A storefront customer with a matching customer account at the sandbox (which must be up)."""
-    email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.org"
     details = {**CONTACT, **contact}
-    created = gateway().customer_signup(email=email, password=CUSTOMER_PASSWORD, **details)
+    for attempt in range(3):
+        address = email or f"buyer-{uuid.uuid4().hex[:10]}@example.org"
+        try:
+            created = gateway().customer_signup(email=address, password=CUSTOMER_PASSWORD, **details)
+            break
+        except Unavailable:
+            # A loaded machine can exceed the tests' 2 s read timeout; a fresh address avoids a half-done signup.
+            if email or attempt == 2:
+                raise
+    email = address
     user = get_user_model().objects.create_user(username=email, email=email, password=CUSTOMER_PASSWORD)
     return Customer.objects.create(user=user, customer_id=created.customer_id, **details)
 
