@@ -41,11 +41,15 @@ class Registration(models.Model):
     REGISTERED = "registered"
     FAILED = "failed"
     UNKNOWN = "unknown"  # the provider's answer was lost; reconciled from the order listing
+    # Was registered, but the owner's order listing no longer has it (it expired and was deleted): the name is
+    # free again, so the row must stop holding it.
+    RELEASED = "released"
     STATUS_CHOICES = [
         (PENDING, "Pending"),
         (REGISTERED, "Registered"),
         (FAILED, "Failed"),
         (UNKNOWN, "Could not confirm"),
+        (RELEASED, "Released (no longer held)"),
     ]
     # Statuses in which a domain is (or may be) taken by this registration: at most one per domain name.
     LIVE_STATUSES = (PENDING, REGISTERED, UNKNOWN)

@@ -66,6 +66,8 @@ FAILURE_KINDS = [
 RECONCILE_GRACE = dt.timedelta(seconds=30)
 # A pending line older than this was abandoned (the process died mid-call): reconcile treats it as unknown.
 STALE_PENDING = dt.timedelta(minutes=5)
+# A registration younger than this is never released: no domain expires that fast, and a listing may lag.
+RELEASE_MIN_AGE = dt.timedelta(days=1)
 # The order listing is searched at most this many pages deep for the domain.
 _LISTING_PAGES = 10
 
@@ -142,6 +144,8 @@ def _record(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> tu
             live = registration_reconcile(registration=live)
             if live.status == Registration.FAILED:
                 continue
+        elif live.status == Registration.REGISTERED and registration_release_if_gone(registration=live):
+            continue
         return _record_refusal(customer=customer, line=line, checkout_id=checkout_id, holder=live), False
     # Three races lost in a row: say so rather than loop.
     return _record_refusal(customer=customer, line=line, checkout_id=checkout_id, holder=None), False
@@ -330,6 +334,29 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     )
 
 
+def registration_release_if_gone(*, registration: Registration) -> bool:
+    """Stop a registered row holding its name once the owner's order listing no longer has the domain.
+
+    Only asked when someone buys a name our database still holds, which MetaSearch showed as available: the
+    domain expired and was deleted since. True if the row was released; a listing error keeps the hold.
+    """
+    customer = registration.customer
+    if customer.customer_id is None or registration.updated_at > _now() - RELEASE_MIN_AGE:
+        return False
+    try:
+        listed = _find_in_listing(customer_id=customer.customer_id, domain_name=registration.domain_name)
+    except GatewayError:
+        return False
+    if listed is not None:
+        return False
+    released = Registration.objects.filter(pk=registration.pk, status=Registration.REGISTERED).update(
+        status=Registration.RELEASED, updated_at=_now()
+    )
+    if released:
+        logger.info("released %s: no longer in its owner's order listing", registration.domain_name)
+    return bool(released)
+
+
 def registrations_to_reconcile() -> QuerySet[Registration]:
     """Unknown lines, and pending ones abandoned mid-call."""
     return Registration.objects.filter(
@@ -373,6 +400,8 @@ def outcome(registration: Registration) -> dict[str, str]:
         return {"label": "Registered", "tone": "ok", "detail": "It's yours."}
     if registration.status == Registration.PENDING:
         return {"label": "Being registered", "tone": "warn", "detail": "Working on it…"}
+    if registration.status == Registration.RELEASED:
+        return {"label": "No longer held", "tone": "muted", "detail": "It was registered, and has since expired."}
     if registration.status == Registration.UNKNOWN:
         return {
             "label": "Could not confirm",

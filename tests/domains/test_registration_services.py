@@ -202,3 +202,42 @@ def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, 
     name = fresh()
     ReservedName.objects.create(partner=seeded_partner, domain_name=name, kind=ReservedName.PREMIUM, premium_price=500)
     assert place(customer, line(name)).failure_kind == services.PREMIUM
+
+
+def test_a_registration_whose_domain_has_since_gone_stops_holding_the_name(customer, other_customer):
+    name = fresh()
+    long_ago = services._now() - services.RELEASE_MIN_AGE * 400
+    stale = Registration.objects.create(
+        customer=other_customer,
+        domain_name=name,
+        duration=1,
+        status=Registration.REGISTERED,
+        checkout_id=uuid.uuid4(),
+    )
+    Registration.objects.filter(pk=stale.pk).update(updated_at=long_ago)
+    registration = place(customer, line(name))
+    stale.refresh_from_db()
+    assert stale.status == Registration.RELEASED
+    assert registration.status == Registration.REGISTERED
+    assert registration.customer == customer
+
+
+def test_a_recent_registration_keeps_its_name_even_if_the_listing_lags(customer, other_customer, provider_calls):
+    name = fresh()
+    Registration.objects.create(
+        customer=other_customer, domain_name=name, duration=1, status=Registration.REGISTERED, checkout_id=uuid.uuid4()
+    )
+    registration = place(customer, line(name))
+    assert registration.failure_kind == services.UNAVAILABLE
+    assert provider_calls == []
+
+
+def test_a_registration_still_in_its_owners_listing_keeps_its_name(customer, other_customer, provider_calls):
+    name = fresh()
+    owned = place(other_customer, line(name))
+    Registration.objects.filter(pk=owned.pk).update(updated_at=services._now() - services.RELEASE_MIN_AGE * 2)
+    registration = place(customer, line(name))
+    owned.refresh_from_db()
+    assert owned.status == Registration.REGISTERED
+    assert registration.failure_kind == services.UNAVAILABLE
+    assert register_calls(provider_calls) == 1
