@@ -110,17 +110,17 @@ def test_search_checkout_and_dashboard_explain_a_failing_provider(page: Page, sc
     problems: list[str] = []
     with FAILURES[name]():
         # Every page is checked even when an earlier one is wrong, so one run names every page at fault.
-        for check, args in (
-            (_search_says_it_cannot, (unique_label("willow"),)),
-            (_checkout_says_it_cannot, (domain,)),
-            (_dashboard_says_it_cannot, ()),
+        for where, check, args in (
+            ("search", _search_says_it_cannot, (unique_label("willow"),)),
+            ("checkout", _checkout_says_it_cannot, (domain,)),
+            ("dashboard", _dashboard_says_it_cannot, ()),
         ):
             try:
                 check(page, *args)
+                screenshot(f"provider-{name}-{where}")
             except AssertionError as err:
                 problems.append(f"{check.__name__} ({page.url}): {str(err).splitlines()[0]}")
                 page.screenshot(path=str(SCREENSHOTS / f"FAILED-provider-{name}-{check.__name__}.png"), full_page=True)
-        screenshot(f"provider-{name}")
     assert not problems, "\n".join(problems)
 
     # Back up: the cart survived and checkout works again.
