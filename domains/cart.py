@@ -70,7 +70,7 @@ class CartLine:
 
     @property
     def total_display(self) -> str:
-        return format_money(self.total, self.currency)
+        return "Free" if not self.total else format_money(self.total, self.currency)
 
     def as_session(self) -> dict[str, Any]:
         return {

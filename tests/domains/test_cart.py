@@ -40,6 +40,13 @@ def test_a_free_first_year_shows_as_free_and_costs_nothing(client):
     assert "$29.99</dd>" in html  # only the renewal year is paid
 
 
+def test_a_one_year_free_first_year_line_costs_nothing(client):
+    put_in_cart(client, line("brand.shop", register=Decimal("0.00"), renew=Decimal("29.99"), is_free_first_year=True))
+    html = client.get("/cart/").content.decode()
+    assert "<dt>Total for 1 year</dt><dd>Free</dd>" in html
+    assert "<strong>$0.00</strong>" in html
+
+
 def test_the_cart_total_adds_up_every_line(client):
     put_in_cart(
         client,
