@@ -36,6 +36,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     for index in range(ai_rows.count()):
         expect(ai_rows.nth(index).locator(".price")).to_have_text(PRICE)
     ai_name = ai_rows.first.locator(".result-domain").inner_text().strip()
+    screenshot("buy-search-results")
 
     # Two domains into the cart: each row confirms in place and the header's count follows.
     for name in (hero_name, ai_name):
@@ -48,6 +49,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     expect(page.get_by_role("heading", name="Your cart")).to_be_visible()
     expect(page.get_by_role("heading", name=hero_name)).to_be_visible()
     expect(page.get_by_role("heading", name=ai_name)).to_be_visible()
+    screenshot("buy-cart")
     page.get_by_role("link", name="Go to checkout").click()
 
     # Not signed in: checkout offers the signup, which brings the customer back with the cart intact.
