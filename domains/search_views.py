@@ -54,7 +54,8 @@ def search(request: HttpRequest) -> HttpResponse:
     elif form.cleaned_data["q"]:
         context.update(_results(form.cleaned_data["q"]))
 
-    fragment = request.htmx and not request.htmx.history_restore_request
+    # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
+    fragment = request.htmx and not (request.htmx.history_restore_request or request.htmx.boosted)
     template = "domains/_search_results.html" if fragment else "domains/search.html"
     response = render(request, template, context)
     # The same URL answers a page or a fragment: caches must key on the header that tells them apart.

@@ -111,10 +111,11 @@ def test_the_page_and_the_fragment_vary_on_the_htmx_header(client, provider):
 
 
 def test_going_back_in_history_gets_the_whole_page(client, provider):
-    response = client.get("/search/", {"q": "bluebird"}, headers={**HTMX, "HX-History-Restore-Request": "true"})
-    html = response.content.decode()
-    assert "<html" in html
-    assert "bluebird.com" in html
+    for extra in ({"HX-History-Restore-Request": "true"}, {"HX-Boosted": "true"}):
+        response = client.get("/search/", {"q": "bluebird"}, headers={**HTMX, **extra})
+        html = response.content.decode()
+        assert "<html" in html
+        assert "bluebird.com" in html
 
 
 def test_a_full_domain_marks_the_exact_row_as_the_customers(client, provider):
