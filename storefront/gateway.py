@@ -40,22 +40,31 @@ _NOT_FOUND_MESSAGES = {"Invalid order ID", "Invalid customer ID", "Invalid custo
 
 
 class GatewayError(Exception):
-    """Root of everything the gateway raises. `message` is safe to show to a customer."""
+    """Root of everything the gateway raises.
+
+    `message` is for the customer: the provider's own explanation where it is meant for them (a refused
+    request), otherwise a plain sentence. `provider_message` is what the provider said, for staff and logs.
+    """
 
     default_message = "The domain service could not complete the request."
+    # Whether the provider's own text is fit for a customer (it explains a refusal) or only for staff.
+    shows_provider_message = True
 
     def __init__(self, message: str = "", *, status: int | None = None, retryable: bool = False) -> None:
-        self.message = message or self.default_message
+        self.provider_message = message
+        self.message = (message if self.shows_provider_message else "") or self.default_message
         self.status = status
         # True where asking again may succeed (a dropped connection, a gateway timeout): GETs only.
         self.retryable = retryable
-        super().__init__(self.message)
+        super().__init__(self.provider_message or self.message)
 
 
 class Unauthorized(GatewayError):
     """The key was refused (401/403): missing, invalid, revoked, expired or for the other environment."""
 
-    default_message = "The storefront's provider key was refused."
+    # Customers cannot act on a refused key (and must not learn about it); staff see provider_message.
+    default_message = "The domain service is unavailable right now. Please try again later."
+    shows_provider_message = False
 
 
 class NotFound(GatewayError):
@@ -75,7 +84,8 @@ class CustomerExists(ValidationRejected):
 
 
 class RateLimited(GatewayError):
-    default_message = "Too many requests to the domain service; please try again shortly."
+    default_message = "The domain service is busy right now. Please wait a moment and try again."
+    shows_provider_message = False
 
     def __init__(self, message: str = "", *, status: int | None = 429, retry_after: float | None = None) -> None:
         super().__init__(message, status=status)
@@ -86,6 +96,7 @@ class Unavailable(GatewayError):
     """The provider could not be reached or answered with a server error or an unreadable body."""
 
     default_message = "The domain service is unavailable right now. Please try again in a moment."
+    shows_provider_message = False
 
 
 class OutcomeUnknown(Unavailable):

@@ -103,17 +103,17 @@ def test_a_revoked_key_is_unauthorized(gw):
     with pytest.raises(Unauthorized) as caught:
         gw.hello()
     assert caught.value.status == 401
-    assert caught.value.message == "key_revoked"
+    assert caught.value.provider_message == "key_revoked"
 
 
 def test_an_unknown_key_is_unauthorized(gw, sandbox_url):
     with other_gateway(sandbox_url, "test_not_a_real_key") as stranger:
         with pytest.raises(Unauthorized) as caught:
             stranger.hello()
-        assert caught.value.message == "Unauthorized"
+        assert caught.value.provider_message == "Unauthorized"
         with pytest.raises(Unauthorized) as caught:
             stranger.metasearch(search_term="coffee")
-        assert caught.value.message == "Invalid partner token"
+        assert caught.value.provider_message == "Invalid partner token"
 
 
 def test_a_live_key_opens_production_only(gw, sandbox_url):
@@ -122,7 +122,7 @@ def test_a_live_key_opens_production_only(gw, sandbox_url):
         assert production.hello().message == "Authorized"
     with other_gateway(sandbox_url, live_key) as sandbox, pytest.raises(Unauthorized) as caught:
         sandbox.hello()
-    assert (caught.value.status, caught.value.message) == (403, "environment_mismatch")
+    assert (caught.value.status, caught.value.provider_message) == (403, "environment_mismatch")
 
 
 # Customers --------------------------------------------------------------------------------------------------
@@ -134,11 +134,11 @@ def test_customer_signup_and_its_refusals(gw):
     assert isinstance(created.customer_id, int) and created.customer_id >= 10_000_000
     with pytest.raises(CustomerExists) as duplicate:
         gw.customer_signup(**{**CUSTOMER, "email": CUSTOMER["email"].upper()})
-    assert duplicate.value.message == "User already exists"
+    assert duplicate.value.provider_message == "User already exists"
     with pytest.raises(ValidationRejected) as invalid:
         gw.customer_signup(**{**CUSTOMER, "email": "other@example.org", "name": "Grâce Hopper"})
     assert not isinstance(invalid.value, CustomerExists)
-    assert invalid.value.message == "Signup Failed, please ensure that all the fields are valid and in English"
+    assert invalid.value.provider_message == "Signup Failed, please ensure that all the fields are valid and in English"
 
 
 def test_customer_auto_login_and_the_panel(gw, customer_id):
@@ -153,7 +153,7 @@ def test_customer_auto_login_and_the_panel(gw, customer_id):
     assert requests.get(panel, params={"token": token.token}, timeout=5).status_code == 403
     with pytest.raises(NotFound) as caught:
         gw.customer_auto_login(email="nobody@example.org")
-    assert caught.value.message == "Invalid customer email"
+    assert caught.value.provider_message == "Invalid customer email"
 
 
 # Search -----------------------------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def test_domain_availability_single_and_array(gw):
     with pytest.raises(ValidationRejected) as caught:
         gw.domain_availability(search_terms="bad term")
     assert caught.value.status == 422
-    assert caught.value.message == "The search term field format is invalid."
+    assert caught.value.provider_message == "The search term field format is invalid."
 
 
 def test_domain_suggestions(gw):
@@ -238,7 +238,7 @@ def test_metasearch_empty_results_and_errors(gw):
     with pytest.raises(ValidationRejected) as caught:
         gw.metasearch(search_term="!!!")
     assert caught.value.status == 400
-    assert caught.value.message == "search_term is required and must not be empty after sanitisation"
+    assert caught.value.provider_message == "search_term is required and must not be empty after sanitisation"
 
 
 # Domains ----------------------------------------------------------------------------------------------------
@@ -250,17 +250,17 @@ def test_domain_register_and_its_refusals(gw, customer_id):
     assert registered.order_id >= 100_000_000
     with pytest.raises(ValidationRejected) as taken:
         gw.domain_register(customer_id=customer_id, domain_name="contract.net", duration=1)
-    assert taken.value.message == "Unable to register domain"
+    assert taken.value.provider_message == "Unable to register domain"
     with pytest.raises(ValidationRejected) as minimum:
         gw.domain_register(customer_id=customer_id, domain_name="contract.ai", duration=1)
-    assert minimum.value.message == "Minimum registration term for .ai is 2 years"
+    assert minimum.value.provider_message == "Minimum registration term for .ai is 2 years"
     with pytest.raises(NotFound) as unknown:
         gw.domain_register(customer_id=12345678, domain_name="contract.org", duration=1)
-    assert unknown.value.message == "Invalid customer ID"
+    assert unknown.value.provider_message == "Invalid customer ID"
     Partner.objects.update(test_balance=0)
     with pytest.raises(ValidationRejected) as broke:
         gw.domain_register(customer_id=customer_id, domain_name="contract.org", duration=1)
-    assert broke.value.message == "Billing settlement failed: insufficient balance"
+    assert broke.value.provider_message == "Billing settlement failed: insufficient balance"
 
 
 def test_domain_orders(gw, customer_id, order_id):
@@ -288,10 +288,10 @@ def test_domain_renew(gw, customer_id, order_id):
     assert renewed.expires_at.year == order.expires_at.year + 2
     with pytest.raises(ValidationRejected) as stale:
         gw.domain_renew(order_id=order_id, duration=1, expiry_timestamp=order.expiry_timestamp)
-    assert stale.value.message == "Invalid current expiry timestamp"
+    assert stale.value.provider_message == "Invalid current expiry timestamp"
     with pytest.raises(NotFound) as unknown:
         gw.domain_renew(order_id=123456789, duration=1, expiry_timestamp=renewed.expiry_timestamp)
-    assert unknown.value.message == "Invalid order ID"
+    assert unknown.value.provider_message == "Invalid order ID"
 
 
 def test_transfer_auth_code(gw, order_id):
@@ -308,19 +308,19 @@ def test_transfer_auth_code(gw, order_id):
 def test_dns_activate_and_records(gw, order_id):
     with pytest.raises(ValidationRejected) as inactive:
         gw.dns_records(order_id=order_id)
-    assert inactive.value.message == "DNS service is not active for this order"
+    assert inactive.value.provider_message == "DNS service is not active for this order"
     ack = gw.dns_activate(order_id=order_id)
     assert (ack.status, ack.message) == ("SUCCESS", "DNS service activated successfully")
     with pytest.raises(ValidationRejected) as twice:
         gw.dns_activate(order_id=order_id)
-    assert twice.value.message == "DNS service is already active"
+    assert twice.value.provider_message == "DNS service is already active"
     assert len(gw.dns_records(order_id=order_id, record_type="NS")) == 2
     [soa] = gw.dns_records(order_id=order_id, record_type="SOA")
     assert soa.type == "SOA" and soa.status == "Active"
     assert gw.dns_records(order_id=order_id) == []
     with pytest.raises(NotFound) as unknown:
         gw.dns_activate(order_id=123456789)
-    assert unknown.value.message == "Invalid order ID"
+    assert unknown.value.provider_message == "Invalid order ID"
 
 
 @pytest.mark.parametrize(
@@ -343,7 +343,7 @@ def test_dns_record_add_modify_delete(gw, zone, record_type, host, value, new_va
     assert record.priority == priority
     with pytest.raises(ValidationRejected) as duplicate:
         gw.dns_record_add(order_id=zone, record_type=record_type, value=value, host=host, priority=priority)
-    assert duplicate.value.message == "Duplicate record found"
+    assert duplicate.value.provider_message == "Duplicate record found"
 
     modified = gw.dns_record_modify(
         order_id=zone,
@@ -361,20 +361,20 @@ def test_dns_record_add_modify_delete(gw, zone, record_type, host, value, new_va
         assert record.priority == 20
     with pytest.raises(ValidationRejected) as missing:
         gw.dns_record_modify(order_id=zone, record_type=record_type, current_value=value, new_value=value, host=host)
-    assert missing.value.message == "Failed to modify the record"
+    assert missing.value.provider_message == "Failed to modify the record"
 
     deleted = gw.dns_record_delete(order_id=zone, record_type=record_type, value=new_value, host=host)
     assert deleted.message == "Record deleted successfully"
     assert gw.dns_records(order_id=zone, record_type=record_type) == []
     with pytest.raises(ValidationRejected) as gone:
         gw.dns_record_delete(order_id=zone, record_type=record_type, value=new_value, host=host)
-    assert gone.value.message == "Failed to delete the record"
+    assert gone.value.provider_message == "Failed to delete the record"
 
 
 def test_dns_refusals(gw, zone):
     with pytest.raises(ValidationRejected) as ttl:
         gw.dns_record_add(order_id=zone, record_type="A", value="203.0.113.1", host="www", ttl=60)
-    assert ttl.value.message == "TTL must be at least 300 seconds"
+    assert ttl.value.provider_message == "TTL must be at least 300 seconds"
     with pytest.raises(ValidationRejected):
         gw.dns_record_add(order_id=zone, record_type="CNAME", value="target.example.net", host="@")
     with pytest.raises(ValidationRejected):
@@ -396,7 +396,7 @@ def test_availability_down_makes_metasearch_unavailable(gw):
     with inject(availability_down=True), pytest.raises(Unavailable) as caught:
         gw.metasearch(search_term="coffee")
     assert caught.value.status == 503
-    assert caught.value.message == "Domain availability service unavailable"
+    assert caught.value.provider_message == "Domain availability service unavailable"
     assert gw.hello().message == "Authorized"
 
 

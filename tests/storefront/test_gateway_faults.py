@@ -115,7 +115,8 @@ def test_a_500_on_get_is_unavailable_with_the_providers_message_and_not_retried(
     server.script(Answer(status=500, body={"message": "Server Error."}))
     with pytest.raises(Unavailable) as caught:
         client.domain_availability(search_terms="example")
-    assert caught.value.message == "Server Error."
+    assert caught.value.provider_message == "Server Error."
+    assert caught.value.message == "The domain service is unavailable right now. Please try again in a moment."
     assert len(server.seen) == 1
 
 
@@ -129,7 +130,8 @@ def test_a_non_json_body_is_unavailable(client, server):
     server.script(Answer(body="<html>not json</html>"))
     with pytest.raises(Unavailable) as caught:
         client.hello()
-    assert "unreadable" in caught.value.message
+    assert "unreadable" in caught.value.provider_message
+    assert "unavailable right now" in caught.value.message
 
 
 def test_a_non_json_body_after_a_post_is_outcome_unknown(client, server):
@@ -143,8 +145,10 @@ def test_401_is_unauthorized(client, server, message):
     server.script(Answer(status=401, body={"message": message}))
     with pytest.raises(Unauthorized) as caught:
         client.hello()
-    assert caught.value.message == message
+    assert caught.value.provider_message == message
     assert caught.value.status == 401
+    # A customer is never told about our key.
+    assert "key" not in caught.value.message and "Unauthorized" not in caught.value.message
 
 
 def test_403_environment_mismatch_is_unauthorized(client, server):
@@ -157,7 +161,7 @@ def test_metasearch_bad_key_error_shape_is_unauthorized(client, server):
     server.script(Answer(status=401, body={"error": "Invalid partner token"}))
     with pytest.raises(Unauthorized) as caught:
         client.metasearch(search_term="coffee")
-    assert caught.value.message == "Invalid partner token"
+    assert caught.value.provider_message == "Invalid partner token"
     assert server.seen[0].path.startswith("/ms/v1/search?")
 
 
@@ -212,6 +216,7 @@ def test_429_carries_retry_after(client, server):
     with pytest.raises(RateLimited) as caught:
         client.hello()
     assert caught.value.retry_after == 7.0
+    assert "busy" in caught.value.message
     assert len(server.seen) == 1  # the provider asked us to wait: no immediate retry
 
 

@@ -26,7 +26,8 @@ class Command(BaseCommand):
             hello = gateway().hello()
         except GatewayError as err:
             elapsed_ms = (time.perf_counter() - started) * 1000
-            raise CommandError(f"Not working: {type(err).__name__}: {err.message} ({elapsed_ms:.0f} ms)") from err
+            said = err.provider_message or err.message
+            raise CommandError(f"Not working: {type(err).__name__}: {said} ({elapsed_ms:.0f} ms)") from err
         elapsed_ms = (time.perf_counter() - started) * 1000
         self.stdout.write(
             self.style.SUCCESS(
