@@ -85,11 +85,17 @@ class Watch:
     def on_response(self, response: Response) -> None:
         status = response.status
         url = response.url
-        if status < 500 or not url.startswith(self.origin):
+        if status < 400 or not url.startswith(self.origin):
             return
-        if urlsplit(url).path.startswith("/sandbox/"):
-            return
+        path = urlsplit(url).path
         request = response.request
+        if status < 500:
+            # A page's own script, stylesheet or image that is missing (the browser's favicon probe aside).
+            if request.resource_type in ("script", "stylesheet", "image", "font") and path != "/favicon.ico":
+                self.errors.append(f"missing asset: {url} answered {status}")
+            return
+        if path.startswith("/sandbox/"):
+            return
         if request.resource_type == "document" and status in self.allowed_document_statuses:
             return
         kind = "fragment" if request.headers.get("hx-request") else request.resource_type
