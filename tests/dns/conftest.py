@@ -17,7 +17,7 @@ from domains.models import Order
 from sandbox.management.commands.sandbox_seed import seed
 from sandbox.models import DnsRecord as SandboxRecord
 from sandbox.models import Partner
-from storefront.gateway import ResellerGateway, gateway
+from storefront.gateway import ResellerGateway, Unavailable, gateway
 
 PASSWORD = "Zones#Pass9"
 
@@ -33,15 +33,34 @@ CONTACT = {
 }
 
 
+def _patiently(attempt: Callable[[int], object]) -> object:
+    """Setup through the provider, asked a second time if the answer was slow (a busy machine, a cold server).
+
+    Each attempt uses a fresh name, so a first attempt that did go through leaves only a harmless orphan.
+    """
+    try:
+        return attempt(0)
+    except Unavailable:
+        return attempt(1)
+
+
 def make_customer(email: str) -> Customer:
-    created = gateway().customer_signup(email=email, password=PASSWORD, **CONTACT)
-    user = get_user_model().objects.create_user(username=email, email=email, password=PASSWORD)
+    def signup(attempt: int):
+        address = email if attempt == 0 else f"retry{attempt}-{email}"
+        return address, gateway().customer_signup(email=address, password=PASSWORD, **CONTACT)
+
+    address, created = _patiently(signup)
+    user = get_user_model().objects.create_user(username=address, email=address, password=PASSWORD)
     return Customer.objects.create(user=user, customer_id=created.customer_id, **CONTACT)
 
 
 def register(customer: Customer, domain_name: str) -> Order:
-    registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=domain_name, duration=1)
-    return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=domain_name)
+    def buy(attempt: int):
+        name = domain_name if attempt == 0 else f"retry{attempt}{domain_name}"
+        return name, gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
+
+    name, registered = _patiently(buy)
+    return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=name)
 
 
 def unique_domain(prefix: str = "zone") -> str:
