@@ -45,7 +45,6 @@ def password_ok(password: str) -> bool:
     return (
         9 <= len(password) <= 15
         and english(password)
-        and " " not in password
         and any(ch.isupper() for ch in password)
         and any(ch.islower() for ch in password)
         and any(ch.isdigit() for ch in password)

@@ -97,6 +97,11 @@ def test_every_listed_special_character_is_accepted(api, special):
     assert signup(api, password=f"Abcdefg1{special}").status_code == 201
 
 
+def test_any_printable_ascii_may_join_the_required_characters(api):
+    assert signup(api, password="Ab1# -&^()x").status_code == 201
+    assert signup(api, password="Ab1#\tabcdef", email="tab@example.org").status_code == 422
+
+
 def test_state_other_is_accepted_and_the_longest_phone_fits(api):
     response = signup(api, state="Other", country_code="44", phone="1234567890123")
     assert response.status_code == 201
