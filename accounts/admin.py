@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
@@ -59,6 +60,19 @@ class CustomerAdmin(admin.ModelAdmin):
         ),
     )
     inlines = (OrderInline,)
+    actions = ("discard_unconfirmed",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # customers come from signup, which also creates them at the provider
+
+    @admin.action(description="Discard unconfirmed signups (not found at the provider)", permissions=("delete",))
+    def discard_unconfirmed(self, request: HttpRequest, queryset: QuerySet[Customer]) -> None:
+        # Only pending signups without orders: their user goes too, so the person can sign up afresh.
+        pending = queryset.filter(customer_id__isnull=True, orders__isnull=True, user__is_active=False)
+        users = get_user_model().objects.filter(customer__in=pending)
+        count = users.count()
+        users.delete()
+        self.message_user(request, f"Discarded {count} unconfirmed signup(s); linked customers were left alone.")
 
     @admin.display(description="Email", ordering="user__email")
     def email(self, obj: Customer) -> str:
@@ -88,7 +102,7 @@ class CustomerAdmin(admin.ModelAdmin):
         return (
             "The provider's answer to this signup was lost, so the account is inactive. Look the email up at the "
             "provider: if the customer exists there, enter its customer ID above and save (the account is then "
-            "activated); if not, delete this customer so they can sign up again."
+            "activated); if not, use the list's action 'Discard unconfirmed signups' so they can sign up again."
         )
 
     def save_model(self, request: HttpRequest, obj: Customer, form, change: bool) -> None:

@@ -5,6 +5,7 @@ from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth import login as auth_login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
@@ -22,6 +23,7 @@ from accounts.forms import EmailAuthenticationForm, SignupForm
 from storefront import countries
 from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
 
+User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
 
 
@@ -129,7 +131,10 @@ def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
     form.is_valid()
     errors = form.errors.get("email", [])
     email = form.cleaned_data.get("email", "")
-    return render(request, "accounts/_email_feedback.html", {"errors": errors, "email": email})
+    # A signup whose provider answer was lost: only its own password can complete it (see services).
+    pending = bool(email) and User.objects.filter(username=email.lower()).exists()
+    context = {"errors": errors, "email": email, "pending": pending}
+    return render(request, "accounts/_email_feedback.html", context)
 
 
 @require_GET

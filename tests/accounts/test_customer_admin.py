@@ -77,3 +77,22 @@ def test_entering_the_provider_id_activates_a_pending_account(staff, make_custom
     customer.user.refresh_from_db()
     assert customer.customer_id == 87654321
     assert customer.user.is_active
+
+
+def test_staff_can_discard_an_unconfirmed_signup_but_not_a_linked_customer(staff, make_customer):
+    linked = make_customer("linked@example.org")
+    pending = make_customer("pending@example.org")
+    pending.customer_id = None
+    pending.save()
+    pending.user.is_active = False
+    pending.user.save()
+    response = staff.post(
+        URL, {"action": "discard_unconfirmed", "_selected_action": [linked.pk, pending.pk]}, follow=True
+    )
+    assert "Discarded 1 unconfirmed signup(s)" in response.content.decode()
+    assert not get_user_model().objects.filter(username="pending@example.org").exists()
+    assert get_user_model().objects.filter(username="linked@example.org").exists()
+
+
+def test_customers_cannot_be_added_by_hand(staff):
+    assert staff.get(f"{URL}add/").status_code == 403

@@ -236,6 +236,16 @@ def test_the_live_email_check_says_whether_the_email_can_be_used(client, make_cu
 
 
 @pytest.mark.django_db
+def test_the_live_email_check_points_a_pending_signup_to_its_own_password(client, make_customer):
+    pending = make_customer("pending@example.org")
+    Customer.objects.filter(pk=pending.pk).update(customer_id=None)
+    User.objects.filter(pk=pending.user.pk).update(is_active=False)
+    html = client.get(URL, {"validate": "email", "email": "pending@example.org"}, headers={"HX-Request": "true"})
+    assert "waiting for confirmation" in html.content.decode()
+    assert "This email can be used." not in html.content.decode()
+
+
+@pytest.mark.django_db
 def test_it_offers_exactly_the_states_of_the_providers_countries_file(client):
     path = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/reference/countries.json"
     if not path.exists():
