@@ -29,7 +29,10 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
     for name in (first, second):
         row = page.locator("tr", has=page.get_by_role("link", name=name, exact=True))
         expect(row.locator(".order-date")).to_have_text(_expiry(1))
+        # Bought today for a year: the customer reads "in 1 year", not "in 11 months".
+        expect(row.locator(".order-left")).to_have_text(re.compile(r"^in (1 year|12 months)$"))
         expect(row.locator(".badge").first).to_have_text(re.compile("Active", re.I))
+    screenshot("dashboard-list")
 
     page.get_by_role("link", name=first, exact=True).click()
     expect(page.get_by_role("heading", name=first, level=1)).to_be_visible()
@@ -40,6 +43,7 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
     renew.get_by_role("button", name=f"Renew {first}").click()
     expect(page.get_by_text(f"Renewed until {_expiry(3)}.")).to_be_visible()
     expect(page.locator(".order-expiry-date")).to_have_text(_expiry(3))
+    expect(page.locator(".order-expiry .order-left")).to_have_text(re.compile(r"^In 3 years$"))
 
     transfer = page.locator("#transfer")
     transfer.get_by_label("Your password").fill("Not-my-password1")
