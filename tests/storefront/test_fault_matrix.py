@@ -1,0 +1,180 @@
+"""Every page and action against every fault the provider can show.
+
+Each answers with a clear message and a sensible status (never a 500; 503 where the provider is unavailable
+on a full page is right), and loses nothing: the cart keeps its lines, typed forms keep their values, and a
+checkout in flight leaves its registration on record.
+"""
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import pytest
+from django.core.cache import cache
+from django.test import Client, override_settings
+
+from domains.models import Order, Registration
+from sandbox.faults import inject
+from storefront.gateway import gateway
+from tests.domains.conftest import CUSTOMER_PASSWORD, make_customer
+
+MESSAGES = (
+    "unavailable",
+    "try again",
+    "could not",
+    "couldn't",
+    "not available",
+    "please wait",
+    "too many",
+    "slow down",
+    "not confirm",
+    "being checked",
+    "went wrong",
+    "isn't available",
+    "is not available",
+    "problem",
+)
+
+
+@contextmanager
+def _settings_fault(**overrides: object) -> Iterator[None]:
+    with override_settings(**overrides):
+        gateway.cache_clear()
+        yield
+    gateway.cache_clear()
+
+
+FAULTS: dict[str, Callable[[], object]] = {
+    "down": lambda: _settings_fault(
+        RESELLER_BASE_URL="http://127.0.0.1:9/sandbox", RESELLER_METASEARCH_URL="http://127.0.0.1:9/sandbox/ms"
+    ),
+    "slow": lambda: inject(hang_seconds=1.2),
+    "500": lambda: inject(error_rate=1.0),
+    "malformed": lambda: inject(malformed=True),
+    "401": lambda: _settings_fault(RESELLER_API_KEY="test_not_a_key_the_provider_knows"),
+    "429": lambda: inject(rate_limited=True),
+}
+
+
+@dataclass
+class World:
+    client: Client
+    order: Order
+    checkout_id: str
+    renew_token: str
+    domain_in_cart: str
+
+
+@pytest.fixture
+def world(sandbox_url, sandbox_partner) -> World:
+    customer = make_customer()
+    label = f"matrix{uuid.uuid4().hex[:8]}"
+    registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)
+    gateway().dns_activate(order_id=registered.order_id)
+    gateway().dns_record_add(order_id=registered.order_id, record_type="A", host="www", value="203.0.113.7")
+    client = Client()
+    client.force_login(customer.user)
+    client.get("/orders/")  # the listing gives us our local copy of the order
+    order = Order.objects.get(order_id=registered.order_id)
+    order.dns_active = True
+    order.save(update_fields=["dns_active"])
+    in_cart = f"{label}-more.net"
+    assert client.post("/cart/add/", {"domain_name": in_cart}).status_code in (200, 302)
+    checkout_page = client.get("/checkout/").content.decode()
+    detail_page = client.get(f"/orders/{order.order_id}/").content.decode()
+    return World(
+        client=client,
+        order=order,
+        checkout_id=_hidden(checkout_page, "checkout_id"),
+        renew_token=_hidden(detail_page, "renew_token"),
+        domain_in_cart=in_cart,
+    )
+
+
+def _hidden(page: str, name: str) -> str:
+    marker = f'name="{name}" value="'
+    start = page.index(marker) + len(marker)
+    return page[start : page.index('"', start)]
+
+
+def _actions(world: World) -> dict[str, Callable[[], object]]:
+    c, oid = world.client, world.order.order_id
+    return {
+        "search page": lambda: c.get("/search/", {"q": "matrixword"}),
+        "search fragment": lambda: c.get("/search/", {"q": "matrixword"}, HTTP_HX_REQUEST="true"),
+        "cart add": lambda: c.post("/cart/add/", {"domain_name": "anotherone.org"}),
+        "cart": lambda: c.get("/cart/"),
+        "checkout review": lambda: c.get("/checkout/"),
+        "checkout place": lambda: c.post("/checkout/", {"checkout_id": world.checkout_id}),
+        "orders": lambda: c.get("/orders/"),
+        "order detail": lambda: c.get(f"/orders/{oid}/"),
+        "renew": lambda: c.post(f"/orders/{oid}/renew/", {"duration": "1", "renew_token": world.renew_token}),
+        "transfer code": lambda: c.post(f"/orders/{oid}/transfer-code/", {"password": CUSTOMER_PASSWORD}),
+        "dns records": lambda: c.get(f"/orders/{oid}/dns/", {"type": "A"}),
+        "dns add": lambda: c.post(
+            f"/orders/{oid}/dns/add/", {"type": "A", "host": "typed-host", "value": "198.51.100.23", "ttl": "3600"}
+        ),
+        "dns delete": lambda: c.post(
+            f"/orders/{oid}/dns/delete/", {"type": "A", "host": "www", "value": "203.0.113.7"}
+        ),
+        "panel": lambda: c.post("/accounts/panel/", HTTP_REFERER=f"/orders/{oid}/"),
+    }
+
+
+def _visible_text(client: Client, response) -> str:
+    if response.status_code in (301, 302):
+        followed = client.get(response["Location"])
+        assert followed.status_code != 500
+        return followed.content.decode().lower()
+    return response.content.decode().lower()
+
+
+ACTION_NAMES = [
+    "search page",
+    "search fragment",
+    "cart add",
+    "cart",
+    "checkout review",
+    "checkout place",
+    "orders",
+    "order detail",
+    "renew",
+    "transfer code",
+    "dns records",
+    "dns add",
+    "dns delete",
+    "panel",
+]
+# Pages that need no provider call answer normally whatever the provider does.
+NO_PROVIDER_NEEDED = {"cart"}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("action", ACTION_NAMES)
+def test_every_action_survives_every_fault(world, fault, action):
+    with override_settings(RESELLER_READ_TIMEOUT=0.6, RESELLER_GET_RETRIES=0):
+        gateway.cache_clear()
+        cache.clear()  # no cached answer to fall back on: every page has to ask the provider
+        with FAULTS[fault]():
+            response = _actions(world)[action]()
+            status = response.status_code
+            text = _visible_text(world.client, response)
+    assert status != 500
+    assert status < 500 or status == 503, f"{action} under {fault}: {status}"
+    if action not in NO_PROVIDER_NEEDED and status != 302:
+        assert any(phrase in text for phrase in MESSAGES), f"{action} under {fault} says nothing clear"
+
+    # Nothing is lost.
+    cart = world.client.session.get("cart", {})
+    if action != "checkout place":
+        assert world.domain_in_cart in cart
+    else:
+        registration = Registration.objects.filter(domain_name=world.domain_in_cart).first()
+        assert registration is not None, "the checkout line must stay on record"
+        assert registration.status in (Registration.UNKNOWN, Registration.FAILED, Registration.PENDING)
+        if registration.status != Registration.UNKNOWN:
+            assert world.domain_in_cart in cart
+    if action == "dns add":
+        assert "typed-host" in text and "198.51.100.23" in text
