@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -130,3 +132,20 @@ def tab_to(page: Page, target: Locator, *, limit: int = 60) -> int:
         if target.evaluate("(el) => el === document.activeElement"):
             return presses
     raise AssertionError(f"{target} never got the keyboard focus in {limit} presses of Tab")
+
+
+@dataclass
+class Soft:
+    """Checks that report at the end of the journey instead of stopping it, so one run shows every problem."""
+
+    problems: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def check(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except AssertionError as err:
+            self.problems.append(f"{what}: {str(err).splitlines()[0]} ({' '.join(str(err).split()[-6:])})")
+
+    def assert_none(self) -> None:
+        assert not self.problems, "\n".join(self.problems)
