@@ -199,6 +199,7 @@ class SignupForm(forms.Form):
         self.login_url = login_url or reverse("login")
         self.fields["country"].choices = [("", "Choose your country"), *country_choices()]
         self.fields["state"].widget.choices = [(state, state) for state in self.states()]
+        self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
         self.fields["country"].widget.attrs.update(
             {

@@ -25,6 +25,7 @@ def test_it_lists_the_states_of_the_country_ending_with_other(client):
     assert 'id="state-row"' in html
     assert "<html" not in html
     assert '<label for="id_state">' in html
+    assert '<select name="state" id="id_state">' in html
 
 
 def test_for_htmx_it_also_sends_the_dialling_prefix_out_of_band(client):
