@@ -98,7 +98,9 @@ class OrderRow:
 
     @property
     def urgency(self) -> str:
-        if self.is_expired or self.is_pending_delete:
+        if self.is_pending_delete:
+            return "pending"
+        if self.is_expired:
             return "expired"
         return "soon" if self.is_expiring_soon else ""
 

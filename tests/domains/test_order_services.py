@@ -61,7 +61,7 @@ def test_pending_delete_stays_pending_delete_and_cannot_be_renewed():
 
     assert pending.display_status == "Pending Delete Restorable"
     assert not pending.can_renew
-    assert pending.urgency == "expired"
+    assert pending.urgency == "pending"
 
 
 def test_each_status_has_a_badge_and_a_meaning():

@@ -176,6 +176,7 @@ def test_each_status_has_its_badge_and_meaning(signed_in, customer, sandbox_orde
     assert '<span class="badge badge-warn">Suspended</span>' in body
     assert '<span class="badge badge-bad">Pending Delete Restorable</span>' in body
     assert "restored (not renewed)" in body
+    assert "order-row order-pending" in body  # stands out: it needs support whatever its date
 
 
 def test_it_refreshes_the_local_copy(signed_in, customer, sandbox_orders):
