@@ -16,11 +16,6 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, sync_playwright
 
-# Playwright's sync API runs an event loop in the main thread, and Django then refuses database access there
-# ("you cannot call this from an async context"). The tests never share a connection with that loop, so the
-# check is switched off, for the browser tests only.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
@@ -35,6 +30,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 # Short enough to keep a broken page from stalling the suite, long enough for a 2 s provider timeout.
 DEFAULT_TIMEOUT_MS = 10_000
 
@@ -55,10 +51,21 @@ def browser() -> Iterator[Browser]:
             "(`sudo apt-get install -y chromium`, as bin/test does); Playwright's own download is not used.",
             pytrace=False,
         )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    # Playwright's sync API runs an event loop in the main thread, and Django then refuses database access there
+    # ("you cannot call this from an async context"). No database connection is ever used from that loop, so
+    # the check is off while the browser runs (and so for any test after it in the same session), then back.
+    previous = os.environ.get(ASYNC_UNSAFE)
+    os.environ[ASYNC_UNSAFE] = "true"
+    try:
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            yield launched
+            launched.close()
+    finally:
+        if previous is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = previous
 
 
 @dataclass
