@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import logging
 import re
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
@@ -26,6 +27,8 @@ from django.core.cache import cache
 from storefront.gateway import DomainResult, MetaSearch, ValidationRejected, gateway
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 # The fallback asks for these; the provider silently ignores TLDs the partner does not sell.
 FALLBACK_TLDS = ("com", "net", "org", "io", "co", "dev", "shop", "ai", "app", "xyz")
@@ -102,7 +105,7 @@ _flights_lock = threading.Lock()
 
 
 def _single_flight(key: str, compute: Callable[[], T]) -> T:
-    hit = cache.get(key)
+    hit = _cache_get(key)
     if hit is not None:
         return hit
     with _flights_lock:
@@ -115,7 +118,9 @@ def _single_flight(key: str, compute: Callable[[], T]) -> T:
             if flight.error is not None:
                 # A copy: one exception object raised in several threads would share one growing traceback.
                 raise copy.copy(flight.error)
-            return flight.value  # type: ignore[return-value]
+            if flight.value is not None:
+                return flight.value  # type: ignore[return-value]
+        # The leader is stuck past every timeout, or was interrupted: ask ourselves.
         return _across_processes(key, compute)
     try:
         flight.value = _across_processes(key, compute)
@@ -133,24 +138,24 @@ def _single_flight(key: str, compute: Callable[[], T]) -> T:
 def _across_processes(key: str, compute: Callable[[], T]) -> T:
     lock_key = f"{key}:lock"
     token = uuid.uuid4().hex
-    if cache.add(lock_key, token, timeout=_LOCK_SECONDS):
+    if _cache_add(lock_key, token):
         try:
             return _compute_and_store(key, compute)
         finally:
-            if cache.get(lock_key) == token:
-                cache.delete(lock_key)
+            if _cache_get(lock_key) == token:
+                _cache_quietly(cache.delete, lock_key)
     # Another process is asking: poll for its answer, briefly.
     deadline = time.monotonic() + _WAIT_SECONDS
     delay = 0.005
     while time.monotonic() < deadline:
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
-        hit = cache.get(key)
+        hit = _cache_get(key)
         if hit is not None:
             return hit
-        if cache.get(lock_key) is None:
+        if _cache_get(lock_key) is None:
             # Released without an answer (it failed), or answered between our two reads.
-            hit = cache.get(key)
+            hit = _cache_get(key)
             if hit is not None:
                 return hit
             break
@@ -161,5 +166,25 @@ def _compute_and_store(key: str, compute: Callable[[], T]) -> T:
     value = compute()
     seconds = cache_seconds()
     if seconds > 0:
-        cache.set(key, value, seconds)
+        _cache_quietly(cache.set, key, value, seconds)
     return value
+
+
+# A cache that is down (Redis restarting) must not take search down with it: it only costs provider calls.
+
+
+def _cache_get(key: str) -> Any:
+    return _cache_quietly(cache.get, key)
+
+
+def _cache_add(key: str, value: str) -> bool:
+    added = _cache_quietly(cache.add, key, value, _LOCK_SECONDS, failed=True)
+    return bool(added)
+
+
+def _cache_quietly(operation: Callable[..., Any], *args: Any, failed: Any = None) -> Any:
+    try:
+        return operation(*args)
+    except Exception as err:  # noqa: BLE001 - any cache failure is a miss, never an error page
+        logger.warning("search cache %s failed: %s", operation.__name__, type(err).__name__)
+        return failed

@@ -161,3 +161,16 @@ def test_the_fallback_works_while_metasearch_is_down(provider):
         rows = fallback_availability("bluebird")
     assert rows[0].domain_name == "bluebird.com"
     assert rows[0].available
+
+
+def test_it_still_answers_when_the_cache_is_down(provider, calls, monkeypatch):
+    def down(*args, **kwargs):
+        raise ConnectionError("cache unreachable")
+
+    for operation in ("get", "add", "set", "delete"):
+        monkeypatch.setattr(cache, operation, down)
+    first = metasearch_cached("bluebird")
+    second = metasearch_cached("bluebird")
+    assert first.hero.domain_name == second.hero.domain_name == "bluebird.com"
+    # Nothing could be kept, so each search asked the provider.
+    assert calls == ["metasearch bluebird", "metasearch bluebird"]
