@@ -22,6 +22,7 @@ from accounts import services, throttle
 from accounts.forms import EmailAuthenticationForm, SignupForm
 from storefront import countries
 from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
+from storefront.ratelimit import rate_limit
 
 User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
@@ -55,6 +56,7 @@ def _status_for(err: GatewayError) -> int:
 
 @sensitive_post_parameters("password", "password2")
 @require_http_methods(["GET", "POST"])
+@rate_limit("signup", methods=("POST",))
 def signup(request: HttpRequest) -> HttpResponse:
     next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"))
     login_url = _login_url(next_url)
@@ -203,6 +205,7 @@ def login(request: HttpRequest) -> HttpResponse:
 
 @never_cache  # the redirect carries the token: no cache anywhere may keep it
 @require_POST
+@rate_limit("panel", per="user")
 def panel(request: HttpRequest) -> HttpResponse:
     back = _local_path(_safe_next(request, request.META.get("HTTP_REFERER"))) or reverse("orders")
     if not request.user.is_authenticated:

@@ -1,6 +1,6 @@
 """Request rate limits kept in the shared cache, so every web process counts together (CACHE_URL: Redis).
 
-    @rate_limit("search", limit=120, window=60)
+    @rate_limit("search")                     # limit and window from settings.RATE_LIMITS["search"]
     def search(request): ...
 
 Counts per client address (behind the platform's proxies, see accounts.throttle.client_address), or per
@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -49,7 +50,12 @@ def hit(scope: str, who: str, *, limit: int, window: int) -> int:
 
 
 def rate_limit(
-    scope: str, *, limit: int, window: int, per: Literal["address", "user"] = "address", methods: tuple[str, ...] = ()
+    scope: str,
+    *,
+    limit: int | None = None,
+    window: int | None = None,
+    per: Literal["address", "user"] = "address",
+    methods: tuple[str, ...] = (),
 ) -> Callable[[View], View]:
     def decorator(view: View) -> View:
         @functools.wraps(view)
@@ -60,7 +66,11 @@ def rate_limit(
                 who = f"user:{request.user.pk}"
             else:
                 who = f"address:{client_address(request)}"
-            wait = hit(scope, who, limit=limit, window=window)
+            configured_limit, configured_window = settings.RATE_LIMITS.get(scope, (0, 60))
+            allowed = limit if limit is not None else configured_limit
+            if allowed <= 0:  # switched off for this scope
+                return view(request, *args, **kwargs)
+            wait = hit(scope, who, limit=allowed, window=window or configured_window)
             if wait:
                 return too_many_requests(request, wait)
             return view(request, *args, **kwargs)

@@ -183,6 +183,17 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # How many proxies in front of us append to X-Forwarded-For (the PaaS router: usually 1). 0 trusts no header
 # and uses the connection's address; throttles key on the resulting client address.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+# Requests allowed per window (seconds), counted in the shared cache; "0/60" switches a scope off.
+# Env: RATE_LIMIT_SEARCH=120/60 and so on.
+RATE_LIMITS = {
+    scope: tuple(int(part) for part in env.str(f"RATE_LIMIT_{scope.upper()}", default=default).split("/", 1))
+    for scope, default in {
+        "search": "120/60",  # per address; typing sends a request per pause
+        "signup": "20/3600",  # per address, submitted signups
+        "panel": "20/600",  # per customer, control-panel hand-offs
+        "transfer_code": "10/900",  # per customer, transfer-code reveals (wrong passwords are limited apart)
+    }.items()
+}
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 

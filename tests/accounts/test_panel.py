@@ -127,3 +127,14 @@ def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_customer):
     assert 'method="post" action="/accounts/panel/"' in html
     assert "csrfmiddlewaretoken" in html
     assert "Open control panel" in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "panel": (1, 600)}
+    client.force_login(customer.user)
+    assert client.post(URL).status_code == 302
+    response = client.post(URL)
+    assert response.status_code == 429
+    assert "Please wait" in response.content.decode()
+    assert "token=" not in response.get("Location", "")

@@ -424,3 +424,16 @@ def test_someone_else_cannot_take_over_an_unconfirmed_signup(client, seeded, pro
     assert response.status_code == 202
     assert provider_calls == []
     assert Customer.objects.get().customer_id is None
+
+
+@pytest.mark.django_db
+def test_signups_from_one_address_are_rate_limited_before_anything_is_sent(client, provider_calls, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": (2, 3600)}
+    for _ in range(2):
+        assert _post(client, email="not-an-email").status_code == 200
+    response = _post(client)
+    assert response.status_code == 429
+    assert "Please wait" in response.content.decode()
+    assert int(response["Retry-After"]) > 0
+    assert provider_calls == []
+    assert client.get("/accounts/signup/").status_code == 200  # the page itself is never limited
