@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -31,8 +31,10 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
-# Short enough to keep a broken page from stalling the suite, long enough for a 2 s provider timeout.
+# Short enough to keep a broken page from stalling the suite, long enough for a 2 s provider timeout and a
+# busy CI machine. Actions and `expect` both wait this long.
 DEFAULT_TIMEOUT_MS = 10_000
+expect.set_options(timeout=DEFAULT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -124,12 +124,22 @@ def assert_every_field_labelled(page: Page) -> None:
     assert not missing, f"Form fields without a label on {page.url}:\n" + "\n".join(missing)
 
 
+_FOCUS_RING = """
+(el) => {
+  const style = getComputedStyle(el);
+  const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0;
+  return outline || style.boxShadow !== "none";
+}
+"""
+
+
 def tab_to(page: Page, target: Locator, *, limit: int = 60) -> int:
-    """Presses Tab until the target has the keyboard focus; fails if it never does. Returns the presses."""
+    """Presses Tab until the target has the keyboard focus, which must be visible; returns the presses."""
     target.wait_for()
     for presses in range(1, limit + 1):
         page.keyboard.press("Tab")
         if target.evaluate("(el) => el === document.activeElement"):
+            assert target.evaluate(_FOCUS_RING), f"{target} has the focus but shows no outline or ring"
             return presses
     raise AssertionError(f"{target} never got the keyboard focus in {limit} presses of Tab")
 
