@@ -28,6 +28,7 @@ from domains import orders as services
 from domains.models import Order
 from domains.ownership import get_order_for_user
 from storefront.gateway import GatewayError, OutcomeUnknown, Unauthorized, Unavailable
+from storefront.ratelimit import rate_limit
 
 PROVIDER_DOWN = "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
@@ -289,6 +290,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
 @_login_required
 @require_POST
 @never_cache
+@rate_limit("transfer_code", per="user")
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     order = _get_order_for_user(request, order_id)
     form = TransferCodeForm(request.user, request.POST)

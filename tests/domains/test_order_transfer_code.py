@@ -160,3 +160,13 @@ def test_a_provider_failure_shows_its_message(signed_in, customer, sandbox_order
     body = response.content.decode()
     assert 'class="notice notice-error"' in body
     assert 'name="password"' in body
+
+
+def test_reveals_are_rate_limited_per_customer(signed_in, customer, sandbox_orders, provider_calls, password, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, 900)}
+    order = sandbox_orders.register(customer, "ratelimited.com")
+    assert signed_in.post(url(order), {"password": password}).status_code == 200
+    response = signed_in.post(url(order), {"password": password})
+    assert response.status_code == 429
+    assert "Please wait" in response.content.decode()
+    assert code_calls(provider_calls) == 1
