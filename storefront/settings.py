@@ -180,6 +180,9 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Seconds a MetaSearch answer is reused for the same search term (identical concurrent searches share one call).
+SEARCH_CACHE_SECONDS = env.int("SEARCH_CACHE_SECONDS", default=60)
+
 # How many proxies in front of us append to X-Forwarded-For (the PaaS router: usually 1). 0 trusts no header
 # and uses the connection's address; throttles key on the resulting client address.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
