@@ -34,7 +34,16 @@ HIDDEN_CHECKOUT = re.compile(r'name="checkout_id" value="([^"]+)"')
 class Browser:
     """A minimal cookie-keeping HTTP client that behaves like a browser behind the PaaS's HTTPS router."""
 
+    _count = 0
+    _count_lock = threading.Lock()
+
     def __init__(self, base: str) -> None:
+        with Browser._count_lock:
+            Browser._count += 1
+            number = Browser._count
+        # Each simulated customer comes from its own address (198.18.0.0/15 is for benchmarks), as the
+        # platform's router would report it: the storefront trusts one proxy (TRUSTED_PROXY_COUNT=1).
+        self.address = f"198.18.{number // 250}.{number % 250 + 1}"
         parsed = urlparse(base)
         self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 80
         self.origin = f"https://{self.host}:{self.port}"
@@ -42,7 +51,12 @@ class Browser:
         self.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None, htmx: bool = False):
-        headers = {"X-Forwarded-Proto": "https", "Referer": self.origin + "/", "Origin": self.origin}
+        headers = {
+            "X-Forwarded-Proto": "https",
+            "X-Forwarded-For": self.address,
+            "Referer": self.origin + "/",
+            "Origin": self.origin,
+        }
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None

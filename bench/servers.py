@@ -101,6 +101,7 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 8, cache_u
             "RESELLER_METASEARCH_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/metasearch",
             "RESELLER_PANEL_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/panel",
             "CACHE_URL": cache_url or f"filecache://{folder / 'cache'}",
+            "TRUSTED_PROXY_COUNT": "1",
         }
         _manage(sandbox_env, "migrate", "--noinput")
         _manage(sandbox_env, "sandbox_seed")
