@@ -58,6 +58,15 @@ def _database_url(folder: Path, name: str) -> str:
         return f"sqlite:///{folder / name}.sqlite3"
 
 
+def _cache_url(folder: Path) -> str:
+    """Redis (as in production: atomic counters shared by every process) when it answers, else files."""
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
+            return "rediscache://127.0.0.1:6379/7"
+    except OSError:
+        return f"filecache://{folder / 'cache'}"
+
+
 def _base_env(folder: Path, name: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_", "DATABASE_URL"))}
     env.update(
@@ -100,7 +109,7 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 8, cache_u
             "RESELLER_BASE_URL": f"http://127.0.0.1:{sandbox_port}/sandbox",
             "RESELLER_METASEARCH_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/metasearch",
             "RESELLER_PANEL_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/panel",
-            "CACHE_URL": cache_url or f"filecache://{folder / 'cache'}",
+            "CACHE_URL": cache_url or _cache_url(folder),
             "TRUSTED_PROXY_COUNT": "1",
         }
         _manage(sandbox_env, "migrate", "--noinput")
@@ -130,6 +139,7 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 8, cache_u
             _wait_until_up(f"http://127.0.0.1:{sandbox_port}")
             _wait_until_up(f"http://127.0.0.1:{store_port}")
             print(f"databases: {store_env['DATABASE_URL']} and {sandbox_env['DATABASE_URL']}")
+            print(f"cache: {store_env['CACHE_URL']}")
             yield Servers(f"http://127.0.0.1:{store_port}", f"http://127.0.0.1:{sandbox_port}", sandbox_env)
         finally:
             for process in (store, sandbox):
