@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import choose_country, fill_signup, new_person, unique_label
+from tests.browser.steps import assert_every_field_labelled, choose_country, fill_signup, new_person, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,6 +49,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     expect(page.get_by_role("heading", name="Your cart")).to_be_visible()
     expect(page.get_by_role("heading", name=hero_name)).to_be_visible()
     expect(page.get_by_role("heading", name=ai_name)).to_be_visible()
+    assert_every_field_labelled(page)
     screenshot("buy-cart")
     page.get_by_role("link", name="Go to checkout").click()
 

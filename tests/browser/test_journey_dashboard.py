@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import Soft, customer_with_domains, unique_label
+from tests.browser.steps import Soft, assert_every_field_labelled, customer_with_domains, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,11 +34,13 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
         with soft.check(f"time left of {name} on My domains"):
             expect(row.locator(".order-left")).to_have_text(re.compile(r"^in (1 year|12 months)$"), timeout=1000)
         expect(row.locator(".badge").first).to_have_text(re.compile("Active", re.I))
+    assert_every_field_labelled(page)
     screenshot("dashboard-list")
 
     page.get_by_role("link", name=first, exact=True).click()
     expect(page.get_by_role("heading", name=first, level=1)).to_be_visible()
     expect(page.locator(".order-expiry-date")).to_have_text(_expiry(1))
+    assert_every_field_labelled(page)
 
     renew = page.get_by_role("region", name="Renew")
     renew.get_by_label("Renew for").select_option(value="2")

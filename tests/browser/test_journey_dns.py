@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import customer_with_domains, unique_label
+from tests.browser.steps import assert_every_field_labelled, customer_with_domains, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,6 +33,7 @@ def test_the_customer_activates_dns_adds_two_records_and_deletes_one(page: Page,
     expect(page.get_by_text("DNS is active. You can add records now.")).to_be_visible()
 
     editor = page.locator("#dns-editor")
+    assert_every_field_labelled(page)
     _add_record(page, "A", "@", ADDRESS)
     expect(editor.get_by_role("status")).to_contain_text("Added")
     expect(editor.get_by_role("heading", name="A records")).to_be_visible()
@@ -65,4 +66,5 @@ def test_the_customer_activates_dns_adds_two_records_and_deletes_one(page: Page,
     expect(editor.locator("code", has_text=ADDRESS)).to_be_visible()
     page.reload()
     expect(page.locator("#dns-editor code", has_text=ADDRESS)).to_be_visible()
+    assert_every_field_labelled(page)
     screenshot("dns")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import choose_country, fill_signup, new_person
+from tests.browser.steps import assert_every_field_labelled, choose_country, fill_signup, new_person
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -70,4 +70,5 @@ def test_a_signup_with_bad_details_shows_every_error_beside_its_field_and_keeps_
     expect(page.get_by_label("Dialling prefix")).to_have_value("44")
     expect(page.get_by_label("Phone")).to_have_value("131")
     expect(page.get_by_role("heading", name="Create your account")).to_be_visible()
+    assert_every_field_labelled(page)
     screenshot("signup-errors")
