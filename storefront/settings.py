@@ -82,6 +82,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the storefront and the built-in sandbox from one file, from several
     # threads at once: wait for the write lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Take the write lock when a transaction starts, so a read-then-write transaction waits its turn instead
+    # of failing at once with "database is locked" when it tries to upgrade.
+    DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://storefront")}
