@@ -202,6 +202,11 @@ RATE_LIMITS = {
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+if RESELLER_SANDBOX:
+    # The gateway reaches the built-in sandbox over loopback HTTP on this same server: no redirect to HTTPS,
+    # and the loopback host is accepted whatever the public host names are.
+    SECURE_REDIRECT_EXEMPT.append(r"^sandbox/")
+    ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1"]
 
 DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
 

@@ -36,3 +36,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": os.path.join(tempfile.gettempdir(), f"storefront-tests-{os.getpid()}.sqlite3")
     }
     DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA synchronous=OFF"
+
+# The live server's threads must not keep connections open past a test (PostgreSQL would refuse to drop the
+# test database while they linger).
+DATABASES["default"]["CONN_MAX_AGE"] = 0
