@@ -157,9 +157,26 @@ def _attach(page: Page, watch: Watch) -> None:
     page.on("response", watch.on_response)
 
 
+# Elements wider than the window, which make a phone scroll sideways (a table or a long word that does not wrap).
+_OVERFLOWING = """
+() => {
+  const width = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= width) return [];
+  return Array.from(document.querySelectorAll("body *"))
+    .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== "fixed")
+    .filter((el) => !Array.from(el.children).some((child) => child.getBoundingClientRect().right > width + 1))
+    .slice(0, 5)
+    .map((el) => el.outerHTML.slice(0, 120));
+}
+"""
+
+
 @pytest.fixture
-def screenshot(page: Page):
-    """Saves the page as artifacts/screenshots/<journey>-phone.png and -desktop.png, the whole page each time."""
+def screenshot(page: Page, watch: Watch):
+    """Saves the page as artifacts/screenshots/<journey>-phone.png and -desktop.png, the whole page each time.
+
+    At phone width our own pages must fit the screen: a page that scrolls sideways fails the test.
+    """
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     def take(journey: str) -> list[Path]:
@@ -171,6 +188,10 @@ def screenshot(page: Page):
             path = SCREENSHOTS / f"{journey}-{size_name}.png"
             page.screenshot(path=str(path), full_page=True)
             paths.append(path)
+            if size is PHONE and not urlsplit(page.url).path.startswith("/sandbox/"):
+                wide = page.evaluate(_OVERFLOWING)
+                if wide:
+                    watch.errors.append(f"{path.name}: {page.url} is wider than a phone:\n  " + "\n  ".join(wide))
         page.set_viewport_size(before)
         return paths
 
