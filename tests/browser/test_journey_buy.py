@@ -7,6 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.steps import assert_every_field_labelled, choose_country, fill_signup, new_person, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -14,7 +15,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PRICE = re.compile(r"\$\d+\.\d\d")
 
 
-def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_domains(page: Page, screenshot):
+# The whole journey once at each size: on a phone every button must still be reachable and work.
+@pytest.mark.parametrize("window", ["desktop", "phone"])
+def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_domains(
+    page: Page, screenshot, window: str
+):
+    page.set_viewport_size(PHONE if window == "phone" else DESKTOP)
+    prefix = "buy" if window == "desktop" else "buy-on-phone"
     word = unique_label("bluebird")
     page.goto("/")
 
@@ -36,7 +43,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     for index in range(ai_rows.count()):
         expect(ai_rows.nth(index).locator(".price")).to_have_text(PRICE)
     ai_name = ai_rows.first.locator(".result-domain").inner_text().strip()
-    screenshot("buy-search-results")
+    screenshot(f"{prefix}-search-results")
 
     # Two domains into the cart: each row confirms in place and the header's count follows.
     for name in (hero_name, ai_name):
@@ -50,7 +57,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     expect(page.get_by_role("heading", name=hero_name)).to_be_visible()
     expect(page.get_by_role("heading", name=ai_name)).to_be_visible()
     assert_every_field_labelled(page)
-    screenshot("buy-cart")
+    screenshot(f"{prefix}-cart")
     page.get_by_role("link", name="Go to checkout").click()
 
     # Not signed in: checkout offers the signup, which brings the customer back with the cart intact.
@@ -83,4 +90,4 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
         expect(line.locator(".badge")).to_have_text(re.compile("Registered", re.I))
         expect(line.get_by_role("link", name=f"Manage {name}")).to_be_visible()
     expect(page.locator("#cart-count")).to_have_text("0")
-    screenshot("buy")
+    screenshot(prefix)
