@@ -25,10 +25,12 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     word = unique_label("bluebird")
     page.goto("/")
 
-    # Typed a key at a time, never submitted: the results arrive by themselves.
+    # Typed a key at a time, never submitted: the results arrive by themselves, into the same page.
+    page.evaluate("() => { window.journeyMarker = 'same page'; }")
     page.get_by_label("Search for a domain").press_sequentially(word, delay=50)
     featured = page.get_by_role("region", name="Featured result")
     expect(featured).to_be_visible()
+    assert page.evaluate("() => window.journeyMarker") == "same page", "the page reloaded instead of updating"
     expect(page).to_have_url(re.compile(rf"/search/\?q={word}$"))
     hero_name = f"{word}.com"
     expect(featured.locator(".result-domain")).to_have_text(hero_name)
