@@ -26,6 +26,7 @@ from storefront.gateway import (
     Unavailable,
     ValidationRejected,
 )
+from storefront.ratelimit import rate_limit
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class SearchForm(forms.Form):
 
 
 @require_safe
+@rate_limit("search")
 def search(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     query = request.GET.get("q", "").strip()

@@ -320,6 +320,7 @@ class ResellerGateway:
         connect_timeout: float,
         read_timeout: float,
         get_retries: int,
+        search_read_timeout: float | None = None,
         breaker_threshold: int = 5,
         breaker_cooldown: float = 30.0,
         session: requests.Session | None = None,
@@ -328,6 +329,9 @@ class ResellerGateway:
         self.metasearch_url = metasearch_url.rstrip("/")
         self._api_key = api_key
         self.timeout = (connect_timeout, read_timeout)
+        # MetaSearch answers while the customer types; when it hangs, the page falls back to the availability
+        # endpoint, so it gets a shorter wait and one retry at most.
+        self.search_timeout = (connect_timeout, search_read_timeout or read_timeout)
         self.get_retries = get_retries
         self.session = session or _new_session()
         # One breaker per service: MetaSearch being down must not stop registrations, and the reverse.
@@ -418,7 +422,13 @@ class ResellerGateway:
             ("autosuggest", _bool_param(autosuggest)),
             ("aisuggest", _bool_param(aisuggest)),
         ]
-        data = self._get("/v1/search", params, base=self.metasearch_url)
+        data = self._get(
+            "/v1/search",
+            params,
+            base=self.metasearch_url,
+            timeout=self.search_timeout,
+            retries=min(self.get_retries, 1),
+        )
         meta = data.get("meta") or {}
         return MetaSearch(
             results=[_metasearch_result(row) for row in _list(data, "results")],
@@ -507,16 +517,25 @@ class ResellerGateway:
 
     # Transport ----------------------------------------------------------------------------------------------
 
-    def _get(self, path: str, params: Sequence[tuple[str, str]] = (), *, base: str | None = None) -> dict[str, Any]:
+    def _get(
+        self,
+        path: str,
+        params: Sequence[tuple[str, str]] = (),
+        *,
+        base: str | None = None,
+        timeout: tuple[float, float] | None = None,
+        retries: int | None = None,
+    ) -> dict[str, Any]:
         url = (base or self.base_url) + path
+        max_retries = self.get_retries if retries is None else retries
         attempt = 0
         while True:
             try:
-                return self._call("GET", url, params=params)
+                return self._call("GET", url, params=params, timeout=timeout)
             except (Unavailable, RateLimited) as err:
                 # A GET changes nothing, so a bounded retry with backoff is safe; but a deterministic server
                 # failure (500 with a body, a malformed body) will not get better by asking again.
-                if attempt >= self.get_retries or not err.retryable:
+                if attempt >= max_retries or not err.retryable:
                     raise
                 attempt += 1
                 time.sleep(min(0.1 * 2**attempt, 1.0))
@@ -538,6 +557,7 @@ class ResellerGateway:
         params: Sequence[tuple[str, str]] = (),
         json_body: Mapping[str, Any] | None = None,
         exists_is_duplicate: bool = False,
+        timeout: tuple[float, float] | None = None,
     ) -> dict[str, Any]:
         changes_state = method != "GET"
         path = _path_of(url)
@@ -555,7 +575,7 @@ class ResellerGateway:
                 params=list(params) or None,
                 json=json_body,
                 headers={"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"},
-                timeout=self.timeout,
+                timeout=timeout or self.timeout,
             )
         except requests.RequestException as err:
             elapsed = time.perf_counter() - started
@@ -830,6 +850,7 @@ def gateway() -> ResellerGateway:
         connect_timeout=settings.RESELLER_CONNECT_TIMEOUT,
         read_timeout=settings.RESELLER_READ_TIMEOUT,
         get_retries=settings.RESELLER_GET_RETRIES,
+        search_read_timeout=settings.RESELLER_SEARCH_READ_TIMEOUT,
         breaker_threshold=settings.RESELLER_BREAKER_FAILURES,
         breaker_cooldown=settings.RESELLER_BREAKER_SECONDS,
     )

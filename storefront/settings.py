@@ -150,6 +150,8 @@ if not RESELLER_SANDBOX and not (RESELLER_API_KEY and RESELLER_BASE_URL and RESE
 RESELLER_CONNECT_TIMEOUT = env.float("RESELLER_CONNECT_TIMEOUT", default=3.05)
 RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=15.0)
 RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
+# MetaSearch answers as the customer types; past this, search falls back to the availability endpoint.
+RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default=4.0)
 # After this many consecutive failures the gateway fails fast for RESELLER_BREAKER_SECONDS, then tries again.
 RESELLER_BREAKER_FAILURES = env.int("RESELLER_BREAKER_FAILURES", default=5)
 RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)

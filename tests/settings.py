@@ -24,6 +24,7 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # Faults that hang must not slow the suite: the gateway gives up quickly in tests.
 RESELLER_CONNECT_TIMEOUT = 1.0
 RESELLER_READ_TIMEOUT = 2.0
+RESELLER_SEARCH_READ_TIMEOUT = 2.0
 # Serve static files straight from the finders (htmx from node_modules included) without collectstatic.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

@@ -243,7 +243,7 @@ def test_with_every_search_down_it_says_so(client, provider):
 
 
 def test_a_metasearch_timeout_falls_back_to_availability(client, provider):
-    with override_settings(RESELLER_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
+    with override_settings(RESELLER_SEARCH_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
         with inject(hang_seconds=1.5, scope="metasearch"):
             html = fragment(client, "bluebird").content.decode()
@@ -267,3 +267,15 @@ def test_a_repeated_search_is_answered_from_the_cache(client, provider, metasear
     second = page(client, " BLUEBIRD ").content.decode()
     assert metasearch_calls == ["bluebird"]
     assert row_of(first, "bluebird.com") and row_of(second, "bluebird.com")
+
+
+def test_searches_are_rate_limited_per_address_with_a_message_in_place(client, provider, metasearch_calls, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "search": (2, 60)}
+    fragment(client, "bluebird")
+    fragment(client, "bluebirds")
+    response = fragment(client, "bluebirdz")
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert "Please wait" in html
+    assert "<html" not in html  # in place of the results, not a whole page
+    assert metasearch_calls == ["bluebird", "bluebirds"]

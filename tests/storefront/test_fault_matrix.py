@@ -154,7 +154,7 @@ NO_PROVIDER_NEEDED = {"cart"}
 @pytest.mark.parametrize("fault", list(FAULTS))
 @pytest.mark.parametrize("action", ACTION_NAMES)
 def test_every_action_survives_every_fault(world, fault, action):
-    with override_settings(RESELLER_READ_TIMEOUT=0.6, RESELLER_GET_RETRIES=0):
+    with override_settings(RESELLER_READ_TIMEOUT=0.6, RESELLER_SEARCH_READ_TIMEOUT=0.6, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
         cache.clear()  # no cached answer to fall back on: every page has to ask the provider
         with FAULTS[fault]():

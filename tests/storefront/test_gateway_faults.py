@@ -3,6 +3,7 @@
 import json
 import logging
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -296,3 +297,21 @@ def test_metasearch_failures_do_not_stop_the_main_interface(server):
             client.metasearch(search_term="coffee")
     server.script(Answer(body={"server_time": "t", "message": "Authorized"}))
     assert client.hello().message == "Authorized"
+
+
+def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
+    client = ResellerGateway(
+        base_url=server.url,
+        metasearch_url=server.url + "/ms",
+        api_key=KEY,
+        connect_timeout=0.5,
+        read_timeout=5.0,
+        search_read_timeout=0.3,
+        get_retries=2,
+    )
+    server.script(*[Answer(delay=0.6)] * 3)
+    started = time.perf_counter()
+    with pytest.raises(Unavailable):
+        client.metasearch(search_term="coffee")
+    assert len(server.seen) == 2  # the first try and one retry, each cut at the search timeout
+    assert time.perf_counter() - started < 2.0
