@@ -18,7 +18,6 @@ from decimal import Decimal
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
-from django.utils.timesince import timesince, timeuntil
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -106,22 +105,27 @@ class OrderRow:
 
     @property
     def time_left(self) -> str:
-        """'in 23 days', 'expires today', 'expired 3 days ago'."""
+        """'in 23 days', 'in 12 months', 'in 3 years', 'expires today', 'expired 3 days ago'."""
         if self.expires_at is None or self.seconds_left is None:
             return ""
-        days = int(abs(self.seconds_left) // 86400)
-        now = self.expires_at - dt.timedelta(seconds=self.seconds_left)
+        span = _rounded_span(abs(self.seconds_left))
         if self.seconds_left >= 0:
-            if days == 0:
-                return "expires today"
-            if days <= 60:
-                return f"in {days} day{'s' if days != 1 else ''}"
-            return f"in {timeuntil(self.expires_at, now, depth=1)}"
-        if days == 0:
-            return "expired today"
-        if days <= 60:
-            return f"expired {days} day{'s' if days != 1 else ''} ago"
-        return f"expired {timesince(self.expires_at, now, depth=1)} ago"
+            return "expires today" if span == "" else f"in {span}"
+        return "expired today" if span == "" else f"expired {span} ago"
+
+
+def _rounded_span(seconds: float) -> str:
+    """A duration as a customer reads it, rounded rather than cut short: a year less a minute is '1 year'."""
+    days = int(seconds // 86400)
+    if days == 0:
+        return ""
+    if days <= 60:
+        return f"{days} day{'s' if days != 1 else ''}"
+    months = round(seconds / 86400 / 30.4375)
+    if months % 12 == 0 or months >= 24:
+        years = round(seconds / 86400 / 365.25)
+        return f"{years} year{'s' if years != 1 else ''}"
+    return f"{months} months"
 
 
 def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:

@@ -32,7 +32,12 @@ def row(days: float, status: str = "Active") -> services.OrderRow:
 @pytest.mark.parametrize(
     ("days", "words", "urgency"),
     [
-        (400, "in 1\xa0year", ""),
+        (365 - 1 / 1440, "in 1 year", ""),  # registered a minute ago for a year: not "11 months"
+        (3 * 365.25 - 0.01, "in 3 years", ""),
+        (1064, "in 3 years", ""),  # 2 years 11 months rounds up, as a customer reads it
+        (548, "in 18 months", ""),
+        (400, "in 13 months", ""),
+        (61, "in 2 months", ""),
         (45.2, "in 45 days", ""),
         (23.5, "in 23 days", "soon"),
         (1.2, "in 1 day", "soon"),
@@ -40,7 +45,8 @@ def row(days: float, status: str = "Active") -> services.OrderRow:
         (-0.3, "expired today", "expired"),
         (-3.5, "expired 3 days ago", "expired"),
         (-1.5, "expired 1 day ago", "expired"),
-        (-100, "expired 3\xa0months ago", "expired"),
+        (-100, "expired 3 months ago", "expired"),
+        (-800, "expired 2 years ago", "expired"),
     ],
 )
 def test_it_says_how_long_is_left(days, words, urgency):
