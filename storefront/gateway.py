@@ -585,7 +585,9 @@ class ResellerGateway:
             breaker.failed()
             if changes_state and sent:
                 raise OutcomeUnknown() from err
-            raise Unavailable(retryable=True) from err
+            # A refused or reset connection may work on the next try; a provider too slow to answer will not
+            # get faster by being asked again, and the customer would wait twice as long.
+            raise Unavailable(retryable=not isinstance(err, requests.ReadTimeout)) from err
         elapsed = time.perf_counter() - started
         record_provider_call(elapsed)
         logger.info("provider %s %s %s in %.0f ms", method, path, response.status_code, elapsed * 1000)

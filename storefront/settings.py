@@ -146,9 +146,10 @@ if not RESELLER_SANDBOX and not (RESELLER_API_KEY and RESELLER_BASE_URL and RESE
     raise ImproperlyConfigured(
         "With RESELLER_SANDBOX off, set RESELLER_API_KEY, RESELLER_BASE_URL and RESELLER_METASEARCH_URL."
     )
-# Seconds. Connect is short (a dead host should fail fast); read covers the provider's slowest endpoint.
+# Seconds. Connect is short (a dead host should fail fast); read covers the provider's slowest endpoint while
+# keeping a page that needs two calls (renew: listing, then renew) under a PaaS router's 30 s request limit.
 RESELLER_CONNECT_TIMEOUT = env.float("RESELLER_CONNECT_TIMEOUT", default=3.05)
-RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=15.0)
+RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=10.0)
 RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
 # MetaSearch answers as the customer types; past this, search falls back to the availability endpoint.
 RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default=4.0)
