@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from storefront import countries
+
 
 class Customer(models.Model):
     """A storefront customer and their link to the provider's customer account.
@@ -32,3 +34,8 @@ class Customer(models.Model):
     @property
     def email(self) -> str:
         return self.user.email
+
+    @property
+    def country_name(self) -> str:
+        found = countries.country(self.country)
+        return found.name if found else self.country
