@@ -98,6 +98,7 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     for value in (CONTACT["name"], CONTACT["address"], CONTACT["city"], CONTACT["zipcode"], buyer.email):
         assert value.replace("'", "&#x27;") in html
     assert "+44 2079460000" in html
+    assert "United Kingdom" in html  # the country by name, not its code
     assert f'name="checkout_id" value="{response.context["checkout_id"]}"' in html
     assert "csrfmiddlewaretoken" in html
 
