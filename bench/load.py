@@ -172,6 +172,7 @@ def run_slow_provider(base: str, servers, slow_seconds: float, concurrency: int)
         while time.monotonic() < stop:
             i += 1
             results.timed("search, slow provider", browser, "GET", f"/search/?q=slow{n}x{i}", htmx=True)
+            time.sleep(0.5)  # a person reads the answer before typing on
 
     def page_visitor(_: int) -> None:
         browser = Browser(base)
@@ -200,7 +201,7 @@ def main() -> None:
     parser.add_argument("--slow-seconds", type=float, default=2.0)
     args = parser.parse_args()
     with running() as servers:
-        print(f"storefront {servers.storefront} (gunicorn 2 workers x 8 threads), sandbox {servers.sandbox}")
+        print(f"storefront {servers.storefront} (gunicorn 2 workers x 16 threads), sandbox {servers.sandbox}")
         run_journeys(servers.storefront, args.customers, args.concurrency)
         run_slow_provider(servers.storefront, servers, args.slow_seconds, args.concurrency)
 

@@ -97,7 +97,7 @@ def _manage(env: dict[str, str], *args: str) -> None:
 
 
 @contextmanager
-def running(*, storefront_workers: int = 2, storefront_threads: int = 8, cache_url: str = "") -> Iterator[Servers]:
+def running(*, storefront_workers: int = 2, storefront_threads: int = 16, cache_url: str = "") -> Iterator[Servers]:
     with tempfile.TemporaryDirectory(prefix="storefront-bench-") as tmp:
         folder = Path(tmp)
         sandbox_port, store_port = free_port(), free_port()
@@ -111,6 +111,7 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 8, cache_u
             "RESELLER_PANEL_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/panel",
             "CACHE_URL": cache_url or _cache_url(folder),
             "TRUSTED_PROXY_COUNT": "1",
+            "EMAIL_URL": "dummymail://",  # confirmation emails are built, not printed
         }
         _manage(sandbox_env, "migrate", "--noinput")
         _manage(sandbox_env, "sandbox_seed")

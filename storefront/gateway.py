@@ -13,7 +13,8 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
@@ -321,6 +322,7 @@ class ResellerGateway:
         read_timeout: float,
         get_retries: int,
         search_read_timeout: float | None = None,
+        max_concurrent_calls: int = 0,
         breaker_threshold: int = 5,
         breaker_cooldown: float = 30.0,
         session: requests.Session | None = None,
@@ -333,7 +335,15 @@ class ResellerGateway:
         # endpoint, so it gets a shorter wait and one retry at most.
         self.search_timeout = (connect_timeout, search_read_timeout or read_timeout)
         self.get_retries = get_retries
+        # A bulkhead: at most this many calls in flight per process (0: no limit). Kept below the web server's
+        # thread count, so a slow provider can hold only some threads and pages that need no provider call
+        # still find a free one.
+        self._slots = threading.BoundedSemaphore(max_concurrent_calls) if max_concurrent_calls > 0 else None
         self.session = session or _new_session()
+        # State-changing calls never reuse a kept-alive connection: one the provider closes at the moment we
+        # send would leave the outcome unknown. A fresh connection (closed after the answer) costs a handshake
+        # on the rare POST, PUT and DELETE, and spares an order or a signup its reconciliation.
+        self._changes_session = _new_session()
         # One breaker per service: MetaSearch being down must not stop registrations, and the reverse.
         self.breakers = {
             url: CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
@@ -569,14 +579,18 @@ class ResellerGateway:
             raise
         started = time.perf_counter()
         try:
-            response = self.session.request(
-                method,
-                url,
-                params=list(params) or None,
-                json=json_body,
-                headers={"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"},
-                timeout=timeout or self.timeout,
-            )
+            with self._call_slot(method, path):
+                headers = {"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"}
+                if changes_state:
+                    headers["Connection"] = "close"
+                response = (self._changes_session if changes_state else self.session).request(
+                    method,
+                    url,
+                    params=list(params) or None,
+                    json=json_body,
+                    headers=headers,
+                    timeout=timeout or self.timeout,
+                )
         except requests.RequestException as err:
             elapsed = time.perf_counter() - started
             record_provider_call(elapsed)
@@ -601,6 +615,20 @@ class ResellerGateway:
             raise
         breaker.succeeded()
         return data
+
+    @contextmanager
+    def _call_slot(self, method: str, path: str) -> Iterator[None]:
+        """Hold one of the process's call slots for the exchange; none free: fail fast, nothing sent."""
+        if self._slots is None:
+            yield
+            return
+        if not self._slots.acquire(blocking=False):
+            logger.warning("provider %s %s skipped: every call slot is busy", method, path)
+            raise Unavailable()
+        try:
+            yield
+        finally:
+            self._slots.release()
 
     def _breaker_for(self, url: str) -> CircuitBreaker:
         if url.startswith(self.metasearch_url + "/"):
@@ -853,6 +881,7 @@ def gateway() -> ResellerGateway:
         read_timeout=settings.RESELLER_READ_TIMEOUT,
         get_retries=settings.RESELLER_GET_RETRIES,
         search_read_timeout=settings.RESELLER_SEARCH_READ_TIMEOUT,
+        max_concurrent_calls=settings.RESELLER_MAX_CONCURRENT_CALLS,
         breaker_threshold=settings.RESELLER_BREAKER_FAILURES,
         breaker_cooldown=settings.RESELLER_BREAKER_SECONDS,
     )

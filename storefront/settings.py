@@ -153,6 +153,9 @@ RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=10.0)
 RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
 # MetaSearch answers as the customer types; past this, search falls back to the availability endpoint.
 RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default=4.0)
+# Provider calls in flight per process at most; beyond it calls fail fast. Keep it below the threads per worker
+# (GUNICORN_THREADS, Procfile) so a slow provider never occupies every thread.
+RESELLER_MAX_CONCURRENT_CALLS = env.int("RESELLER_MAX_CONCURRENT_CALLS", default=12)
 # After this many consecutive failures the gateway fails fast for RESELLER_BREAKER_SECONDS, then tries again.
 RESELLER_BREAKER_FAILURES = env.int("RESELLER_BREAKER_FAILURES", default=5)
 RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)

@@ -25,6 +25,9 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 RESELLER_CONNECT_TIMEOUT = 1.0
 RESELLER_READ_TIMEOUT = 2.0
 RESELLER_SEARCH_READ_TIMEOUT = 2.0
+# One test process plays many web threads at once (live server, concurrency tests): no bulkhead here; the
+# gateway's own tests exercise it.
+RESELLER_MAX_CONCURRENT_CALLS = 0
 # Serve static files straight from the finders (htmx from node_modules included) without collectstatic.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

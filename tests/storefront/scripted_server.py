@@ -27,6 +27,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: bytes
+    client_port: int = 0
 
 
 class ScriptedServer:
@@ -56,7 +57,8 @@ class ScriptedServer:
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                server.seen.append(Seen(self.command, self.path, dict(self.headers.items()), body))
+                seen = Seen(self.command, self.path, dict(self.headers.items()), body, self.client_address[1])
+                server.seen.append(seen)
                 answer = server._next_answer()
                 if answer.delay:
                     time.sleep(answer.delay)

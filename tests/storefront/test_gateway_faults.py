@@ -5,6 +5,7 @@ import logging
 import socket
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -59,6 +60,15 @@ def test_it_sends_the_key_as_bearer_and_json_with_integers(client, server):
     assert request.headers["Authorization"] == f"Bearer {KEY}"
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.body) == {"customer_id": 85384231, "domain_name": "example.com", "duration": 2}
+
+
+def test_state_changing_calls_use_a_fresh_connection_each_time(client, server):
+    answer = {"status": "SUCCESS", "message": "DNS service activated successfully"}
+    server.script(*[Answer(body=answer)] * 2)
+    client.dns_activate(order_id=1)
+    client.dns_activate(order_id=2)
+    assert [seen.headers.get("Connection") for seen in server.seen] == ["close", "close"]
+    assert len({seen.client_port for seen in server.seen}) == 2  # two connections
 
 
 def test_it_reuses_one_connection(client, server):
@@ -333,3 +343,28 @@ def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
         client.metasearch(search_term="coffee")
     assert len(server.seen) == 1
     assert time.perf_counter() - started < 0.6  # cut at the search timeout, not the general one
+
+
+def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
+    client = ResellerGateway(
+        base_url=server.url,
+        metasearch_url=server.url + "/ms",
+        api_key=KEY,
+        connect_timeout=0.5,
+        read_timeout=2.0,
+        get_retries=0,
+        max_concurrent_calls=2,
+    )
+    hello = {"server_time": "t", "message": "Authorized"}
+    server.script(*[Answer(delay=0.8, body=hello)] * 2, Answer(body=hello))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        slow = [pool.submit(client.hello) for _ in range(2)]
+        time.sleep(0.3)  # both slow calls are in flight
+        started = time.perf_counter()
+        with pytest.raises(Unavailable) as caught:
+            client.hello()
+        assert time.perf_counter() - started < 0.1  # failed at once, no thread held waiting
+        assert not isinstance(caught.value, OutcomeUnknown)
+        assert [future.result().message for future in slow] == ["Authorized", "Authorized"]
+    assert len(server.seen) == 2  # the third call never reached the provider
+    assert client.hello().message == "Authorized"  # slots are given back
