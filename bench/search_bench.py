@@ -9,7 +9,7 @@ What it does, all on 127.0.0.1 and bounded in count and time:
 1. Two temporary SQLite databases, migrated; the sandbox's demo partner seeded; collectstatic. Production
    settings (DEBUG off, manifest static files, request log on).
 2. The built-in sandbox in its own gunicorn (1 worker, 16 threads), and the storefront in another, as in the
-   Procfile (gthread, 2 workers x 8 threads), pointed at the sandbox over HTTP like at the real provider.
+   Procfile (gthread, 2 workers x 16 threads), pointed at the sandbox over HTTP like at the real provider.
 3. With the sandbox's latency fault at --latency-ms on MetaSearch, one request at a time, interleaved:
    - provider: the gateway's MetaSearch call for a new term, timed from this process;
    - storefront: the search fragment (`/search/?q=`, HX-Request) for a new term, end to end.
@@ -108,7 +108,7 @@ def _arguments() -> argparse.Namespace:
         "free port, shared by the workers as in production",
     )
     parser.add_argument("--workers", type=int, default=2, help="storefront gunicorn workers (Procfile: 2)")
-    parser.add_argument("--threads", type=int, default=8, help="threads per storefront worker (Procfile: 8)")
+    parser.add_argument("--threads", type=int, default=16, help="threads per storefront worker (Procfile: 16)")
     args = parser.parse_args()
     args.samples = max(5, min(args.samples, 500))
     args.cached_samples = max(10, min(args.cached_samples, 5000))
