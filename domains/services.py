@@ -119,15 +119,8 @@ def _record(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> tu
         try:
             with transaction.atomic():
                 registration = Registration.objects.create(
-                    customer=customer,
-                    domain_name=line.domain_name,
-                    duration=line.duration,
-                    currency=line.currency,
-                    register_price=line.register,
-                    renew_price=line.renew,
-                    total_price=line.total,
+                    **_line_fields(customer=customer, line=line, checkout_id=checkout_id),
                     status=Registration.PENDING,
-                    checkout_id=checkout_id,
                 )
             return registration, True
         except IntegrityError:
@@ -164,21 +157,28 @@ def _record_refusal(
     try:
         with transaction.atomic():
             return Registration.objects.create(
-                customer=customer,
-                domain_name=line.domain_name,
-                duration=line.duration,
-                currency=line.currency,
-                register_price=line.register,
-                renew_price=line.renew,
-                total_price=line.total,
+                **_line_fields(customer=customer, line=line, checkout_id=checkout_id),
                 status=Registration.FAILED,
                 failure_kind=kind,
                 provider_message=message,
-                checkout_id=checkout_id,
             )
     except IntegrityError:
         # A concurrent request of the same checkout recorded it first.
         return Registration.objects.get(checkout_id=checkout_id, domain_name=line.domain_name)
+
+
+def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> dict[str, object]:
+    """What a Registration records of the cart line as the customer saw it: the term and the prices shown."""
+    return {
+        "customer": customer,
+        "domain_name": line.domain_name,
+        "duration": line.duration,
+        "currency": line.currency,
+        "register_price": line.register,
+        "renew_price": line.renew,
+        "total_price": line.total,
+        "checkout_id": checkout_id,
+    }
 
 
 def _line_of_checkout(checkout_id: uuid.UUID, domain_name: str) -> Registration | None:

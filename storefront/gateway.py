@@ -340,10 +340,6 @@ class ResellerGateway:
         # still find a free one.
         self._slots = threading.BoundedSemaphore(max_concurrent_calls) if max_concurrent_calls > 0 else None
         self.session = session or _new_session()
-        # State-changing calls never reuse a kept-alive connection: one the provider closes at the moment we
-        # send would leave the outcome unknown. A fresh connection (closed after the answer) costs a handshake
-        # on the rare POST, PUT and DELETE, and spares an order or a signup its reconciliation.
-        self._changes_session = _new_session()
         # One breaker per service: MetaSearch being down must not stop registrations, and the reverse.
         self.breakers = {
             url: CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
@@ -580,16 +576,8 @@ class ResellerGateway:
         started = time.perf_counter()
         try:
             with self._call_slot(method, path):
-                headers = {"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"}
-                if changes_state:
-                    headers["Connection"] = "close"
-                response = (self._changes_session if changes_state else self.session).request(
-                    method,
-                    url,
-                    params=list(params) or None,
-                    json=json_body,
-                    headers=headers,
-                    timeout=timeout or self.timeout,
+                response = self._exchange(
+                    method, url, params=params, json_body=json_body, timeout=timeout or self.timeout
                 )
         except requests.RequestException as err:
             elapsed = time.perf_counter() - started
@@ -615,6 +603,25 @@ class ResellerGateway:
             raise
         breaker.succeeded()
         return data
+
+    def _exchange(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Sequence[tuple[str, str]],
+        json_body: Mapping[str, Any] | None,
+        timeout: tuple[float, float],
+    ) -> requests.Response:
+        headers = {"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"}
+        arguments = {"params": list(params) or None, "json": json_body, "headers": headers, "timeout": timeout}
+        if method == "GET":
+            return self.session.request(method, url, **arguments)
+        # A state-changing call never reuses a kept-alive connection: one the provider closes just as we send
+        # would leave the outcome unknown. A connection of its own costs a handshake on the rare POST, PUT or
+        # DELETE, and spares an order or a signup a reconciliation.
+        with requests.Session() as once:
+            return once.request(method, url, **{**arguments, "headers": {**headers, "Connection": "close"}})
 
     @contextmanager
     def _call_slot(self, method: str, path: str) -> Iterator[None]:

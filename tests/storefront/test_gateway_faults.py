@@ -21,7 +21,7 @@ from storefront.gateway import (
 )
 from tests.storefront.scripted_server import Answer, ScriptedServer
 
-KEY = "test_CanaryKeyThatMustNeverBeLogged0123456789"
+KEY = "test_canary-key-that-must-never-be-logged"
 
 
 @pytest.fixture
@@ -30,16 +30,14 @@ def server() -> Iterator[ScriptedServer]:
         yield running
 
 
+def make_client(server: ScriptedServer, **options) -> ResellerGateway:
+    settings = {"connect_timeout": 0.5, "read_timeout": 0.3, "get_retries": 2, **options}
+    return ResellerGateway(base_url=server.url, metasearch_url=server.url + "/ms", api_key=KEY, **settings)
+
+
 @pytest.fixture
 def client(server: ScriptedServer) -> ResellerGateway:
-    return ResellerGateway(
-        base_url=server.url,
-        metasearch_url=server.url + "/ms",
-        api_key=KEY,
-        connect_timeout=0.5,
-        read_timeout=0.3,
-        get_retries=2,
-    )
+    return make_client(server)
 
 
 @pytest.fixture(autouse=True)
@@ -259,16 +257,7 @@ def test_secrets_in_results_are_hidden_from_repr(client, server):
 
 
 def _breaker_client(server: ScriptedServer, *, clock: list[float]) -> ResellerGateway:
-    client = ResellerGateway(
-        base_url=server.url,
-        metasearch_url=server.url + "/ms",
-        api_key=KEY,
-        connect_timeout=0.5,
-        read_timeout=0.3,
-        get_retries=0,
-        breaker_threshold=3,
-        breaker_cooldown=30,
-    )
+    client = make_client(server, get_retries=0, breaker_threshold=3, breaker_cooldown=30)
     for breaker in client.breakers.values():
         breaker._clock = lambda: clock[0]
     return client
@@ -323,15 +312,7 @@ def test_metasearch_failures_do_not_stop_the_main_interface(server):
 
 
 def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
-    client = ResellerGateway(
-        base_url=server.url,
-        metasearch_url=server.url + "/ms",
-        api_key=KEY,
-        connect_timeout=0.5,
-        read_timeout=5.0,
-        search_read_timeout=0.3,
-        get_retries=2,
-    )
+    client = make_client(server, read_timeout=5.0, search_read_timeout=0.3)
     server.script(*[Answer(drop=True)] * 3)
     with pytest.raises(Unavailable):
         client.metasearch(search_term="coffee")
@@ -346,15 +327,7 @@ def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
 
 
 def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
-    client = ResellerGateway(
-        base_url=server.url,
-        metasearch_url=server.url + "/ms",
-        api_key=KEY,
-        connect_timeout=0.5,
-        read_timeout=2.0,
-        get_retries=0,
-        max_concurrent_calls=2,
-    )
+    client = make_client(server, read_timeout=2.0, get_retries=0, max_concurrent_calls=2)
     hello = {"server_time": "t", "message": "Authorized"}
     server.script(*[Answer(delay=0.8, body=hello)] * 2, Answer(body=hello))
     with ThreadPoolExecutor(max_workers=2) as pool:
