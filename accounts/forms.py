@@ -135,7 +135,9 @@ class SignupForm(forms.Form):
             "invalid_choice": "Please choose a country from the list.",
         },
     )
-    state = AsciiCharField(
+    # Chosen, not typed: the value must be one of the country's published states (checked in clean()). Not an
+    # ASCII field, because the provider's own countries file (COUNTRIES_FILE) lists names such as "Bulqizë".
+    state = forms.CharField(
         label="State or province",
         max_length=255,
         widget=forms.Select(),
