@@ -57,7 +57,8 @@ def clean_signup(data: dict[str, Any]) -> dict[str, str] | None:
     cleaned: dict[str, str] = {}
     for field in (*REQUIRED_TEXT, "company"):
         value = _text(data, field)
-        if value is None or not english(value) or len(value) > 255:
+        # The state is one of the published list's names (checked below), which may be accented ("Bulqizë").
+        if value is None or (field != "state" and not english(value)) or len(value) > 255:
             return None
         if field in REQUIRED_TEXT and not value:
             return None

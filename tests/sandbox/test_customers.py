@@ -168,3 +168,15 @@ def test_customers_live_in_their_environment(api, live_api, customer_id):
     response = live_api.post("/api/v1/customers/signup", SIGNUP)
     assert response.status_code == 201
     assert live_api.post("/api/v1/customers/auto-login", {"email": SIGNUP["email"]}).status_code == 200
+
+
+def test_a_state_from_the_published_list_is_accepted_even_accented(api, settings):
+    path = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/reference/countries.json"
+    if not path.exists():
+        pytest.skip("the provider's countries file is not beside the repository")
+    settings.COUNTRIES_FILE = str(path)
+    assert signup(api, country="AL", state="Bulqizë", country_code="355", phone="672345678").status_code == 201
+    # Accented text anywhere else is still refused.
+    refused = signup(api, country="AL", state="Bulqizë", city="Durrës", country_code="355", phone="672345679")
+    assert refused.status_code == 422
+    assert refused.json() == SIGNUP_FAILED
