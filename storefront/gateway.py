@@ -31,7 +31,6 @@ logger = logging.getLogger(__name__)
 
 RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "SOA"]
 EDITABLE_RECORD_TYPES: tuple[RecordType, ...] = ("A", "AAAA", "CNAME", "MX", "TXT")
-ORDER_STATUSES = ("Active", "Suspended", "Pending Delete Restorable", "Expired")
 
 # The provider answers these for an id that is unknown or belongs to another partner.
 _NOT_FOUND_MESSAGES = {"Invalid order ID", "Invalid customer ID", "Invalid customer email"}
@@ -301,11 +300,6 @@ class CircuitBreaker:
                 if self._opened_at is None:
                     logger.warning("provider circuit opened after %d failures", self._failures)
                 self._opened_at = self._clock()
-
-    @property
-    def is_open(self) -> bool:
-        with self._lock:
-            return self._opened_at is not None
 
 
 # --- The client ---------------------------------------------------------------------------------------------
