@@ -7,7 +7,7 @@ A key only opens its own environment (`test_` keys the first, `live_` keys the s
 from django.urls import URLPattern, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers, dns, domains, metasearch, panel, search
+from sandbox.views import core, customers, dns, domains, metasearch, panel, pricing, search
 from storefront.gateway import EDITABLE_RECORD_TYPES
 
 
@@ -17,6 +17,7 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
 
     return [
         route("api/v1/hello", core.hello),
+        route("api/v1/pricing", pricing.pricing),
         route("api/v1/customers/signup", customers.signup),
         route("api/v1/customers/auto-login", customers.auto_login),
         route("api/v1/customers", core.placeholder("DELETE", "customers")),

@@ -209,6 +209,31 @@ class MetaSearch:
 
 
 @dataclass(frozen=True)
+class TldPrices:
+    """The partner's cost of one TLD (`GET /api/v1/pricing`), per operation and term in years."""
+
+    tld: str  # without the leading dot: the slug `dotcom` is `com`
+    register: dict[int, Decimal]
+    renew: dict[int, Decimal]
+    transfer: dict[int, Decimal]
+    restore: dict[int, Decimal]
+
+    @property
+    def min_term(self) -> int:
+        """The shortest registration term the provider prices: a TLD with a minimum term starts there."""
+        return min(self.register, default=1)
+
+
+@dataclass(frozen=True)
+class PriceList:
+    """What the reseller pays the provider: one entry per TLD it may sell, plus privacy protection per year."""
+
+    currency: str
+    tlds: dict[str, TldPrices]
+    privacy_protection: Decimal | None
+
+
+@dataclass(frozen=True)
 class Registered:
     order_id: int
     message: str
@@ -352,6 +377,27 @@ class ResellerGateway:
     def hello(self) -> Hello:
         data = self._get("/api/v1/hello")
         return Hello(server_time=str(data.get("server_time", "")), message=str(data.get("message", "")))
+
+    # Pricing ------------------------------------------------------------------------------------------------
+
+    def pricing(self) -> PriceList:
+        """The partner's cost prices, in USD (the provider quotes no other currency)."""
+        data = self._get("/api/v1/pricing")
+        tlds: dict[str, TldPrices] = {}
+        privacy = None
+        for slug, value in data.items():
+            if slug == "privacy_protection":
+                privacy = _decimal(value)
+            elif isinstance(value, dict) and slug.startswith("dot") and len(slug) > 3:
+                tld = slug.removeprefix("dot")
+                tlds[tld] = TldPrices(
+                    tld=tld,
+                    register=_price_map(value.get("register")),
+                    renew=_price_map(value.get("renew")),
+                    transfer=_price_map(value.get("transfer")),
+                    restore=_price_map(value.get("restore")),
+                )
+        return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
 
     # Customers ----------------------------------------------------------------------------------------------
 

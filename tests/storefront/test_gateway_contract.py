@@ -439,3 +439,17 @@ def test_a_hanging_read_times_out(sandbox_url):
         assert not caught.value.retryable  # a provider too slow to answer is not asked again
         assert time.perf_counter() - started < 2.5
         wait_out(started, 2.5)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pricing_lists_the_partners_cost_per_tld_operation_and_term(sandbox_url, sandbox_partner):
+    prices = gateway().pricing()
+
+    assert prices.currency == "USD"
+    com = prices.tlds["com"]
+    assert com.register[1] == Decimal("12.99")
+    assert com.renew[1] == Decimal("14.99")
+    assert com.min_term == 1
+    # .ai is sold for two years at least: its price list starts there.
+    assert prices.tlds["ai"].min_term == 2
+    assert isinstance(prices.privacy_protection, Decimal)

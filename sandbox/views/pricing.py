@@ -1,0 +1,36 @@
+"""`GET /api/v1/pricing`: the partner's own cost prices per TLD slug, operation and term, in USD."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.http import HttpRequest, JsonResponse
+
+from sandbox.api import Context, endpoint
+from sandbox.catalogue import MAX_TERM
+
+# The provider quotes these terms (years); a TLD with a minimum term starts at its minimum.
+_TERMS = (1, 2, 3, 5, 10)
+# What a restore (redemption) costs the partner, whatever the TLD: the provider's example figure.
+RESTORE_PRICE = Decimal("170.00")
+
+
+def _terms(min_term: int) -> list[int]:
+    return [term for term in _TERMS if min_term <= term <= MAX_TERM] or [min_term]
+
+
+@endpoint(methods=("GET",), groups=("pricing",))
+def pricing(request: HttpRequest, ctx: Context) -> JsonResponse:
+    body: dict[str, object] = {}
+    privacy = Decimal("0.00")
+    for entry in ctx.partner.catalogue.order_by("position", "tld"):
+        terms = _terms(entry.min_term)
+        body[f"dot{entry.tld.replace('.', '')}"] = {
+            "register": {str(term): float(entry.register_cost(term)) for term in terms},
+            "renew": {str(term): float(entry.renew_cost(term)) for term in _terms(1)},
+            "transfer": {"1": float(entry.renew_price)},
+            "restore": {"1": float(RESTORE_PRICE)},
+        }
+        privacy = max(privacy, entry.privacy_price)
+    body["privacy_protection"] = float(privacy)
+    return JsonResponse(body)
