@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -27,6 +28,9 @@ from storefront.gateway import (
     RateLimited,
     Unavailable,
 )
+
+# `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
+_ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
 
 
 def _fragment(request: HttpRequest) -> bool:
@@ -230,7 +234,7 @@ def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm,
         type=data["type"],
         host=data["host"],
         value=data["value"],
-        priority=int(priority) if priority.isdigit() else None,
+        priority=int(priority) if _ASCII_NUMBER.fullmatch(priority) else None,
     )
     context = {"order": order, "form": form, "record": record, "error": "; ".join(form.non_field_errors())}
     template = "dns/_delete_row.html" if _fragment(request) else "dns/delete.html"

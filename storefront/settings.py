@@ -87,9 +87,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://storefront")}
+# Shared by every process by default: one-time claims, rate limits and lockouts must count across gunicorn's
+# workers. Without CACHE_URL that is the database cache (its table is made by the release step and bin/run);
+# Redis (`rediscache://…`) when set. A per-process cache with DEBUG off fails the deploy check.
+CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache")}
 
-EMAIL_CONFIG = env.email("EMAIL_URL", default="consolemail://")
+# The console backend prints every email, password-reset links included, into the logs: production must name a
+# real backend.
+_EMAIL_URL = env.str("EMAIL_URL", default="" if not DEBUG else "consolemail://")
+if not DEBUG and (not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail")):
+    raise ImproperlyConfigured(
+        "EMAIL_URL must name a real mail backend when DJANGO_DEBUG is off, e.g. smtp+tls://user:pass@host:587."
+    )
+EMAIL_CONFIG = env.email_url_config(_EMAIL_URL)
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
 

@@ -6,6 +6,8 @@ import tempfile
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("DJANGO_SECURE_HSTS_SECONDS", "0")
+# Production refuses to start without a real mail backend; the suite then swaps in locmem (below).
+os.environ.setdefault("EMAIL_URL", "smtp://127.0.0.1:25")
 os.environ.pop("RESELLER_API_KEY", None)
 os.environ.pop("RESELLER_SANDBOX", None)
 

@@ -101,3 +101,10 @@ def test_the_plain_confirmation_works_without_htmx(signed_in, active_order, add_
     page = signed_in.get(url("dns_delete", active_order, "type=TXT&host=@&value=hello+world")).content.decode()
     assert '<form class="dns-delete-form" method="post"' in page
     assert "hx-post" not in page.split('class="dns-delete-form"')[1].split(">")[0]
+
+
+@pytest.mark.parametrize("priority", ["²", "\u0661\u0660", "1e3", "-5"])
+def test_a_priority_that_is_not_plain_digits_is_ignored_not_a_server_error(htmx, active_order, priority):
+    response = htmx.get(url("dns_delete", active_order, f"type=MX&host=@&value=mx1.example.net&priority={priority}"))
+    assert response.status_code == 200
+    assert "Delete MX record @ → mx1.example.net?" in response.content.decode()

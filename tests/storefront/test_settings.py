@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_"))}
     clean.pop("DATABASE_URL", None)
+    clean.pop("CACHE_URL", None)
     clean["DJANGO_SETTINGS_MODULE"] = "storefront.settings"
     clean.update(env)
     return subprocess.run(
@@ -24,14 +25,54 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
 
 
+PRODUCTION = {
+    "DJANGO_SECRET_KEY": "a-long-random-production-secret-" + "x7Qp2" * 10,
+    "DJANGO_ALLOWED_HOSTS": "shop.example.com",
+    "EMAIL_URL": "smtp+tls://mailer:pw@smtp.example.com:587",
+}
+
+
+def _without_email(**env: str) -> subprocess.CompletedProcess[str]:
+    saved = os.environ.pop("EMAIL_URL", None)
+    try:
+        return _run_manage("check", **env)
+    finally:
+        if saved is not None:
+            os.environ["EMAIL_URL"] = saved
+
+
+def test_production_refuses_to_start_without_a_mail_backend():
+    result = _without_email(**{k: v for k, v in PRODUCTION.items() if k != "EMAIL_URL"})
+    assert result.returncode != 0
+    assert "EMAIL_URL must name a real mail backend" in result.stderr
+
+
+def test_production_refuses_the_console_mail_backend_that_prints_reset_links():
+    result = _run_manage("check", **{**PRODUCTION, "EMAIL_URL": "consolemail://"})
+    assert result.returncode != 0
+    assert "EMAIL_URL must name a real mail backend" in result.stderr
+
+
+def test_a_per_process_cache_fails_the_deploy_check():
+    result = _run_manage("check", "--deploy", **{**PRODUCTION, "CACHE_URL": "locmemcache://"})
+    assert result.returncode != 0
+    assert "storefront.E001" in result.stdout + result.stderr
+
+
+def test_the_default_cache_is_shared_by_every_process():
+    result = _run_manage(
+        "shell", "-c", "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])", **PRODUCTION
+    )
+    assert result.stdout.strip().splitlines()[-1] == "django.core.cache.backends.db.DatabaseCache", result.stderr
+
+
 def test_check_deploy_is_clean_under_production_settings():
     result = _run_manage(
         "check",
         "--deploy",
         "--fail-level",
         "WARNING",
-        DJANGO_SECRET_KEY="a-long-random-production-secret-" + "x7Qp2" * 10,
-        DJANGO_ALLOWED_HOSTS="shop.example.com",
+        **PRODUCTION,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout

@@ -1,4 +1,8 @@
-"""`manage.py ensure_staff`: a staff login for the admin, printed once, for demos and first deployments."""
+"""`manage.py ensure_staff`: a staff login for the admin, for demos and first deployments.
+
+The password is printed once, when the login is created (or on `--reset`): printing it on every run (bin/run
+calls this each time) would leave a working admin password in every terminal scroll-back and log.
+"""
 
 import secrets
 from typing import Any
@@ -8,15 +12,22 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Creates (or resets) a staff superuser and prints its login."
+    help = "Creates a staff superuser and prints its password once; --reset gives an existing one a new password."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--email", default="staff@example.com")
+        parser.add_argument("--reset", action="store_true", help="Set and print a new password for an existing login.")
 
-    def handle(self, *args: Any, email: str, **options: Any) -> None:
-        # A fresh random password each time: nothing guessable is ever left behind on a machine.
+    def handle(self, *args: Any, email: str, reset: bool, **options: Any) -> None:
+        user, created = get_user_model().objects.get_or_create(username=email, defaults={"email": email})
+        if not created and not reset:
+            self.stdout.write(
+                f"Staff login for /admin/: {email} (its password was printed when it was created; "
+                "`manage.py ensure_staff --reset` sets a new one)"
+            )
+            return
+        # A fresh random password: nothing guessable is ever left behind on a machine.
         password = secrets.token_urlsafe(12)
-        user, _ = get_user_model().objects.get_or_create(username=email, defaults={"email": email})
         user.email = email
         user.is_staff = True
         user.is_superuser = True
