@@ -214,6 +214,7 @@ RATE_LIMITS = {
         "signup": "20/3600",  # per address, submitted signups
         "panel": "20/600",  # per customer, control-panel hand-offs
         "transfer_code": "10/900",  # per customer, transfer-code reveals (wrong passwords are limited apart)
+        "admin_login": "10/900",  # per address, staff sign-in attempts on /admin/login/
     }.items()
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
