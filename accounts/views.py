@@ -128,14 +128,17 @@ def _render_signup(request: HttpRequest, form: SignupForm, next_url: str, *, sta
 
 
 def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
-    """Live check of the email field alone (htmx, on change): valid, and not already ours."""
+    """Live check of the email field alone (htmx, on change): is it an email address.
+
+    It answers alike for addresses that have an account and those that do not: a live check anyone can call
+    without submitting would otherwise tell, by the hundred a second, who shops here. Submitting the form
+    (rate-limited) says that an address is taken, with a way to sign in.
+    """
     form = SignupForm({"email": request.GET.get("email", "")}, login_url=login_url)
     form.is_valid()
-    errors = form.errors.get("email", [])
-    email = form.cleaned_data.get("email", "")
-    # A signup whose provider answer was lost: only its own password can complete it (see services).
-    pending = bool(email) and User.objects.filter(username=email.lower()).exists()
-    context = {"errors": errors, "email": email, "pending": pending}
+    errors = [error for error in form.errors.as_data().get("email", []) if error.code != "email_taken"]
+    email = form.cleaned_data.get("email", "") or ("" if errors else request.GET.get("email", "").strip())
+    context = {"errors": [message for error in errors for message in error.messages], "email": email}
     return render(request, "accounts/_email_feedback.html", context)
 
 
