@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, format_totals, line_from_result
 from domains.search import metasearch_cached
 from storefront.gateway import GatewayError, MetaSearchResult
+from storefront.ratelimit import rate_limit
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 
@@ -77,6 +78,7 @@ def cart(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
+@rate_limit("cart")
 def cart_add(request: HttpRequest) -> HttpResponse:
     form = DomainNameForm(request.POST)
     if not form.is_valid():

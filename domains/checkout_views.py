@@ -27,6 +27,7 @@ from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
+from storefront.ratelimit import rate_limit
 
 SESSION_KEY = "checkout"
 
@@ -42,6 +43,7 @@ class Change:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@rate_limit("checkout")
 def checkout(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _place(request)

@@ -214,6 +214,8 @@ RATE_LIMITS = {
         "signup": "20/3600",  # per address, submitted signups
         "panel": "20/600",  # per customer, control-panel hand-offs
         "transfer_code": "10/900",  # per customer, transfer-code reveals (wrong passwords are limited apart)
+        "cart": "60/60",  # per address, Add to cart (each may ask the provider for the price)
+        "checkout": "30/60",  # per address, checkout reviews and Buy (a review re-checks every line)
         "admin_login": "10/900",  # per address, staff sign-in attempts on /admin/login/
     }.items()
 }

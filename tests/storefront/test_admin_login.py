@@ -36,6 +36,9 @@ def test_after_ten_wrong_guesses_even_the_right_password_is_turned_away(client, 
 def test_other_addresses_are_not_limited(client, staff):
     for attempt in range(11):
         _try(client, f"wrong-{attempt}")
-    assert client.post(
-        URL, {"username": "staff@example.org", "password": PASSWORD, "next": "/admin/"}, REMOTE_ADDR="198.51.100.7"
-    ).url == "/admin/"
+    assert (
+        client.post(
+            URL, {"username": "staff@example.org", "password": PASSWORD, "next": "/admin/"}, REMOTE_ADDR="198.51.100.7"
+        ).url
+        == "/admin/"
+    )
