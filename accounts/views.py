@@ -39,7 +39,11 @@ def _safe_next(request: HttpRequest, candidate: str | None) -> str:
 def _local_path(url: str) -> str:
     """The path and query of a URL on our own site (a Referer is absolute)."""
     parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "") if parts.path else ""
+    if not parts.path:
+        return ""
+    # `https://shop//evil.example/x` has the path `//evil.example/x`, which a browser reads as another host.
+    path = "/" + parts.path.lstrip("/\\")
+    return path + (f"?{parts.query}" if parts.query else "")
 
 
 def _login_url(next_url: str) -> str:

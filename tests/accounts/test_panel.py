@@ -138,3 +138,12 @@ def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
     assert response.status_code == 429
     assert "Please wait" in response.content.decode()
     assert "token=" not in response.get("Location", "")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("referer", ["http://testserver//evil.example/x", "http://testserver/\\evil.example/x"])
+def test_after_an_error_a_double_slash_referer_stays_on_our_site(client, seeded, make_customer, referer):
+    stranger = make_customer("unknown-at-provider@example.org")
+    client.force_login(stranger.user)
+    response = client.post(URL, headers={"Referer": referer})
+    assert response["Location"] == "/evil.example/x"
