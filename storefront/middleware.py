@@ -1,11 +1,10 @@
 """One structured log line per request: what was asked, how it ended, how long it and its provider calls took."""
 
-import json
 import logging
 import time
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 
 from storefront import request_stats
 
@@ -31,5 +30,27 @@ class RequestLogMiddleware:
             "provider_ms": round(calls.seconds * 1000, 1),
             "htmx": request.headers.get("HX-Request") == "true",
         }
-        logger.info(json.dumps(line))
+        # Fields, not a preformatted string: the JSON formatter (settings.LOGGING) writes them as one object.
+        logger.info("request", extra=line)
         return response
+
+
+class RequestGuardMiddleware:
+    """Turns away, before any view runs, requests that no page of ours ever takes.
+
+    Forms post `application/x-www-form-urlencoded` and no form takes files, so a multipart body is refused
+    unread: Django would otherwise spool each uploaded file (no size limit applies to file parts) to memory or
+    disk. Pages answer GET, HEAD and POST only; PUT, DELETE, TRACE and the rest get 405 whatever the URL.
+    """
+
+    ALLOWED_METHODS = ("GET", "HEAD", "POST")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in self.ALLOWED_METHODS:
+            return HttpResponseNotAllowed(self.ALLOWED_METHODS)
+        if request.content_type == "multipart/form-data":
+            return HttpResponse("File uploads are not accepted here.", status=415, content_type="text/plain")
+        return self.get_response(request)

@@ -232,8 +232,15 @@ DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionR
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Every line is one JSON object (a log platform parses the fields; nobody greps prose).
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        }
+    },
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.server": {"level": "WARNING"}, "django.utils.autoreload": {"level": "WARNING"}},
 }

@@ -1,7 +1,16 @@
 import json
 import logging
+import logging.config
 
 import pytest
+from django.conf import settings
+
+
+def _emitted(record: logging.LogRecord) -> dict:
+    """The line our configured stdout handler writes for this record, parsed: it must be one JSON object."""
+    config = settings.LOGGING["formatters"][settings.LOGGING["handlers"]["stdout"]["formatter"]]
+    formatter = logging.config.DictConfigurator(settings.LOGGING).configure_formatter(dict(config))
+    return json.loads(formatter.format(record))
 
 
 @pytest.mark.django_db
@@ -26,7 +35,7 @@ def test_pages_have_no_inline_scripts(client):
 def test_each_request_is_logged_as_one_structured_line(client, caplog):
     caplog.set_level(logging.INFO, logger="storefront.requests")
     client.get("/healthz")
-    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "storefront.requests"]
+    lines = [_emitted(r) for r in caplog.records if r.name == "storefront.requests"]
     assert len(lines) == 1
     assert lines[0]["route"] == "/healthz"
     assert lines[0]["status"] == 200
@@ -38,7 +47,17 @@ def test_each_request_is_logged_as_one_structured_line(client, caplog):
 def test_the_request_line_counts_provider_calls(client, caplog, sandbox_url, sandbox_partner):
     caplog.set_level(logging.INFO, logger="storefront.requests")
     client.get("/readyz")
-    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "storefront.requests"]
+    lines = [_emitted(r) for r in caplog.records if r.name == "storefront.requests"]
     line = next(line for line in lines if line["route"] == "/readyz")
     assert line["provider_calls"] == 1
     assert line["provider_ms"] > 0
+
+
+def test_every_log_line_is_json_with_level_logger_and_message(caplog):
+    caplog.set_level(logging.WARNING, logger="storefront.gateway")
+    logging.getLogger("storefront.gateway").warning("provider %s %s failed", "GET", "/api/v1/hello")
+    line = _emitted(caplog.records[-1])
+    assert line["level"] == "WARNING"
+    assert line["logger"] == "storefront.gateway"
+    assert line["message"] == "provider GET /api/v1/hello failed"
+    assert line["time"]
