@@ -9,7 +9,6 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from accounts.models import Customer
-from domains.models import Order
 
 
 class ProviderLinkFilter(admin.SimpleListFilter):
@@ -27,23 +26,6 @@ class ProviderLinkFilter(admin.SimpleListFilter):
         return queryset
 
 
-class OrderInline(admin.TabularInline):
-    model = Order
-    fk_name = "customer"
-    fields = ("order_id", "domain_name", "status", "expires_at", "dns_active", "last_synced_at")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    show_change_link = True
-    ordering = ("expires_at", "domain_name")
-
-    def has_add_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
-        return False
-
-
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
     list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
@@ -59,7 +41,6 @@ class CustomerAdmin(admin.ModelAdmin):
             {"fields": ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")},
         ),
     )
-    inlines = (OrderInline,)
     actions = ("discard_unconfirmed",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -2,7 +2,6 @@
 
 A fixed window per key: the first failure opens a window of `WINDOW` seconds; once a key has `limit` failures
 in it, sign-in for that key is refused without checking the password until the window closes.
-`client_address()` is reusable by anything else that needs the customer's address behind the platform's proxies.
 """
 
 from __future__ import annotations
@@ -11,9 +10,7 @@ import hashlib
 import math
 import time
 
-from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
 
 WINDOW = 15 * 60
 PER_ACCOUNT = 5
@@ -22,23 +19,6 @@ PER_ADDRESS = 20
 
 def _now() -> float:
     return time.time()
-
-
-def client_address(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or the address our trusted proxies saw, from X-Forwarded-For.
-
-    With `TRUSTED_PROXY_COUNT` = N > 0 the last N entries of X-Forwarded-For were added by our own proxies; the
-    entry they appended for the client is the N-th from the right. Anything left of it is client-supplied and
-    could be forged, so it is never used.
-    """
-    proxies = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0) or 0)
-    remote = request.META.get("REMOTE_ADDR", "") or ""
-    if proxies <= 0:
-        return remote
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-    if len(forwarded) < proxies:
-        return remote
-    return forwarded[-proxies]
 
 
 def _key(kind: str, value: str) -> str:

@@ -13,7 +13,6 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -23,17 +22,10 @@ from accounts.forms import EmailAuthenticationForm, SignupForm
 from storefront import countries
 from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import client_address, safe_next
 
 User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
-
-
-def _safe_next(request: HttpRequest, candidate: str | None) -> str:
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return candidate
-    return ""
 
 
 def _local_path(url: str) -> str:
@@ -62,7 +54,7 @@ def _status_for(err: GatewayError) -> int:
 @require_http_methods(["GET", "POST"])
 @rate_limit("signup", methods=("POST",))
 def signup(request: HttpRequest) -> HttpResponse:
-    next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"))
+    next_url = safe_next(request, request.POST.get("next") or request.GET.get("next"))
     login_url = _login_url(next_url)
     if request.user.is_authenticated and not request.htmx:
         return HttpResponseRedirect(next_url or reverse("orders"))
@@ -169,7 +161,7 @@ class _ThrottledLoginView(auth_views.LoginView):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         self.locked_seconds = 0
         if request.method == "POST":
-            self.locked_seconds = throttle.locked_for(email=self._email(), address=throttle.client_address(request))
+            self.locked_seconds = throttle.locked_for(email=self._email(), address=client_address(request))
         return super().dispatch(request, *args, **kwargs)
 
     def _email(self) -> str:
@@ -192,7 +184,7 @@ class _ThrottledLoginView(auth_views.LoginView):
         if self.locked_seconds:
             return self.render_to_response(self.get_context_data(form=form), status=429)
         if form.has_error("__all__", "invalid_login") or form.has_error("__all__", "unconfirmed"):
-            throttle.record_failure(email=self._email(), address=throttle.client_address(self.request))
+            throttle.record_failure(email=self._email(), address=client_address(self.request))
         return super().form_invalid(form)
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
@@ -214,7 +206,7 @@ def login(request: HttpRequest) -> HttpResponse:
 @require_POST
 @rate_limit("panel", per="user")
 def panel(request: HttpRequest) -> HttpResponse:
-    back = _local_path(_safe_next(request, request.META.get("HTTP_REFERER"))) or reverse("orders")
+    back = _local_path(safe_next(request, request.META.get("HTTP_REFERER"))) or reverse("orders")
     if not request.user.is_authenticated:
         # After signing in the customer lands back where the button was (a GET here would be refused).
         return redirect_to_login(back)

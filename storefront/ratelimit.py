@@ -3,7 +3,7 @@
     @rate_limit("search")                     # limit and window from settings.RATE_LIMITS["search"]
     def search(request): ...
 
-Counts per client address (behind the platform's proxies, see accounts.throttle.client_address), or per
+Counts per client address (behind the platform's proxies, see storefront.request_helpers.client_address), or per
 signed-in user with `per="user"`. Over the limit the view is not run: the customer gets a 429 with a
 Retry-After header and a page (or, for htmx, a fragment) that says how long to wait.
 """
@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from accounts.throttle import client_address
+from storefront.request_helpers import client_address
 
 View = Callable[..., HttpResponse]
 
