@@ -105,7 +105,7 @@ def test_the_first_results_never_ask_for_ai(client, provider, metasearch_calls):
     # Instead each shows a placeholder that asks for the ideas itself, and says it is looking.
     for html, term in ((page, "bluebird"), (fragment, "bluebirds")):
         assert "Ideas from AI" in html
-        assert f'hx-get="/search/suggestions/?q={term}" hx-trigger="load" hx-swap="outerHTML"' in html
+        assert f'hx-get="/search/suggestions/?q={term}" hx-trigger="load delay:1s" hx-swap="outerHTML"' in html
         assert '<p id="ai-status" class="search-ai-status" aria-live="polite">' in html
         assert "Finding more ideas…" in html
     metasearch_calls.clear()
@@ -157,7 +157,7 @@ def test_the_suggestions_are_cached_apart_from_the_results(client, provider, met
 def test_once_cached_the_results_show_the_ideas_at_once(client, provider):
     ideas = rows(suggestions(client, "bluebird").content.decode())
     html = client.get("/search/", {"q": "bluebird"}).content.decode()
-    assert 'hx-trigger="load"' not in html
+    assert "data-ai-suggestions" not in html
     assert "Finding more ideas" not in html
     ai_block = html[html.index("Ideas from AI") : html.index("</section>", html.index("Ideas from AI"))]
     assert rows(ai_block) == ideas
