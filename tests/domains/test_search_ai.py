@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.test import override_settings
 from django.urls import reverse
 
+from domains import search
 from domains.orders import renew_pricing
 from domains.search import PARTNER_TLDS_SECONDS, fallback_availability, partner_tlds
 from sandbox.faults import inject
@@ -208,6 +209,20 @@ def test_an_ai_timeout_says_suggestions_are_unavailable(client, provider):
     assert rows(html) == []
     # Not remembered: the next results page asks again rather than showing the failure.
     assert 'hx-get="/search/suggestions/?q=bluebird"' in client.get("/search/", {"q": "bluebird"}).content.decode()
+
+
+def test_with_every_ai_slot_of_the_process_busy_the_block_gives_up_at_once(client, provider, metasearch_calls):
+    held = [search._ai_slots.acquire(blocking=False) for _ in range(search._AI_CALLS_PER_PROCESS)]
+    try:
+        html = suggestions(client, "bluebird").content.decode()
+    finally:
+        for _ in filter(None, held):
+            search._ai_slots.release()
+    assert all(held)
+    assert "Suggestions are unavailable right now." in html
+    assert metasearch_calls == []
+    # A free slot again: the next block asks.
+    assert rows(suggestions(client, "bluebird").content.decode())
 
 
 def test_an_ai_error_says_suggestions_are_unavailable_and_nothing_more(client, provider):
