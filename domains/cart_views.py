@@ -135,6 +135,7 @@ def cart_update(request: HttpRequest) -> HttpResponse:
 
 
 def _lookup(name: str) -> MetaSearchResult | None:
+    # The answer without AI suggestions: adding to the cart never waits for MetaSearch's slow AI.
     answer = metasearch_cached(name)
     return next((row for row in answer.results if row.domain_name.lower() == name), None)
 

@@ -354,7 +354,7 @@ def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
 
 
 def renew_pricing(*, domain_name: str) -> Pricing | None:
-    """The renewal price of this domain from MetaSearch, or None when it cannot be told.
+    """The renewal price of this domain from MetaSearch (asked without AI, so quick), or None when unknown.
 
     A registered name comes back taken (pricing null), so the TLD's price from another row is used.
     """

@@ -1,6 +1,9 @@
 """Domain search: MetaSearch answers, cached and single-flight, with an availability fallback.
 
-`metasearch_cached(term)` is also how the cart and checkout look up a domain's price and availability.
+`metasearch_cached(term)` asks without AI suggestions, so it answers within search's short timeout; it is also how
+the cart and the order page look up a domain's price and availability, and nothing that buys or prices waits
+for AI. `ai_suggestions_cached(term)` asks for the AI block in a request of its own, with a long timeout
+(8 to 17 s on the provider's cache miss), for the results page to fill in when it arrives.
 
 Why single-flight: a customer typing, several tabs, or a link shared in a chat make identical searches arrive
 together. The first one asks the provider; the others wait for its answer instead of asking again. Within a
@@ -12,8 +15,10 @@ Errors are shared with whoever was waiting for that same call, but never cached 
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import logging
+import math
 import re
 import threading
 import time
@@ -24,18 +29,22 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.cache import cache
 
-from storefront.gateway import DomainResult, MetaSearch, ValidationRejected, gateway
+from storefront.gateway import DomainResult, MetaSearch, MetaSearchResult, Unavailable, ValidationRejected, gateway
 
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
-# The fallback asks for these; the provider silently ignores TLDs the partner does not sell.
-FALLBACK_TLDS = ("com", "net", "org", "io", "co", "dev", "shop", "ai", "app", "xyz")
+# The partner's TLDs (its price list) change when the reseller's catalogue does: rarely.
+PARTNER_TLDS_SECONDS = 3600
 
 # How long the cross-process lock lives if its holder dies, and how long others poll before asking themselves.
 _LOCK_SECONDS = 10
 _WAIT_SECONDS = 5.0
+# AI calls wait up to RESELLER_AI_READ_TIMEOUT each; at most this many per process, so that slow suggestions
+# never hold every provider slot and web thread that searches, carts and checkouts need.
+_AI_CALLS_PER_PROCESS = 4
+_ai_slots = threading.BoundedSemaphore(_AI_CALLS_PER_PROCESS)
 # An in-process follower waits at most this long for its leader, whose call is bounded by the gateway's timeouts.
 _FOLLOW_SECONDS = 60.0
 
@@ -47,7 +56,7 @@ def normalise_term(term: str) -> str:
 
 
 def metasearch_cached(term: str) -> MetaSearch:
-    """MetaSearch's answer for `term` (autosuggest and AI suggestions on), from the cache when fresh.
+    """MetaSearch's answer for `term` (autosuggest on, AI suggestions off), from the cache when fresh.
 
     Raises the gateway's errors (never cached): ValidationRejected for a term that sanitises to nothing,
     Unauthorized, RateLimited, Unavailable (down, timed out, unreadable).
@@ -55,21 +64,78 @@ def metasearch_cached(term: str) -> MetaSearch:
     term = normalise_term(term)
     return _single_flight(
         _cache_key("metasearch", term),
-        lambda: gateway().metasearch(search_term=term, autosuggest=True, aisuggest=True),
+        lambda: gateway().metasearch(search_term=term, autosuggest=True, aisuggest=False),
     )
 
 
-def fallback_availability(term: str) -> list[DomainResult]:
-    """Availability (no prices) of the typed name across the common TLDs, for when MetaSearch is down.
+def ai_suggestions_cached(term: str) -> list[MetaSearchResult]:
+    """MetaSearch's AI suggestions for `term`, from the cache when fresh; asked with RESELLER_AI_READ_TIMEOUT.
 
-    A typed TLD is asked first, so its row leads. Raises ValidationRejected when nothing searchable is left.
+    Autosuggest stays on as in the results' request, so the provider leaves out names the results already show.
+    Raises the gateway's errors (never cached), and Unavailable when this process already waits on enough AI.
+    """
+    term = normalise_term(term)
+    seconds = settings.RESELLER_AI_READ_TIMEOUT + settings.RESELLER_CONNECT_TIMEOUT
+    return _single_flight(
+        _cache_key("ai", term),
+        lambda: _ask_for_ai(term),
+        # Another process may be asking for as long as the AI timeout: wait for it that long, not search's 5 s.
+        lock_seconds=seconds + 5,
+        wait_seconds=seconds,
+    )
+
+
+def ai_suggestions_if_cached(term: str) -> list[MetaSearchResult] | None:
+    """The AI suggestions for `term` if they are in the cache already (nothing is asked), else None."""
+    return _cache_get(_cache_key("ai", normalise_term(term)))
+
+
+def _ask_for_ai(term: str) -> list[MetaSearchResult]:
+    if not _ai_slots.acquire(blocking=False):
+        logger.warning("search: AI suggestions skipped, %d already in flight", _AI_CALLS_PER_PROCESS)
+        raise Unavailable()
+    try:
+        answer = gateway().metasearch(
+            search_term=term,
+            autosuggest=True,
+            aisuggest=True,
+            read_timeout=settings.RESELLER_AI_READ_TIMEOUT,
+        )
+    finally:
+        _ai_slots.release()
+    return answer.ai_suggestions
+
+
+def partner_tlds() -> list[str]:
+    """The TLDs the partner sells (the keys of its price list), cached for PARTNER_TLDS_SECONDS.
+
+    Raises the gateway's errors (never cached), and Unavailable for a price list without TLDs: the fallback
+    must not guess which extensions to offer.
+    """
+
+    def ask() -> list[str]:
+        tlds = list(gateway().pricing().tlds)
+        if not tlds:
+            logger.warning("search: the provider's price list names no TLDs")
+            raise Unavailable()
+        return tlds
+
+    return _single_flight(_cache_key("partner-tlds", ""), ask, cache_seconds=PARTNER_TLDS_SECONDS)
+
+
+def fallback_availability(term: str) -> list[DomainResult]:
+    """Availability (no prices) of the typed name across the partner's TLDs, for when MetaSearch is down.
+
+    A typed TLD the partner sells is asked first, so its row leads. Raises ValidationRejected when nothing
+    searchable is left, and the gateway's errors when the price list (the TLDs) or availability cannot be read.
     """
     label, _, typed_tld = normalise_term(term).partition(".")
     label = _LABEL_JUNK.sub("", label).strip("-")[:63]
     if not label:
         raise ValidationRejected("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
-    tlds = [typed_tld] if typed_tld else []
-    tlds += [tld for tld in FALLBACK_TLDS if tld != typed_tld]
+    sold = partner_tlds()
+    tlds = [typed_tld] if typed_tld in sold else []
+    tlds += [tld for tld in sold if tld != typed_tld]
     results = _single_flight(
         _cache_key("availability", f"{label}|{','.join(tlds)}"),
         lambda: gateway().domain_availability(search_terms=label, tlds=tlds),
@@ -86,8 +152,10 @@ def cache_seconds() -> int:
 def _cache_key(kind: str, term: str) -> str:
     # Hashed: any text is safe as a key on every backend (memcached refuses spaces and long keys). The upstream
     # address is part of it so that pointing the storefront elsewhere never serves the other provider's answers.
-    digest = hashlib.blake2b(f"{settings.RESELLER_METASEARCH_URL}|{term}".encode(), digest_size=16).hexdigest()
-    return f"search:v1:{kind}:{digest}"
+    upstream = f"{settings.RESELLER_BASE_URL}|{settings.RESELLER_METASEARCH_URL}"
+    digest = hashlib.blake2b(f"{upstream}|{term}".encode(), digest_size=16).hexdigest()
+    # v2: until v1, the "metasearch" answers held AI suggestions; they are asked for apart now.
+    return f"search:v2:{kind}:{digest}"
 
 
 # --- Single flight ------------------------------------------------------------------------------------------
@@ -104,7 +172,25 @@ _flights: dict[str, _Flight] = {}
 _flights_lock = threading.Lock()
 
 
-def _single_flight(key: str, compute: Callable[[], T]) -> T:
+def _single_flight(
+    key: str,
+    compute: Callable[[], T],
+    *,
+    cache_seconds: int | None = None,
+    lock_seconds: float = _LOCK_SECONDS,
+    wait_seconds: float | None = None,
+) -> T:
+    """compute() once for everyone asking for `key` at the same time; its value is cached, its error is not.
+
+    cache_seconds defaults to SEARCH_CACHE_SECONDS; wait_seconds (how long another process's answer is awaited)
+    to _WAIT_SECONDS, read when called so tests can shorten it.
+    """
+    across = functools.partial(
+        _across_processes,
+        cache_seconds=cache_seconds,
+        lock_seconds=lock_seconds,
+        wait_seconds=_WAIT_SECONDS if wait_seconds is None else wait_seconds,
+    )
     hit = _cache_get(key)
     if hit is not None:
         return hit
@@ -121,9 +207,9 @@ def _single_flight(key: str, compute: Callable[[], T]) -> T:
             if flight.value is not None:
                 return flight.value  # type: ignore[return-value]
         # The leader is stuck past every timeout, or was interrupted: ask ourselves.
-        return _across_processes(key, compute)
+        return across(key, compute)
     try:
-        flight.value = _across_processes(key, compute)
+        flight.value = across(key, compute)
         return flight.value  # type: ignore[return-value]
     except Exception as err:
         flight.error = err
@@ -135,17 +221,19 @@ def _single_flight(key: str, compute: Callable[[], T]) -> T:
         flight.done.set()
 
 
-def _across_processes(key: str, compute: Callable[[], T]) -> T:
+def _across_processes(
+    key: str, compute: Callable[[], T], *, cache_seconds: int | None, lock_seconds: float, wait_seconds: float
+) -> T:
     lock_key = f"{key}:lock"
     token = uuid.uuid4().hex
-    if _cache_add(lock_key, token):
+    if _cache_add(lock_key, token, math.ceil(lock_seconds)):
         try:
-            return _compute_and_store(key, compute)
+            return _compute_and_store(key, compute, cache_seconds)
         finally:
             if _cache_get(lock_key) == token:
                 _cache_quietly(cache.delete, lock_key)
     # Another process is asking: poll for its answer, briefly.
-    deadline = time.monotonic() + _WAIT_SECONDS
+    deadline = time.monotonic() + wait_seconds
     delay = 0.005
     while time.monotonic() < deadline:
         time.sleep(delay)
@@ -159,12 +247,13 @@ def _across_processes(key: str, compute: Callable[[], T]) -> T:
             if hit is not None:
                 return hit
             break
-    return _compute_and_store(key, compute)
+    return _compute_and_store(key, compute, cache_seconds)
 
 
-def _compute_and_store(key: str, compute: Callable[[], T]) -> T:
+def _compute_and_store(key: str, compute: Callable[[], T], seconds: int | None) -> T:
     value = compute()
-    seconds = cache_seconds()
+    if seconds is None:
+        seconds = cache_seconds()
     if seconds > 0:
         _cache_quietly(cache.set, key, value, seconds)
     return value
@@ -177,8 +266,8 @@ def _cache_get(key: str) -> Any:
     return _cache_quietly(cache.get, key)
 
 
-def _cache_add(key: str, value: str) -> bool:
-    added = _cache_quietly(cache.add, key, value, _LOCK_SECONDS, failed=True)
+def _cache_add(key: str, value: str, seconds: int) -> bool:
+    added = _cache_quietly(cache.add, key, value, seconds, failed=True)
     return bool(added)
 
 

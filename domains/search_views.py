@@ -1,4 +1,8 @@
-"""`/search/?q=`: the results page, or only its results fragment for an htmx request."""
+"""`/search/?q=`: the results page, or only its results fragment for an htmx request.
+
+`/search/suggestions/?q=`: the AI suggestions block, which the results load in a second request (htmx) so that
+the results never wait for MetaSearch's slow AI.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +14,14 @@ from typing import Any, Literal
 
 from django import forms
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
-from domains.search import fallback_availability, metasearch_cached
+from domains.search import ai_suggestions_cached, ai_suggestions_if_cached, fallback_availability, metasearch_cached
 from storefront.gateway import (
     DomainResult,
     GatewayError,
@@ -65,6 +70,32 @@ def search(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@require_safe
+@rate_limit("search")
+def search_suggestions(request: HttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET)
+    term = form.cleaned_data["q"] if form.is_valid() else ""
+    if not request.htmx:
+        # Only the results page asks for this block; a person who opens the address gets that page.
+        response: HttpResponse = redirect(f"{reverse('search')}?{urlencode({'q': request.GET.get('q', '')})}")
+    else:
+        response = render(request, "domains/_search_ai.html", _ai_block(term))
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def _ai_block(term: str) -> dict[str, Any]:
+    if not term:
+        return {"ai_state": "loaded", "ai_rows": ()}
+    try:
+        found = ai_suggestions_cached(term)
+    except GatewayError as err:
+        # Quietly: the results above are complete without these ideas.
+        logger.info("search: AI suggestions unavailable (%s)", type(err).__name__)
+        return {"ai_state": "unavailable", "ai_rows": ()}
+    return {"ai_state": "loaded", "ai_rows": tuple(_row(result) for result in found)}
+
+
 def _results(term: str) -> dict[str, Any]:
     try:
         answer = metasearch_cached(term)
@@ -89,9 +120,15 @@ def _results(term: str) -> dict[str, Any]:
         shown=listed[:VISIBLE_RESULTS],
         more=listed[VISIBLE_RESULTS:],
         more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
-        ai_suggestions=tuple(_row(result) for result in answer.ai_suggestions),
     )
-    return {"state": "results", "searched": answer.meta.search_term, "listing": listing}
+    # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
+    # asks for them itself once the results are on screen.
+    cached = ai_suggestions_if_cached(term)
+    if cached is None:
+        ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': term})}"}
+    else:
+        ai = {"ai_state": "loaded", "ai_rows": tuple(_row(result) for result in cached)}
+    return {"state": "results", "searched": answer.meta.search_term, "listing": listing, **ai}
 
 
 def _fallback(term: str) -> dict[str, Any]:
@@ -134,7 +171,6 @@ class Listing:
     hero: Row | None = None
     more: tuple[Row, ...] = ()
     more_count: int = 0
-    ai_suggestions: tuple[Row, ...] = ()
     title: str = "More domains"
 
 

@@ -4,6 +4,7 @@ from domains import cart_views, checkout_views, order_views, search_views
 
 urlpatterns = [
     path("search/", search_views.search, name="search"),
+    path("search/suggestions/", search_views.search_suggestions, name="search_suggestions"),
     path("cart/", cart_views.cart, name="cart"),
     path("cart/add/", cart_views.cart_add, name="cart_add"),
     path("cart/remove/", cart_views.cart_remove, name="cart_remove"),

@@ -462,7 +462,16 @@ class ResellerGateway:
         data = self._get("/domain-suggestions", params)
         return [_priced_suggestion(row) for row in _list(data, "results")]
 
-    def metasearch(self, *, search_term: str, autosuggest: bool = True, aisuggest: bool = True) -> MetaSearch:
+    def metasearch(
+        self,
+        *,
+        search_term: str,
+        autosuggest: bool = True,
+        aisuggest: bool = True,
+        read_timeout: float | None = None,
+    ) -> MetaSearch:
+        # AI suggestions take seconds on a cache miss: their caller asks separately with a longer read_timeout.
+        timeout = self.search_timeout if read_timeout is None else (self.search_timeout[0], read_timeout)
         params = [
             ("search_term", search_term),
             ("autosuggest", _bool_param(autosuggest)),
@@ -472,7 +481,7 @@ class ResellerGateway:
             "/v1/search",
             params,
             base=self.metasearch_url,
-            timeout=self.search_timeout,
+            timeout=timeout,
             retries=min(self.get_retries, 1),
         )
         meta = data.get("meta") or {}

@@ -163,6 +163,9 @@ RESELLER_READ_TIMEOUT = env.float("RESELLER_READ_TIMEOUT", default=10.0)
 RESELLER_GET_RETRIES = env.int("RESELLER_GET_RETRIES", default=2)
 # MetaSearch answers as the customer types; past this, search falls back to the availability endpoint.
 RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default=4.0)
+# MetaSearch's AI suggestions take 8 to 17 s on a cache miss (the provider's demo allows 25 s). They are asked for
+# in a second request of their own, so only that block waits; keep it under a PaaS router's 30 s request limit.
+RESELLER_AI_READ_TIMEOUT = env.float("RESELLER_AI_READ_TIMEOUT", default=25.0)
 # Provider calls in flight per process at most; beyond it calls fail fast. Keep it below the threads per worker
 # (GUNICORN_THREADS, Procfile) so a slow provider never occupies every thread.
 RESELLER_MAX_CONCURRENT_CALLS = env.int("RESELLER_MAX_CONCURRENT_CALLS", default=12)

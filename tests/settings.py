@@ -27,6 +27,8 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 RESELLER_CONNECT_TIMEOUT = 1.0
 RESELLER_READ_TIMEOUT = 2.0
 RESELLER_SEARCH_READ_TIMEOUT = 2.0
+# Longer than search's own, as in production, still short enough for a test that lets it time out.
+RESELLER_AI_READ_TIMEOUT = 4.0
 # One test process plays many web threads at once (live server, concurrency tests): no bulkhead here; the
 # gateway's own tests exercise it.
 RESELLER_MAX_CONCURRENT_CALLS = 0

@@ -36,6 +36,26 @@
     if (pending && pending.xhr === event.detail.xhr) pending = null;
   });
 
+  // The AI ideas load in a request of their own after the results (the placeholder in _search_results.html).
+  // New results replace that placeholder: its request is abandoned, so an old search's ideas never land in the
+  // new block. A request that fails outright (rate limited, offline) says so instead of "Finding…" forever.
+  function isAiPlaceholder(elt) {
+    return !!(elt && elt.matches && elt.matches("[data-ai-suggestions]"));
+  }
+  document.addEventListener("htmx:beforeCleanupElement", function (event) {
+    if (isAiPlaceholder(event.target) && window.htmx) window.htmx.trigger(event.target, "htmx:abort");
+  });
+  function aiFailed(event) {
+    var elt = event.detail && event.detail.elt;
+    if (!isAiPlaceholder(elt) || !elt.isConnected) return;
+    var status = document.getElementById("ai-status");
+    if (status) status.textContent = "Suggestions are unavailable right now.";
+    elt.remove();
+  }
+  ["htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (name) {
+    document.addEventListener(name, aiFailed);
+  });
+
   // Back and forward restore the results htmx saved for that address, but its snapshot of the box holds what
   // was being typed when it was taken. The address says which search the results belong to: show that.
   document.addEventListener("htmx:historyRestore", function () {

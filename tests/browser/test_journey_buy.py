@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from storefront.gateway import ResellerGateway
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.steps import assert_every_field_labelled, choose_country, fill_signup, new_person, unique_label
 
@@ -15,10 +18,30 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PRICE = re.compile(r"\$\d+\.\d\d")
 
 
+@pytest.fixture
+def slow_ai(monkeypatch) -> Iterator[threading.Event]:
+    """MetaSearch's AI, held back until the test sets the event (as the provider takes seconds on a cache miss).
+
+    The live server runs in this process, so its calls go through the patched gateway; results without AI are
+    not held. Set on teardown, so no server thread is left waiting.
+    """
+    release = threading.Event()
+    real = ResellerGateway.metasearch
+
+    def metasearch(self, **kwargs):
+        if kwargs.get("aisuggest"):
+            release.wait(timeout=60)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(ResellerGateway, "metasearch", metasearch)
+    yield release
+    release.set()
+
+
 # The whole journey once at each size: on a phone every button must still be reachable and work.
 @pytest.mark.parametrize("window", ["desktop", "phone"])
 def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_domains(
-    page: Page, screenshot, window: str
+    page: Page, screenshot, window: str, slow_ai: threading.Event
 ):
     page.set_viewport_size(PHONE if window == "phone" else DESKTOP)
     prefix = "buy" if window == "desktop" else "buy-on-phone"
@@ -37,10 +60,19 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     expect(featured.get_by_text("Available")).to_be_visible()
     expect(featured.locator(".price")).to_have_text(PRICE)
 
+    # The results are complete while the AI ideas are still being found; they fill in when they arrive.
     ai = page.get_by_role("region", name="Ideas from AI")
     expect(ai).to_be_visible()
+    ai_status = ai.locator("#ai-status")
+    expect(ai_status).to_have_text("Finding more ideas…")
+    expect(ai_status).to_have_attribute("aria-live", "polite")
     ai_rows = ai.locator(".result-row")
+    expect(ai_rows).to_have_count(0)
+    expect(page.get_by_role("button", name=f"Add {hero_name} to cart")).to_be_enabled()
+    slow_ai.set()
     expect(ai_rows.first).to_be_visible()
+    expect(ai.get_by_text("Finding more ideas…")).to_have_count(0)
+    expect(ai_status).to_have_text(re.compile(r"^\s*\d+ more ideas? from AI\.\s*$"))
     assert ai_rows.count() >= 2
     for index in range(ai_rows.count()):
         expect(ai_rows.nth(index).locator(".price")).to_have_text(PRICE)

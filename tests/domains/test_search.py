@@ -77,7 +77,7 @@ def test_an_empty_search_shows_the_page_without_asking_the_provider(client, meta
     assert metasearch_calls == []
 
 
-def test_a_bare_word_shows_the_featured_result_the_list_and_ai_ideas(client, provider):
+def test_a_bare_word_shows_the_featured_result_the_list_and_a_block_for_ai_ideas(client, provider):
     response = page(client, "bluebird")
     assert response.status_code == 200
     html = response.content.decode()
@@ -87,7 +87,9 @@ def test_a_bare_word_shows_the_featured_result_the_list_and_ai_ideas(client, pro
     assert 'Add <span class="visually-hidden">bluebird.com </span>to cart' in hero
     listed = section(html, "More domains")
     assert "bluebird.net" in listed
+    # The ideas load after the results (test_search_ai.py).
     assert "Ideas from AI" in html
+    assert "Finding more ideas…" in html
     # Nothing typed with an extension, so no row claims to be the customer's exact search.
     assert "Your search" not in html
     # The full page keeps what was typed in the box.
