@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from pricing.models import CostPrice, Operation, PriceRule, PriceSync, Tld
@@ -84,7 +84,11 @@ def prices_sync(*, accept_drops: bool = False) -> SyncResult:
         return _failed(started=started, message=f"The provider's price list could not be read: {err}")
     except _Refused as err:
         return _failed(started=started, message=str(err))
-    return _store(price_list, started=started, sold=sold)
+    try:
+        return _store(price_list, started=started, sold=sold)
+    except IntegrityError:
+        # Two syncs at once (the admin button during a scheduled run) both adding a new TLD: one wins.
+        return _failed(started=started, message="Another price sync was storing prices at the same time; run it again.")
 
 
 def _failed(*, started: dt.datetime, message: str) -> SyncResult:

@@ -128,3 +128,27 @@ def test_staff_are_told_to_set_the_rate_and_can_set_it(staff_client, costs):
     assert ExchangeRate.objects.get().store_currency == "EUR"
     assert retail_price(tld="com", operation="register", years=1).retail.amount == Decimal("9.00")
     assert "set the USD to EUR rate" not in staff_client.get(COSTS).content.decode()
+
+
+def test_a_second_rule_for_the_same_tld_and_operation_gets_a_message(staff_client, costs):
+    costs("com", register={1: "12.99"}, renew={1: "14.99"})
+    PriceRule.objects.create(tld="com", kind="percent", percent=Decimal("10"))
+
+    response = add_rule(staff_client, tld=".com", kind="percent", percent="20")
+
+    assert response.status_code == 200
+    assert "already exists" in response.content.decode()
+    assert PriceRule.objects.count() == 1
+
+
+def test_staff_see_which_tlds_are_sold_and_their_costs(staff_client, costs):
+    com = costs("com", register={1: "12.99"})
+    costs("biz", sold=False, register={1: "9.99"})
+
+    everything = staff_client.get("/admin/pricing/tld/").content.decode()
+    listing = staff_client.get("/admin/pricing/tld/?sold__exact=0").content.decode()
+    detail = staff_client.get(f"/admin/pricing/tld/{com.pk}/change/").content.decode()
+
+    assert ">.biz<" in everything and ">.com<" in everything
+    assert ">.biz<" in listing and ">.com<" not in listing
+    assert "12.99" in detail

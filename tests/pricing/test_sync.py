@@ -5,6 +5,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import IntegrityError
 
 from pricing.models import CostPrice, Operation, PriceRule, PriceSync, RuleKind, Tld
 from pricing.money import Money
@@ -178,3 +179,22 @@ def test_end_to_end_against_the_sandbox(sandbox_url, sandbox_partner):
     assert retail_price(tld="shop", operation=Operation.REGISTER, years=1).retail == usd("0")
     assert price_text(tld="shop") == "Free for the first year, then $29.99/yr"
     assert price_text(tld="ai") == "2-year minimum: $159.98 for the first 2 years, then $79.99/yr"
+
+
+def test_a_sync_that_collides_with_another_changes_nothing(synced, monkeypatch):
+    def collide(**fields):
+        raise IntegrityError("UNIQUE constraint failed: pricing_tld.name")
+
+    synced.answer = price_list(
+        tld_prices("com", register={1: "20.00"}, renew={1: "20.00"}),
+        *catalogue()[1:],
+        tld_prices("org", register={1: "11.99"}),
+    )
+    monkeypatch.setattr(Tld.objects, "create", collide)
+
+    result = prices_sync()
+
+    assert not result.ok
+    assert "at the same time" in result.message
+    # All or nothing: .com's new price, written before the collision, was rolled back.
+    assert retail_price(tld="com", operation="register", years=1).retail == usd("12.99")
