@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from contextvars import ContextVar
 from typing import Any
 
 from django.conf import settings
@@ -15,8 +16,13 @@ from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
 from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
-from pricing.quotes import rate_problem
+from pricing.money import format_money
+from pricing.quotes import PriceBook, Quote, price_book, rate_problem
 from pricing.sync import prices_sync
+
+# The prices of the page being rendered: loaded once per request, not once per row (admin instances are shared
+# by every thread, so this cannot live on the instance).
+_page_book: ContextVar[PriceBook | None] = ContextVar("pricing_admin_book", default=None)
 
 # A cost table older than this is worth a warning: the provider may have changed prices since.
 STALE_AFTER = dt.timedelta(days=2)
@@ -55,7 +61,7 @@ def pricing_warnings(request: HttpRequest) -> None:
 
 @admin.register(CostPrice)
 class CostPriceAdmin(ReadOnlyAdmin):
-    list_display = ["tld", "operation", "years", "amount", "currency", "current", "age", "changed_at"]
+    list_display = ["tld", "operation", "years", "amount", "currency", "retail", "margin", "current", "age"]
     list_filter = ["operation", "current", "tld__sold", "years"]
     search_fields = ["tld__name"]
     list_select_related = ["tld"]
@@ -64,6 +70,22 @@ class CostPriceAdmin(ReadOnlyAdmin):
     @admin.display(description="Age", ordering="fetched_at")
     def age(self, obj: CostPrice) -> str:
         return f"{timesince(obj.fetched_at)} ago"
+
+    def _quote(self, obj: CostPrice) -> Quote | None:
+        book = _page_book.get() or price_book(tlds=[obj.tld.name])
+        if not obj.current:
+            return None
+        return book.retail_price(tld=obj.tld.name, operation=obj.operation, years=obj.years)
+
+    @admin.display(description="Retail now")
+    def retail(self, obj: CostPrice) -> str:
+        quote = self._quote(obj)
+        return format_money(quote.retail) if quote else "not for sale"
+
+    @admin.display(description="Margin")
+    def margin(self, obj: CostPrice) -> str:
+        quote = self._quote(obj)
+        return format_money(quote.margin) if quote else "—"
 
     def get_urls(self) -> list[URLPattern]:
         sync = self.admin_site.admin_view(require_POST(self.sync_view))
@@ -82,10 +104,17 @@ class CostPriceAdmin(ReadOnlyAdmin):
                 messages.error(request, f"Price sync failed; the previous table stays in use. {result.message}")
         return HttpResponseRedirect(reverse("admin:pricing_costprice_changelist"))
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method == "GET":
             pricing_warnings(request)
-        return super().changelist_view(request, extra_context)
+        token = _page_book.set(price_book())
+        try:
+            response = super().changelist_view(request, extra_context)
+            if isinstance(response, TemplateResponse):
+                response.render()  # the rows are priced while rendering: do it while the book is set
+            return response
+        finally:
+            _page_book.reset(token)
 
 
 class CostInline(admin.TabularInline):
@@ -114,7 +143,7 @@ class PriceRuleAdmin(admin.ModelAdmin):
     search_fields = ["tld", "note"]
     fields = ["tld", "operation", "kind", "percent", "amount", "note"]
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method == "GET":
             messages.info(
                 request,
@@ -133,7 +162,7 @@ class ExchangeRateAdmin(admin.ModelAdmin):
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, str]:
         return {"provider_currency": "USD", "store_currency": settings.STORE_CURRENCY}
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method == "GET":
             problem = rate_problem()
             if problem:

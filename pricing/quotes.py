@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from django.conf import settings
 
@@ -78,7 +78,7 @@ def round_99(money: Money) -> Money:
         return money
     if money.rounded().amount.as_tuple().exponent != -2:
         return money.rounded_up()
-    whole = (money.amount + _CENT).to_integral_value(rounding="ROUND_CEILING")
+    whole = (money.amount + _CENT).to_integral_value(rounding=ROUND_CEILING)
     return Money(whole - _CENT, money.currency)
 
 

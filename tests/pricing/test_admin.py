@@ -152,3 +152,20 @@ def test_staff_see_which_tlds_are_sold_and_their_costs(staff_client, costs):
     assert ">.biz<" in everything and ">.com<" in everything
     assert ">.biz<" in listing and ">.com<" not in listing
     assert "12.99" in detail
+
+
+@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+def test_the_cost_table_shows_the_retail_price_and_margin(staff_client, costs, django_assert_max_num_queries):
+    costs("com", register={1: "12.99"}, renew={1: "14.99"})
+    costs("biz", sold=False, register={1: "9.99"})
+    for n in range(30):
+        costs(f"t{n}", register={1: "10.00"})
+
+    with django_assert_max_num_queries(20):  # 33 rows priced from one price book, not queries per row
+        assert staff_client.get(COSTS).status_code == 200
+    page = staff_client.get(f"{COSTS}?q=com&operation__exact=register").content.decode()
+
+    assert '<td class="field-retail">$15.59</td>' in page
+    assert '<td class="field-margin">$2.60</td>' in page
+    everything = staff_client.get(f"{COSTS}?q=biz").content.decode()
+    assert '<td class="field-retail">not for sale</td>' in everything
