@@ -4,6 +4,7 @@ Development defaults are safe and need no configuration: SQLite, the built-in sa
 console email backend. Production (DJANGO_DEBUG off, the default) refuses to start without a secret key.
 """
 
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
     "accounts",
     "domains",
     "dns",
+    "pricing",
     "sandbox",
 ]
 
@@ -172,6 +174,27 @@ RESELLER_MAX_CONCURRENT_CALLS = env.int("RESELLER_MAX_CONCURRENT_CALLS", default
 # After this many consecutive failures the gateway fails fast for RESELLER_BREAKER_SECONDS, then tries again.
 RESELLER_BREAKER_FAILURES = env.int("RESELLER_BREAKER_FAILURES", default=5)
 RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)
+
+# --- Retail prices (pricing/) ---------------------------------------------------------------------------------
+# The default rule over the provider's cost, for every TLD and operation staff have no rule for in the admin:
+# cost + PRICE_MARKUP_PERCENT % + PRICE_MARKUP_FIXED per year (in STORE_CURRENCY), then PRICE_ROUNDING
+# ("none", or "99": up to the next .99). Read as strings: money is Decimal, never float.
+try:
+    PRICE_MARKUP_PERCENT = Decimal(env.str("PRICE_MARKUP_PERCENT", default="0"))
+    PRICE_MARKUP_FIXED = Decimal(env.str("PRICE_MARKUP_FIXED", default="0"))
+except InvalidOperation as err:
+    raise ImproperlyConfigured("PRICE_MARKUP_PERCENT and PRICE_MARKUP_FIXED must be numbers, e.g. 20 or 1.50.") from err
+PRICE_ROUNDING = env.str("PRICE_ROUNDING", default="none").strip().lower()
+if (
+    not (PRICE_MARKUP_PERCENT.is_finite() and PRICE_MARKUP_FIXED.is_finite())
+    or min(PRICE_MARKUP_PERCENT, PRICE_MARKUP_FIXED) < 0
+):
+    # A negative default would sell every domain below cost.
+    raise ImproperlyConfigured("PRICE_MARKUP_PERCENT and PRICE_MARKUP_FIXED must be 0 or more.")
+if PRICE_ROUNDING not in ("none", "99"):
+    raise ImproperlyConfigured('PRICE_ROUNDING must be "none" or "99".')
+# What customers pay in (ISO 4217). The provider charges USD; another currency needs a rate set in the admin.
+STORE_CURRENCY = env.str("STORE_CURRENCY", default="USD").strip().upper()
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with

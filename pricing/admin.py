@@ -1,0 +1,176 @@
+"""Staff's view of prices: the provider's cost table (with its age and the last sync), retail rules, the rate."""
+
+from __future__ import annotations
+
+import datetime as dt
+from contextvars import ContextVar
+from typing import Any
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.views.decorators.http import require_POST
+
+from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
+from pricing.money import format_money
+from pricing.quotes import PriceBook, Quote, price_book, rate_problem
+from pricing.sync import prices_sync
+
+# The prices of the page being rendered: loaded once per request, not once per row (admin instances are shared
+# by every thread, so this cannot live on the instance).
+_page_book: ContextVar[PriceBook | None] = ContextVar("pricing_admin_book", default=None)
+
+# A cost table older than this is worth a warning: the provider may have changed prices since.
+STALE_AFTER = dt.timedelta(days=2)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """The provider's data: staff read it; only a sync writes it."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+def pricing_warnings(request: HttpRequest) -> None:
+    """What staff must know before trusting the prices: a failed last sync, an old table, a missing rate."""
+    last = PriceSync.objects.first()
+    if last is None:
+        messages.warning(request, "The cost table has never been fetched from the provider: nothing is for sale yet.")
+    elif not last.ok:
+        when = timezone.localtime(last.started_at).strftime("%Y-%m-%d %H:%M")
+        messages.error(request, f"The last price sync ({when}) failed and the previous table is in use: {last.message}")
+    last_ok = PriceSync.objects.filter(ok=True).first()
+    if last_ok is not None and timezone.now() - last_ok.finished_at > STALE_AFTER:
+        messages.warning(
+            request, f"The cost table was last confirmed by the provider {timesince(last_ok.finished_at)} ago."
+        )
+    problem = rate_problem()
+    if problem:
+        messages.warning(request, problem)
+
+
+@admin.register(CostPrice)
+class CostPriceAdmin(ReadOnlyAdmin):
+    list_display = ["tld", "operation", "years", "amount", "currency", "retail", "margin", "current", "age"]
+    list_filter = ["operation", "current", "tld__sold", "years"]
+    search_fields = ["tld__name"]
+    list_select_related = ["tld"]
+    change_list_template = "admin/pricing/costprice/change_list.html"
+
+    @admin.display(description="Age", ordering="fetched_at")
+    def age(self, obj: CostPrice) -> str:
+        return f"{timesince(obj.fetched_at)} ago"
+
+    def _quote(self, obj: CostPrice) -> Quote | None:
+        book = _page_book.get() or price_book(tlds=[obj.tld.name])
+        if not obj.current:
+            return None
+        return book.retail_price(tld=obj.tld.name, operation=obj.operation, years=obj.years)
+
+    @admin.display(description="Retail now")
+    def retail(self, obj: CostPrice) -> str:
+        quote = self._quote(obj)
+        return format_money(quote.retail) if quote else "not for sale"
+
+    @admin.display(description="Margin")
+    def margin(self, obj: CostPrice) -> str:
+        quote = self._quote(obj)
+        return format_money(quote.margin) if quote else "—"
+
+    def get_urls(self) -> list[URLPattern]:
+        sync = self.admin_site.admin_view(require_POST(self.sync_view))
+        return [path("sync/", sync, name="pricing_costprice_sync"), *super().get_urls()]
+
+    def sync_view(self, request: HttpRequest) -> HttpResponse:
+        if not request.user.has_perm("pricing.add_pricesync"):
+            messages.error(request, "You may not refresh prices.")
+        else:
+            result = prices_sync()
+            if result.ok:
+                messages.success(request, result.message)
+                for warning in result.warnings:
+                    messages.warning(request, warning)
+            else:
+                messages.error(request, f"Price sync failed; the previous table stays in use. {result.message}")
+        return HttpResponseRedirect(reverse("admin:pricing_costprice_changelist"))
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "GET":
+            pricing_warnings(request)
+        token = _page_book.set(price_book())
+        try:
+            response = super().changelist_view(request, extra_context)
+            if isinstance(response, TemplateResponse):
+                response.render()  # the rows are priced while rendering: do it while the book is set
+            return response
+        finally:
+            _page_book.reset(token)
+
+
+class CostInline(admin.TabularInline):
+    model = CostPrice
+    fields = ["operation", "years", "amount", "currency", "current", "fetched_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Tld)
+class TldAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "sold", "first_seen_at", "dropped_at"]
+    list_filter = ["sold"]
+    search_fields = ["name"]
+    inlines = [CostInline]
+
+
+@admin.register(PriceRule)
+class PriceRuleAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "kind", "percent", "amount", "note", "updated_at"]
+    list_filter = ["kind", "operation"]
+    search_fields = ["tld", "note"]
+    fields = ["tld", "operation", "kind", "percent", "amount", "note"]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "GET":
+            messages.info(
+                request,
+                f"Without a rule, prices are cost + {settings.PRICE_MARKUP_PERCENT}% + "
+                f"{settings.PRICE_MARKUP_FIXED} {settings.STORE_CURRENCY} per year (PRICE_MARKUP_*), rounding: "
+                f"{settings.PRICE_ROUNDING}. The most specific rule wins: TLD and operation, then TLD, then operation.",
+            )
+        return super().changelist_view(request, extra_context)
+
+
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "updated_at"]
+    fields = ["provider_currency", "store_currency", "rate"]
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, str]:
+        return {"provider_currency": "USD", "store_currency": settings.STORE_CURRENCY}
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "GET":
+            problem = rate_problem()
+            if problem:
+                messages.warning(request, problem)
+        return super().changelist_view(request, extra_context)
+
+
+@admin.register(PriceSync)
+class PriceSyncAdmin(ReadOnlyAdmin):
+    list_display = ["started_at", "ok", "tld_count", "changed_count", "dropped", "message"]
+    list_filter = ["ok"]

@@ -1,0 +1,157 @@
+"""The provider's cost table, the retail rules staff set over it, the store's currency rate, and each sync run."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Operation(models.TextChoices):
+    REGISTER = "register", "Register"
+    RENEW = "renew", "Renew"
+    TRANSFER = "transfer", "Transfer"
+    RESTORE = "restore", "Restore"
+
+
+class Tld(models.Model):
+    """A TLD the provider has priced for us. Never deleted: one the provider stops pricing is marked not sold."""
+
+    name = models.CharField(max_length=63, unique=True, help_text="Without the leading dot, e.g. com.")
+    sold = models.BooleanField(default=True, help_text="Off when the provider's price list no longer has it.")
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "TLD"
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+class CostPrice(models.Model):
+    """What the provider charges us for one operation on one TLD for one term (a total for the term)."""
+
+    tld = models.ForeignKey(Tld, on_delete=models.CASCADE, related_name="costs")
+    operation = models.CharField(max_length=16, choices=Operation.choices)
+    years = models.PositiveSmallIntegerField()
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3, default="USD")
+    # Off when the provider's latest list no longer quotes this term; the row stays as history.
+    current = models.BooleanField(default=True)
+    fetched_at = models.DateTimeField(help_text="When the provider last confirmed this price.")
+    changed_at = models.DateTimeField(help_text="When the amount last changed.")
+
+    class Meta:
+        ordering = ["tld__name", "operation", "years"]
+        constraints = [models.UniqueConstraint(fields=["tld", "operation", "years"], name="one_cost_per_tld_term")]
+
+    def __str__(self) -> str:
+        return f".{self.tld.name} {self.operation} {self.years}y: {self.amount} {self.currency}"
+
+
+class RuleKind(models.TextChoices):
+    PERCENT = "percent", "Markup in percent of cost"
+    FIXED_AMOUNT = "fixed_amount", "Fixed markup per year"
+    FIXED_PRICE = "fixed_price", "Fixed retail price per year"
+
+
+class PriceRule(models.Model):
+    """Staff's override of the default markup, for one TLD and/or one operation.
+
+    The most specific rule wins: TLD and operation, then TLD, then operation, then a rule for everything;
+    with none, the environment's default (PRICE_MARKUP_*). Amounts are in the store's currency. Markups are
+    rounded as PRICE_ROUNDING says; a fixed price is charged exactly as set.
+    """
+
+    tld = models.CharField(
+        max_length=63, blank=True, help_text="Without the leading dot (e.g. com); empty for every TLD."
+    )
+    operation = models.CharField(
+        max_length=16, choices=Operation.choices, blank=True, help_text="Empty for every operation."
+    )
+    kind = models.CharField(max_length=16, choices=RuleKind.choices)
+    percent = models.DecimalField(
+        max_digits=7, decimal_places=2, default=Decimal(0), help_text="Markup in percent of the cost, e.g. 20."
+    )
+    amount = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal(0))],
+        help_text="Fixed markup per year, or fixed retail price per year, in the store's currency.",
+    )
+    note = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["tld", "operation"]
+        constraints = [models.UniqueConstraint(fields=["tld", "operation"], name="one_rule_per_tld_operation")]
+
+    def __str__(self) -> str:
+        where = f".{self.tld}" if self.tld else "every TLD"
+        what = self.get_operation_display().lower() if self.operation else "every operation"
+        return f"{where}, {what}: {self.describe()}"
+
+    def describe(self) -> str:
+        if self.kind == RuleKind.PERCENT:
+            return f"cost + {self.percent}%"
+        if self.kind == RuleKind.FIXED_AMOUNT:
+            return f"cost + {self.amount}/yr"
+        return f"{self.amount}/yr"
+
+    def clean(self) -> None:
+        self.tld = self.tld.strip().lower().lstrip(".")
+        if self.kind == RuleKind.PERCENT and self.percent <= Decimal(-100):
+            raise ValidationError({"percent": "A percentage must be above -100."})
+        # Refuse a rule that would sell below today's cost (imported here: quotes import these models).
+        from pricing.quotes import rule_below_cost
+
+        problem = rule_below_cost(rule=self)
+        if problem:
+            raise ValidationError(problem, code="below_cost")
+
+
+class ExchangeRate(models.Model):
+    """How many units of the store's currency one unit of the provider's currency (USD) costs us."""
+
+    provider_currency = models.CharField(max_length=3, default="USD")
+    store_currency = models.CharField(max_length=3)
+    rate = models.DecimalField(max_digits=18, decimal_places=6, validators=[MinValueValidator(Decimal("0.000001"))])
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider_currency", "store_currency"], name="one_rate_per_pair"),
+            models.CheckConstraint(condition=Q(rate__gt=0), name="rate_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 {self.provider_currency} = {self.rate} {self.store_currency}"
+
+    def clean(self) -> None:
+        self.provider_currency = self.provider_currency.strip().upper()
+        self.store_currency = self.store_currency.strip().upper()
+
+
+class PriceSync(models.Model):
+    """One run of the cost-table refresh, kept so staff see when the table was last confirmed and what failed."""
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    ok = models.BooleanField()
+    message = models.TextField(blank=True)
+    tld_count = models.PositiveIntegerField(default=0)
+    changed_count = models.PositiveIntegerField(default=0)
+    dropped = models.TextField(blank=True, help_text="TLDs that stopped being sold in this run.")
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = "price sync"
+
+    def __str__(self) -> str:
+        return f"{self.started_at:%Y-%m-%d %H:%M} {'ok' if self.ok else 'failed'}"

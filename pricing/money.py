@@ -1,0 +1,97 @@
+"""The one money type and the one way to show money to a customer, on every page and in every email."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, ROUND_UP, Decimal
+from functools import cache
+
+from babel.numbers import format_currency, get_currency_precision
+from django.utils import translation
+
+
+@cache
+def _exponent(currency: str) -> Decimal:
+    # Minor units differ by currency (USD 2, JPY 0); Babel knows them from the CLDR.
+    return Decimal(1).scaleb(-get_currency_precision(currency))
+
+
+@dataclass(frozen=True)
+class Money:
+    """An amount in one ISO 4217 currency. Arithmetic mixes no currencies: that is always a bug, never a sum."""
+
+    amount: Decimal
+    currency: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.amount, Decimal):
+            # Floats would bring binary rounding into prices; ints and strings convert exactly.
+            if isinstance(self.amount, float):
+                raise TypeError("Money takes a Decimal, int or str amount, never a float.")
+            object.__setattr__(self, "amount", Decimal(self.amount))
+        if len(self.currency) != 3 or not self.currency.isalpha():
+            raise ValueError(f"Not an ISO 4217 currency code: {self.currency!r}")
+        object.__setattr__(self, "currency", self.currency.upper())
+
+    @classmethod
+    def zero(cls, currency: str) -> Money:
+        return cls(Decimal(0), currency)
+
+    def _same(self, other: object) -> Money:
+        if not isinstance(other, Money):
+            raise TypeError(f"Cannot combine Money with {type(other).__name__}.")
+        if other.currency != self.currency:
+            raise ValueError(f"Cannot combine {self.currency} with {other.currency}.")
+        return other
+
+    def __add__(self, other: Money) -> Money:
+        return Money(self.amount + self._same(other).amount, self.currency)
+
+    def __sub__(self, other: Money) -> Money:
+        return Money(self.amount - self._same(other).amount, self.currency)
+
+    def __mul__(self, factor: Decimal | int) -> Money:
+        if not isinstance(factor, Decimal | int) or isinstance(factor, bool):
+            raise TypeError("Money multiplies by a Decimal or an int only.")
+        return Money(self.amount * factor, self.currency)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> Money:
+        return Money(-self.amount, self.currency)
+
+    def __lt__(self, other: Money) -> bool:
+        return self.amount < self._same(other).amount
+
+    def __le__(self, other: Money) -> bool:
+        return self.amount <= self._same(other).amount
+
+    def __gt__(self, other: Money) -> bool:
+        return self.amount > self._same(other).amount
+
+    def __ge__(self, other: Money) -> bool:
+        return self.amount >= self._same(other).amount
+
+    @property
+    def is_zero(self) -> bool:
+        return self.amount == 0
+
+    def rounded(self) -> Money:
+        """To the currency's minor unit, half up (what a customer is charged)."""
+        return Money(self.amount.quantize(_exponent(self.currency), rounding=ROUND_HALF_UP), self.currency)
+
+    def rounded_up(self) -> Money:
+        """To the currency's minor unit, upwards: a converted cost must never come out lower than it is."""
+        return Money(self.amount.quantize(_exponent(self.currency), rounding=ROUND_UP), self.currency)
+
+    def __str__(self) -> str:
+        return format_money(self)
+
+
+def _babel_locale(language: str | None) -> str:
+    return translation.to_locale(language or translation.get_language() or "en-us")
+
+
+def format_money(money: Money, *, language: str | None = None) -> str:
+    """`$14.99` in en-us, `14,99 €` in de: the active Django language decides unless `language` is given."""
+    return format_currency(money.rounded().amount, money.currency, locale=_babel_locale(language))

@@ -1,0 +1,274 @@
+"""The one place that prices (TLD, operation, term) for a customer, and the price text built from it.
+
+Every price is a total for the term, in the store's currency: the provider's cost (converted at the rate staff
+set), then the most specific rule, then rounding. A price is never below its cost: a rule that has become
+below cost (the provider raised its price) is set aside for the default markup, and staff are told.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+
+from django.conf import settings
+
+from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, RuleKind
+from pricing.money import Money, format_money
+
+logger = logging.getLogger(__name__)
+
+PROVIDER_CURRENCY = "USD"  # the provider quotes no other currency
+_HUNDRED = Decimal(100)
+_CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str  # a RuleKind value
+    percent: Decimal
+    amount: Decimal  # per year, in the store's currency
+    label: str  # what staff read in the admin and in a quote
+
+    @classmethod
+    def default(cls) -> Rule:
+        percent, fixed = settings.PRICE_MARKUP_PERCENT, settings.PRICE_MARKUP_FIXED
+        return cls(kind="default", percent=percent, amount=fixed, label=f"default: cost + {percent}% + {fixed}/yr")
+
+    @classmethod
+    def from_model(cls, rule: PriceRule) -> Rule:
+        return cls(kind=rule.kind, percent=rule.percent, amount=rule.amount, label=str(rule))
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A retail price with what it costs us: `retail` and `cost` are totals for the term, in the store's currency."""
+
+    tld: str
+    operation: Operation
+    years: int
+    retail: Money
+    cost: Money
+    provider_cost: Money  # the provider's own figure, in its currency (USD)
+    rule: str  # the rule that set the price, in words
+
+    @property
+    def margin(self) -> Money:
+        return self.retail - self.cost
+
+    @property
+    def per_year(self) -> Money:
+        return Money(self.retail.amount / self.years, self.retail.currency).rounded()
+
+
+@dataclass(frozen=True)
+class Requote:
+    """Whether a price the customer was shown still stands at checkout or renewal."""
+
+    stands: bool
+    price: Money | None  # what to charge now: the quoted price when it stands, else today's; None: not for sale
+    quote: Quote | None  # today's quote; None when the domain can no longer be sold
+    reason: str  # for the customer, when the quoted price does not stand
+
+
+def round_99(money: Money) -> Money:
+    """Up to the next .99 (13.20 -> 13.99, 14.00 -> 14.99); free stays free. Currencies without cents: up to a unit."""
+    if money.amount <= 0:
+        return money
+    if money.rounded().amount.as_tuple().exponent != -2:
+        return money.rounded_up()
+    whole = (money.amount + _CENT).to_integral_value(rounding=ROUND_CEILING)
+    return Money(whole - _CENT, money.currency)
+
+
+def _apply(rule: Rule, *, cost: Money, years: int) -> Money:
+    if rule.kind == RuleKind.FIXED_PRICE:
+        return Money(rule.amount * years, cost.currency).rounded()
+    percent = rule.percent if rule.kind in (RuleKind.PERCENT, "default") else Decimal(0)
+    fixed = rule.amount if rule.kind in (RuleKind.FIXED_AMOUNT, "default") else Decimal(0)
+    price = Money(cost.amount * (1 + percent / _HUNDRED) + fixed * years, cost.currency)
+    return round_99(price) if settings.PRICE_ROUNDING == "99" else price.rounded()
+
+
+class PriceBook:
+    """A snapshot of costs, rules and the rate: load once per request, price many rows without more queries."""
+
+    def __init__(
+        self,
+        *,
+        costs: dict[str, dict[tuple[str, int], Money]],
+        rules: dict[tuple[str, str], Rule],
+        rate: Decimal | None,
+        store_currency: str,
+    ) -> None:
+        self.costs = costs  # sold TLDs only, current terms only, in the provider's currency
+        self.rules = rules
+        self.rate = rate
+        self.store_currency = store_currency
+
+    def convert(self, cost: Money) -> Money | None:
+        """The cost in the store's currency (rounded up, never down); None without a rate."""
+        if cost.currency == self.store_currency:
+            return cost
+        if self.rate is None:
+            return None
+        return Money(cost.amount * self.rate, self.store_currency).rounded_up()
+
+    def rule_key(self, *, tld: str, operation: str) -> tuple[str, str] | None:
+        for key in ((tld, operation), (tld, ""), ("", operation), ("", "")):
+            if key in self.rules:
+                return key
+        return None
+
+    def retail_price(self, *, tld: str, operation: Operation | str, years: int) -> Quote | None:
+        tld = _normal_tld(tld)
+        operation = Operation(operation)
+        provider_cost = self.costs.get(tld, {}).get((operation.value, years))
+        if provider_cost is None:
+            return None
+        cost = self.convert(provider_cost)
+        if cost is None:
+            return None
+        key = self.rule_key(tld=tld, operation=operation.value)
+        rule = self.rules[key] if key else Rule.default()
+        retail = _apply(rule, cost=cost, years=years)
+        if retail < cost:
+            logger.warning(
+                "price rule below cost, default markup used",
+                extra={"tld": tld, "operation": operation.value, "years": years, "rule": rule.label},
+            )
+            fallback = Rule.default()
+            retail = _apply(fallback, cost=cost, years=years)
+            rule = Rule(
+                fallback.kind, fallback.percent, fallback.amount, f"{fallback.label} ({rule.label} is below cost)"
+            )
+        return Quote(
+            tld=tld,
+            operation=operation,
+            years=years,
+            retail=retail,
+            cost=cost,
+            provider_cost=provider_cost,
+            rule=rule.label,
+        )
+
+    def terms(self, *, tld: str, operation: Operation | str) -> list[int]:
+        """The terms (years) sold for this TLD and operation, shortest first; empty when not sold."""
+        operation = Operation(operation).value
+        return sorted(years for op, years in self.costs.get(_normal_tld(tld), {}) if op == operation)
+
+    def price_text(self, *, tld: str) -> str | None:
+        """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
+        register_terms = self.terms(tld=tld, operation=Operation.REGISTER)
+        if not register_terms:
+            return None
+        min_term = register_terms[0]
+        first = self.retail_price(tld=tld, operation=Operation.REGISTER, years=min_term)
+        if first is None:
+            return None
+        renew = self.retail_price(tld=tld, operation=Operation.RENEW, years=1)
+        if min_term == 1:
+            opening = "Free for the first year" if first.retail.is_zero else f"{format_money(first.retail)} first year"
+            if renew is None:
+                return opening
+            if renew.retail == first.retail:
+                return f"{format_money(renew.retail)}/yr"
+        else:
+            lead = "Free" if first.retail.is_zero else format_money(first.retail)
+            opening = f"{min_term}-year minimum: {lead} for the first {min_term} years"
+            if renew is None:
+                return opening
+        return f"{opening}, then {format_money(renew.retail)}/yr"
+
+    def below_cost(self, *, key: tuple[str, str]) -> str | None:
+        """The first priced term on which the rule at `key` governs and would sell below cost, in words."""
+        rule = self.rules[key]
+        for tld, terms in sorted(self.costs.items()):
+            for (operation, years), provider_cost in sorted(terms.items()):
+                if self.rule_key(tld=tld, operation=operation) != key:
+                    continue
+                cost = self.convert(provider_cost)
+                if cost is None:
+                    continue
+                retail = _apply(rule, cost=cost, years=years)
+                if retail < cost:
+                    term = f"{years} year" + ("s" if years != 1 else "")
+                    return (
+                        f"This rule would sell .{tld} {operation} for {term} at {format_money(retail)}, "
+                        f"below its cost of {format_money(cost)}."
+                    )
+        return None
+
+
+def _normal_tld(tld: str) -> str:
+    return tld.strip().lower().lstrip(".")
+
+
+def store_rate() -> Decimal | None:
+    """Store-currency units per provider-currency unit; None when staff have not set one (and it is needed)."""
+    if settings.STORE_CURRENCY == PROVIDER_CURRENCY:
+        return Decimal(1)
+    row = ExchangeRate.objects.filter(
+        provider_currency=PROVIDER_CURRENCY, store_currency=settings.STORE_CURRENCY
+    ).first()
+    return row.rate if row else None
+
+
+def price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
+    """The prices of these TLDs (all when None), read from the database in three queries."""
+    rows = CostPrice.objects.filter(current=True, tld__sold=True).select_related("tld")
+    if tlds is not None:
+        rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])
+    costs: dict[str, dict[tuple[str, int], Money]] = {}
+    for row in rows:
+        costs.setdefault(row.tld.name, {})[(row.operation, row.years)] = Money(row.amount, row.currency)
+    rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
+    return PriceBook(costs=costs, rules=rules, rate=store_rate(), store_currency=settings.STORE_CURRENCY)
+
+
+def retail_price(*, tld: str, operation: Operation | str, years: int) -> Quote | None:
+    """The retail price of one operation on one TLD for `years`; None when it is not for sale.
+
+    Not for sale: no cost for that term, the provider dropped the TLD, or the store's currency has no rate.
+    Pricing many TLDs (a search page)? Load `price_book(tlds=...)` once and call its `retail_price`.
+    """
+    return price_book(tlds=[tld]).retail_price(tld=tld, operation=operation, years=years)
+
+
+def price_text(*, tld: str) -> str | None:
+    return price_book(tlds=[tld]).price_text(tld=tld)
+
+
+def requote(*, tld: str, operation: Operation | str, years: int, quoted: Money) -> Requote:
+    """Does the price the customer was quoted still stand? It does unless honouring it would now lose money."""
+    quote = retail_price(tld=tld, operation=operation, years=years)
+    if quote is None:
+        return Requote(stands=False, price=None, quote=None, reason=f".{_normal_tld(tld)} is not for sale right now.")
+    if quoted.currency == quote.cost.currency and quoted >= quote.cost:
+        return Requote(stands=True, price=quoted, quote=quote, reason="")
+    return Requote(
+        stands=False,
+        price=quote.retail,
+        quote=quote,
+        reason=f"The price has changed from {format_money(quoted)} to {format_money(quote.retail)}.",
+    )
+
+
+def rule_below_cost(*, rule: PriceRule) -> str | None:
+    """Why this (unsaved) rule would sell below today's cost, or None when it would not."""
+    book = price_book(tlds=[rule.tld] if rule.tld else None)
+    key = (rule.tld, rule.operation)
+    book.rules = {**book.rules, key: Rule.from_model(rule)}
+    return book.below_cost(key=key)
+
+
+def rate_problem() -> str | None:
+    """What staff must fix before anything is for sale in another currency, or None."""
+    if store_rate() is None:
+        return (
+            f"The store sells in {settings.STORE_CURRENCY} but the provider charges {PROVIDER_CURRENCY}: "
+            f"set the {PROVIDER_CURRENCY} to {settings.STORE_CURRENCY} rate under Prices > Exchange rates. "
+            "Until then no domain is for sale."
+        )
+    return None

@@ -1,0 +1,81 @@
+"""Factories for the cost table, and a fake provider price list for the sync's failure cases."""
+
+from collections.abc import Callable
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from pricing.models import CostPrice, Tld
+from storefront.gateway import PriceList, TldPrices, Unavailable
+
+
+def tld_prices(
+    tld: str,
+    *,
+    register: dict[int, str],
+    renew: dict[int, str] | None = None,
+    transfer: dict[int, str] | None = None,
+    restore: dict[int, str] | None = None,
+) -> TldPrices:
+    def money(prices: dict[int, str] | None) -> dict[int, Decimal]:
+        return {years: Decimal(amount) for years, amount in (prices or {}).items()}
+
+    return TldPrices(
+        tld=tld,
+        register=money(register),
+        renew=money(renew if renew is not None else {1: register[min(register)]}),
+        transfer=money(transfer),
+        restore=money(restore),
+    )
+
+
+def price_list(*entries: TldPrices) -> PriceList:
+    return PriceList(currency="USD", tlds={e.tld: e for e in entries}, privacy_protection=Decimal("4.99"))
+
+
+class FakeGateway:
+    """Answers `pricing()` with a given price list, or raises the given gateway error."""
+
+    def __init__(self) -> None:
+        self.answer: PriceList | Exception = price_list()
+        self.calls = 0
+
+    def pricing(self) -> PriceList:
+        self.calls += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.fixture
+def provider(monkeypatch: pytest.MonkeyPatch) -> FakeGateway:
+    fake = FakeGateway()
+    monkeypatch.setattr("pricing.sync.gateway", lambda: fake)
+    return fake
+
+
+@pytest.fixture
+def provider_down(provider: FakeGateway) -> FakeGateway:
+    provider.answer = Unavailable("HTTP 503")
+    return provider
+
+
+@pytest.fixture
+def costs(db: None) -> Callable[..., Tld]:
+    """Write one TLD's cost rows straight into the table: `costs("com", register={1: "12.99"}, renew={1: "14.99"})`."""
+
+    def make(tld: str, *, sold: bool = True, currency: str = "USD", **operations: dict[int, str]) -> Tld:
+        now = timezone.now()
+        row, _ = Tld.objects.update_or_create(name=tld, defaults={"sold": sold})
+        for operation, prices in operations.items():
+            for years, amount in prices.items():
+                CostPrice.objects.update_or_create(
+                    tld=row,
+                    operation=operation,
+                    years=years,
+                    defaults={"amount": Decimal(amount), "currency": currency, "fetched_at": now, "changed_at": now},
+                )
+        return row
+
+    return make
