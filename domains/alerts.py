@@ -64,7 +64,7 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             "tasks",
             DBTaskResult.objects.failed().filter(finished_at__gt=now - _FAILED_TASKS_WINDOW).count(),
             "background task(s) failed in the last day",
-            reverse("admin:django_tasks_db_dbtaskresult_changelist") + "?status__exact=FAILED",
+            reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED",
         ),
     ]
     return [alert for alert in candidates if alert.count]

@@ -43,4 +43,4 @@ class TaskResultAdmin(DBTaskResultAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: DBTaskResult | None = None) -> bool:
         # Actions need change permission on the changelist; the form itself stays read-only (all fields are).
-        return obj is None and request.user.has_perm("django_tasks_db.change_dbtaskresult")
+        return obj is None and request.user.has_perm("django_tasks_database.change_dbtaskresult")
