@@ -55,7 +55,8 @@ def checkout(request: HttpRequest) -> HttpResponse:
 def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     customer = _get_customer(request.user)
     lines = _get_checkout_for_user(customer, checkout_id)
-    # Lost answers are settled from the order listing whenever the customer looks (and from the admin).
+    # Lost answers are settled from the order listing by the worker every few minutes, and sooner when the
+    # customer looks (or staff press the admin's button).
     lines = [
         services.registration_reconcile(registration=line) if line.status in _UNSETTLED else line for line in lines
     ]

@@ -69,7 +69,8 @@ class Registration(models.Model):
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.
     checkout_id = models.UUIDField(db_index=True)
-    # Set by the one request that sends the checkout's confirmation email (a claim: concurrent requests race).
+    # When the mail server accepted the email reporting this line's outcome (domains/emails.py, by the worker);
+    # empty while unreported, so a failed send is retried and a line settled later gets its follow-up.
     emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

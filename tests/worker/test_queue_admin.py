@@ -81,3 +81,34 @@ def test_a_quiet_day_sends_no_alert(mailoutbox):
     with override_settings(ADMINS=[("Ops", "ops@example.org")]):
         send_staff_alerts.enqueue()
     assert mailoutbox == []
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_a_failed_email_is_retried_later_with_backoff(offline_customer, mail_server, mailoutbox):
+    from domains.tasks import send_checkout_email
+
+    checkout_id = uuid.uuid4()
+    Registration.objects.create(
+        customer=offline_customer,
+        domain_name="backoff.com",
+        duration=1,
+        status=Registration.REGISTERED,
+        checkout_id=checkout_id,
+    )
+    mail_server.down = True
+    send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    before = timezone.now()
+    run_worker()
+
+    failed = DBTaskResult.objects.get(status="FAILED")
+    retry = DBTaskResult.objects.get(status="READY")
+    assert retry.args_kwargs["kwargs"] == {"checkout_id": str(checkout_id), "order_url": "", "attempt": 2}
+    assert retry.run_after >= before + dt.timedelta(seconds=60)  # not before its delay
+    assert failed.exception_class_path.endswith("SMTPServerDisconnected")
+    assert mailoutbox == []
+
+    mail_server.down = False
+    DBTaskResult.objects.filter(pk=retry.pk).update(run_after=timezone.now())  # its time has come
+    run_worker()
+    assert DBTaskResult.objects.get(pk=retry.pk).status == "SUCCESSFUL"
+    assert len(mailoutbox) == 1
