@@ -8,11 +8,12 @@ from typing import Any
 import phonenumbers
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, PasswordResetForm, SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts.tasks import send_password_reset_email
 from storefront import countries
 
 User = get_user_model()
@@ -391,3 +392,21 @@ class CustomerPasswordChangeForm(ProviderPasswordMixin, PasswordChangeForm):
 
 class CustomerSetPasswordForm(ProviderPasswordMixin, SetPasswordForm):
     pass
+
+
+class QueuedPasswordResetForm(PasswordResetForm):
+    """Django's reset form, with the email handed to the worker (a slow mail server never holds the page, and
+    a failed send is retried). Only the user's id and the host go in the task (accounts/tasks.py)."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        send_password_reset_email.enqueue(
+            user_id=context["user"].pk, domain=context["domain"], protocol=context["protocol"]
+        )

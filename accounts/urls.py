@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import views
-from accounts.forms import CustomerPasswordChangeForm, CustomerSetPasswordForm
+from accounts.forms import CustomerPasswordChangeForm, CustomerSetPasswordForm, QueuedPasswordResetForm
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -15,7 +15,11 @@ urlpatterns = [
         name="password_change",
     ),
     path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
-    path("password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/",
+        auth_views.PasswordResetView.as_view(form_class=QueuedPasswordResetForm),
+        name="password_reset",
+    ),
     path("password/reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "password/reset/<uidb64>/<token>/",

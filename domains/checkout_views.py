@@ -55,7 +55,8 @@ def checkout(request: HttpRequest) -> HttpResponse:
 def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     customer = _get_customer(request.user)
     lines = _get_checkout_for_user(customer, checkout_id)
-    # Lost answers are settled from the order listing whenever the customer looks (and from the admin).
+    # Lost answers are settled from the order listing by the worker every few minutes, and sooner when the
+    # customer looks (or staff press the admin's button).
     lines = [
         services.registration_reconcile(registration=line) if line.status in _UNSETTLED else line for line in lines
     ]
@@ -232,9 +233,15 @@ def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, A
 
 
 def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
-    """Bought lines leave the cart; failed ones stay, with a learned minimum term applied."""
+    """Bought lines leave the cart; failed ones stay, with a learned minimum term applied.
+
+    A line whose answer was lost leaves the cart too: it may well be registered, so the customer is not invited
+    to buy it again while it is being confirmed (the follow-up email says how it settled).
+    """
     for registration in registrations:
-        done = registration.status == Registration.REGISTERED or registration.failure_kind == services.ALREADY_YOURS
+        done = registration.status in (Registration.REGISTERED, Registration.UNKNOWN) or (
+            registration.failure_kind == services.ALREADY_YOURS
+        )
         if done:
             basket.remove(registration.domain_name)
         elif registration.failure_kind == services.MINIMUM_TERM:

@@ -69,7 +69,8 @@ class Registration(models.Model):
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.
     checkout_id = models.UUIDField(db_index=True)
-    # Set by the one request that sends the checkout's confirmation email (a claim: concurrent requests race).
+    # When the mail server accepted the email reporting this line's outcome (domains/emails.py, by the worker);
+    # empty while unreported, so a failed send is retried and a line settled later gets its follow-up.
     emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -89,3 +90,42 @@ class Registration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.domain_name} ({self.get_status_display()})"
+
+
+class RenewalReminder(models.Model):
+    """One renewal reminder email: at most one per order, expiry date and offset (the constraint makes a
+    second run of the reminder job a no-op). A renewal moves the expiry, so the next term gets its own."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="renewal_reminders")
+    expires_at = models.DateTimeField()
+    # Days before expiry this reminder is for (negative: after expiry), from RENEWAL_REMINDER_DAYS.
+    days_before = models.SmallIntegerField()
+    # Null until the mail server accepted it; a row without it is retried by the next run.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["order", "expires_at", "days_before"], name="one_reminder_per_expiry_offset"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.order.domain_name}: {self.days_before} days before {self.expires_at:%Y-%m-%d}"
+
+
+class CustomerSync(models.Model):
+    """When the worker last refreshed a customer's orders from the provider's listing, and how that went."""
+
+    customer = models.OneToOneField(Customer, on_delete=models.CASCADE, related_name="order_sync")
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    # Consecutive failed syncs; reset by a success. Staff are alerted past a few.
+    failures = models.PositiveIntegerField(default=0)
+    # The gateway's error class (never its text: no provider detail needs to reach staff mail).
+    last_error = models.CharField(max_length=64, blank=True)
+
+    def __str__(self) -> str:
+        return f"order sync of {self.customer_id}"

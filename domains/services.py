@@ -15,6 +15,7 @@ import datetime as dt
 import logging
 import uuid
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -61,9 +62,10 @@ FAILURE_KINDS = [
     (REJECTED, "Other refusal"),
 ]
 
-# An unknown line absent from the listing is only declared "not registered" after this long: the provider may
-# still be working on a request whose answer we stopped waiting for.
-RECONCILE_GRACE = dt.timedelta(seconds=30)
+# An unknown line absent from the listing is only declared "not registered" after
+# settings.REGISTRATION_UNKNOWN_LIMIT_HOURS (hours): the provider may still be working on a request whose answer
+# we stopped waiting for, and declaring it early would invite the customer (or anyone) to buy it again. A line
+# so declared is still looked for during settings.REGISTRATION_WATCH_DAYS and flips to registered if it shows.
 # A pending line older than this was abandoned (the process died mid-call): reconcile treats it as unknown.
 STALE_PENDING = dt.timedelta(minutes=5)
 # A registration younger than this is never released: no domain expires that fast, and a listing may lag.
@@ -73,10 +75,20 @@ _LISTING_PAGES = 10
 
 _MESSAGE_UNKNOWN = "We could not confirm the result with the domain service. We are checking it."
 _MESSAGE_NOT_REGISTERED = "The domain service has no order for this domain: it was not registered."
+# Set on a line that was declared not registered and then appeared in the listing (its email is a correction).
+MESSAGE_CONFIRMED_LATE = "Confirmed from the order listing after it had been declared not registered."
 
 
 def _now() -> dt.datetime:
     return timezone.now()
+
+
+def unknown_limit() -> dt.timedelta:
+    return dt.timedelta(hours=settings.REGISTRATION_UNKNOWN_LIMIT_HOURS)
+
+
+def _watch_period() -> dt.timedelta:
+    return dt.timedelta(days=settings.REGISTRATION_WATCH_DAYS)
 
 
 def classify_refusal(message: str) -> str:
@@ -293,15 +305,16 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
 def registration_reconcile(*, registration: Registration) -> Registration:
     """Settle a line whose outcome is unknown from the customer's order listing.
 
-    Present in the listing: registered, with its order id. Absent: failed as not registered (so it may be bought
-    again), but only once the grace period has passed. A listing error leaves the line unknown. Lines in any
-    other state (and pending lines still being worked on) are returned unchanged.
+    Present in the listing: registered, with its order id, whatever the line said before (a line declared not
+    registered that shows up later flips too). Absent: declared not registered only once the unknown limit
+    (hours) has passed since the line was placed. A listing error changes nothing. Other lines, and pending
+    lines still being worked on, are returned unchanged.
     """
     registration.refresh_from_db()
     now = _now()
     if registration.status == Registration.PENDING and registration.updated_at > now - STALE_PENDING:
         return registration
-    if registration.status not in (Registration.UNKNOWN, Registration.PENDING):
+    if not (registration.status in (Registration.UNKNOWN, Registration.PENDING) or _watched(registration, now)):
         return registration
     customer = registration.customer
     if customer.customer_id is None:
@@ -313,18 +326,12 @@ def registration_reconcile(*, registration: Registration) -> Registration:
         return registration
     unsettled = (Registration.UNKNOWN, Registration.PENDING)
     if listed is not None:
-        order = _remember_order(customer=customer, order_id=listed.order_id, domain_name=registration.domain_name)
-        return _settle(
-            registration,
-            status=Registration.REGISTERED,
-            failure_kind="",
-            message="Confirmed from the order listing.",
-            order=order,
-            provider_order_id=listed.order_id,
-            from_statuses=unsettled,
-        )
-    if registration.updated_at > now - RECONCILE_GRACE:
+        return _confirm_from_listing(registration, listed=listed, unsettled=unsettled)
+    if registration.status not in unsettled or registration.created_at > now - unknown_limit():
         return registration
+    logger.warning(
+        "reconcile %s: not in the listing after the limit, declared not registered", registration.domain_name
+    )
     return _settle(
         registration,
         status=Registration.FAILED,
@@ -332,6 +339,45 @@ def registration_reconcile(*, registration: Registration) -> Registration:
         message=_MESSAGE_NOT_REGISTERED,
         from_statuses=unsettled,
     )
+
+
+def _watched(registration: Registration, now: dt.datetime) -> bool:
+    """A line declared not registered recently enough that the listing is still checked for it."""
+    return (
+        registration.status == Registration.FAILED
+        and registration.failure_kind == NOT_REGISTERED
+        and registration.updated_at > now - _watch_period()
+    )
+
+
+def _confirm_from_listing(
+    registration: Registration, *, listed: ListedOrder, unsettled: tuple[str, ...]
+) -> Registration:
+    customer = registration.customer
+    order = _remember_order(customer=customer, order_id=listed.order_id, domain_name=registration.domain_name)
+    was_declared = registration.status == Registration.FAILED
+    try:
+        with transaction.atomic():
+            settled = _settle(
+                registration,
+                status=Registration.REGISTERED,
+                failure_kind="",
+                message=MESSAGE_CONFIRMED_LATE if was_declared else "Confirmed from the order listing.",
+                order=order,
+                provider_order_id=listed.order_id,
+                from_statuses=(*unsettled, Registration.FAILED) if was_declared else unsettled,
+            )
+            if was_declared and settled.status == Registration.REGISTERED:
+                # The customer was told it failed: the worker sends the correction.
+                Registration.objects.filter(pk=settled.pk).update(emailed_at=None)
+                settled.emailed_at = None
+                logger.warning("reconcile %s: declared not registered, now in the listing", settled.domain_name)
+    except IntegrityError:
+        # Another live line holds the name meanwhile; the customer's order exists (Order above), staff decide.
+        logger.error("reconcile %s: in the listing but another line holds the name", registration.domain_name)
+        registration.refresh_from_db()
+        return registration
+    return settled
 
 
 def registration_release_if_gone(*, registration: Registration) -> bool:
@@ -358,10 +404,18 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
 
 
 def registrations_to_reconcile() -> QuerySet[Registration]:
-    """Unknown lines, and pending ones abandoned mid-call."""
+    """Unknown lines, pending ones abandoned mid-call, and lines recently declared not registered."""
+    now = _now()
     return Registration.objects.filter(
-        Q(status=Registration.UNKNOWN) | Q(status=Registration.PENDING, updated_at__lt=_now() - STALE_PENDING)
+        Q(status=Registration.UNKNOWN)
+        | Q(status=Registration.PENDING, updated_at__lt=now - STALE_PENDING)
+        | Q(status=Registration.FAILED, failure_kind=NOT_REGISTERED, updated_at__gt=now - _watch_period())
     ).select_related("customer")
+
+
+def registrations_needing_attention() -> QuerySet[Registration]:
+    """Lines still unknown past the limit (the listing could not be read), for staff."""
+    return Registration.objects.filter(status=Registration.UNKNOWN, created_at__lt=_now() - unknown_limit())
 
 
 def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:

@@ -5,6 +5,7 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 from decimal import Decimal, InvalidOperation
+from email.utils import getaddresses
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -36,6 +37,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_tasks",
+    "django_tasks_db",
     "storefront",
     "accounts",
     "domains",
@@ -252,6 +255,35 @@ if RESELLER_SANDBOX:
     # and the loopback host is accepted whatever the public host names are.
     SECURE_REDIRECT_EXEMPT.append(r"^sandbox/")
     ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1"]
+
+# --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
+# Tasks are rows in our own database (django-tasks-db): no broker; `manage.py db_worker` runs them, and any
+# number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Absolute address of the site, for links in emails sent by the worker (it has no request to ask).
+SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
+# Env: ADMINS="Ops <ops@example.com>,noc@example.com".
+ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", default=[])) if address]
+# A registration whose answer was lost stays "could not confirm" (holding the name, reconciled from the order
+# listing) this long before it may be declared not registered. Hours: the provider may still be working on it.
+REGISTRATION_UNKNOWN_LIMIT_HOURS = env.float("REGISTRATION_UNKNOWN_LIMIT_HOURS", default=24.0)
+# A line declared not registered keeps being looked for in the listing this long, and flips to registered if
+# it appears.
+REGISTRATION_WATCH_DAYS = env.int("REGISTRATION_WATCH_DAYS", default=14)
+# Order sync: provider calls per second at most (the provider allows 10/s for non-search calls; leave headroom
+# for the web processes), and how often an order is refreshed, closer to expiry more often.
+ORDER_SYNC_REQUESTS_PER_SECOND = env.float("ORDER_SYNC_REQUESTS_PER_SECOND", default=4.0)
+ORDER_SYNC_EVERY_HOURS_FAR = env.float("ORDER_SYNC_EVERY_HOURS_FAR", default=24.0)
+ORDER_SYNC_EVERY_HOURS_NEAR = env.float("ORDER_SYNC_EVERY_HOURS_NEAR", default=2.0)
+ORDER_SYNC_NEAR_DAYS = env.int("ORDER_SYNC_NEAR_DAYS", default=35)
+# Renewal reminders: days before expiry (negative: after). Env: RENEWAL_REMINDER_DAYS=60,30,7,1,-3
+RENEWAL_REMINDER_DAYS = sorted(
+    {int(d) for d in env.list("RENEWAL_REMINDER_DAYS", default=["60", "30", "7", "1", "-3"])}
+)
+# Background emails that fail are tried again after 1, 2, 4 ... minutes, up to this many attempts (the
+# periodic sweep keeps trying after that, every few minutes).
+TASK_RETRY_ATTEMPTS = env.int("TASK_RETRY_ATTEMPTS", default=6)
 
 DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
 

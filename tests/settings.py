@@ -48,3 +48,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # The live server's threads must not keep connections open past a test (PostgreSQL would refuse to drop the
 # test database while they linger).
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+# Tasks run at once, in the test's own process and transaction; the PostgreSQL worker test switches to the
+# database backend itself.
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+if os.environ.get("STOREFRONT_TEST_TASKS") == "database":
+    # The worker processes that tests/worker/test_postgres_workers.py starts run the real database backend.
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# The sync's pacing is tested with a fake clock; the real limit would only slow the suite.
+ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0

@@ -129,7 +129,7 @@ def sandbox_orders(domain_name: str) -> int:
 
 
 def wait_for_mail(count: int = 1, seconds: float = 3.0) -> list:
-    """The confirmation is sent from a background thread: give it a moment."""
+    """The mail sent so far (the worker runs tasks at once in tests; waiting covers on-commit hand-offs)."""
     deadline = time.monotonic() + seconds
     while len(mail.outbox) < count and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -304,6 +304,8 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
         html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html
     assert 'hx-trigger="every 4s"' in html
+    # It may well be registered: it leaves the cart, so the customer is not invited to buy it again meanwhile.
+    assert name not in cart_of(client)
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
     assert line_of(checkout_id, name).status == Registration.REGISTERED

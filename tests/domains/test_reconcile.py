@@ -29,7 +29,9 @@ def unknown_line(customer, name: str, *, age=None) -> Registration:
         customer=customer, domain_name=name, duration=1, status=Registration.UNKNOWN, checkout_id=uuid.uuid4()
     )
     if age is not None:
-        Registration.objects.filter(pk=registration.pk).update(updated_at=services._now() - age)
+        Registration.objects.filter(pk=registration.pk).update(
+            created_at=services._now() - age, updated_at=services._now() - age
+        )
         registration.refresh_from_db()
     return registration
 
@@ -53,7 +55,7 @@ def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_
 
 
 def test_a_line_missing_from_the_listing_fails_once_the_grace_period_is_over(customer):
-    registration = unknown_line(customer, fresh(), age=services.RECONCILE_GRACE * 2)
+    registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
     reconciled = services.registration_reconcile(registration=registration)
     assert reconciled.status == Registration.FAILED
     assert reconciled.failure_kind == services.NOT_REGISTERED
@@ -66,7 +68,7 @@ def test_a_recent_line_missing_from_the_listing_stays_unconfirmed(customer):
 
 
 def test_a_listing_failure_leaves_the_line_unconfirmed(customer):
-    registration = unknown_line(customer, fresh(), age=services.RECONCILE_GRACE * 2)
+    registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
     with override_settings(RESELLER_BASE_URL="http://127.0.0.1:9/sandbox"):
         gateway.cache_clear()
         reconciled = services.registration_reconcile(registration=registration)
@@ -102,7 +104,7 @@ def test_the_command_reconciles_every_unconfirmed_line(customer):
     present = fresh()
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=present, duration=1)
     found = unknown_line(customer, present)
-    missing = unknown_line(customer, fresh(), age=services.RECONCILE_GRACE * 2)
+    missing = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
     out = StringIO()
     call_command("reconcile_registrations", stdout=out)
     found.refresh_from_db()

@@ -166,7 +166,10 @@ def test_an_unconfirmed_earlier_attempt_is_reconciled_before_trying_again(custom
         customer=customer, domain_name=name, duration=1, status=Registration.UNKNOWN, checkout_id=uuid.uuid4()
     )
     # The earlier attempt is long past the grace period and the listing has no such order: it did not happen.
-    Registration.objects.filter(pk=earlier.pk).update(updated_at=services._now() - services.RECONCILE_GRACE * 2)
+    Registration.objects.filter(pk=earlier.pk).update(
+        created_at=services._now() - services.unknown_limit() * 2,
+        updated_at=services._now() - services.unknown_limit() * 2,
+    )
     registration = place(customer, line(name))
     earlier.refresh_from_db()
     assert earlier.status == Registration.FAILED

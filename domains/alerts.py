@@ -1,0 +1,84 @@
+"""What staff must look at: counted for the admin index banner and mailed to ADMINS by the worker."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.mail import mail_admins
+from django.urls import reverse
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from accounts.models import Customer
+from domains.models import CustomerSync
+from domains.services import registrations_needing_attention
+
+# A signup younger than this may still be completing; older and still unlinked, it needs staff.
+_SIGNUP_SETTLE = dt.timedelta(minutes=10)
+# Consecutive failed syncs of one customer, all because the provider was down, that count as an outage.
+OUTAGE_FAILURES = 3
+_FAILED_TASKS_WINDOW = dt.timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Alert:
+    key: str
+    count: int
+    text: str
+    admin_path: str
+
+
+def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
+    """Every alert that currently has something in it."""
+    now = now or timezone.now()
+    candidates = [
+        Alert(
+            "registrations",
+            registrations_needing_attention().count(),
+            "registration(s) still unconfirmed past the limit: check them with the provider",
+            reverse("admin:domains_registration_changelist") + "?status__exact=unknown",
+        ),
+        Alert(
+            "signups",
+            Customer.objects.filter(
+                customer_id__isnull=True, user__is_active=False, created_at__lt=now - _SIGNUP_SETTLE
+            ).count(),
+            "signup(s) whose provider account could not be confirmed",
+            reverse("admin:accounts_customer_changelist") + "?provider_link=missing",
+        ),
+        Alert(
+            "syncs",
+            CustomerSync.objects.filter(failures__gt=0).count(),
+            "customer(s) whose order sync failed last time",
+            reverse("admin:accounts_customer_changelist"),
+        ),
+        Alert(
+            "outage",
+            CustomerSync.objects.filter(failures__gte=OUTAGE_FAILURES, last_error="Unavailable").count(),
+            f"customer(s) whose last {OUTAGE_FAILURES}+ syncs found the provider unavailable (repeated outage)",
+            reverse("admin:accounts_customer_changelist"),
+        ),
+        Alert(
+            "tasks",
+            DBTaskResult.objects.failed().filter(finished_at__gt=now - _FAILED_TASKS_WINDOW).count(),
+            "background task(s) failed in the last day",
+            reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED",
+        ),
+    ]
+    return [alert for alert in candidates if alert.count]
+
+
+def staff_alerts_send() -> int:
+    """Mail the current alerts to ADMINS; nothing when all is well or nobody is configured. Alerts sent."""
+    alerts = staff_alerts()
+    if not alerts or not settings.ADMINS:
+        return 0
+    lines = [f"- {alert.count} {alert.text}: {settings.SITE_URL}{alert.admin_path}" for alert in alerts]
+    mail_admins(
+        f"{sum(a.count for a in alerts)} item(s) need attention",
+        "The storefront needs a look:\n\n" + "\n".join(lines) + "\n",
+        fail_silently=False,
+    )
+    return len(alerts)

@@ -1,0 +1,106 @@
+"""The domains app's background tasks (django-tasks; run by `manage.py db_worker`, enqueued by requests and by
+the scheduler, storefront/scheduler.py). Each is idempotent: running one twice, or two at once, does the work
+once. Failures raise, so the task result shows them to staff (admin: Task results), after a retry with backoff
+has been enqueued where it helps.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from django.utils import timezone
+from django_tasks import task
+
+from domains import alerts, reminders, sync
+from domains.emails import checkout_email_send, checkout_order_url, has_news
+from domains.models import Registration
+from domains.services import registration_reconcile, registrations_to_reconcile
+from storefront.background import retry_later
+
+logger = logging.getLogger(__name__)
+
+# A checkout older than this gets no email from the sweep (it would be news to nobody).
+_EMAIL_SWEEP_DAYS = 30
+# A sync run stops starting new customers after this long, so a run never overlaps the next period's.
+_SYNC_MAX_SECONDS = 10 * 60
+
+
+@task()
+def send_checkout_email(*, checkout_id: str, order_url: str = "", attempt: int = 1) -> int:
+    """The checkout's confirmation, or its follow-up for lines settled since. Lines reported."""
+    try:
+        return checkout_email_send(checkout_id=uuid.UUID(checkout_id), order_url=order_url)
+    except Exception:
+        retry_later(send_checkout_email, attempt=attempt, kwargs={"checkout_id": checkout_id, "order_url": order_url})
+        raise
+
+
+@task()
+def send_pending_checkout_emails() -> int:
+    """Enqueue the email of every recent checkout with unreported settled lines (missed or failed sends,
+    lines settled by reconciling). Checkouts enqueued."""
+    since = timezone.now() - timezone.timedelta(days=_EMAIL_SWEEP_DAYS)
+    candidates = (
+        Registration.objects.filter(
+            created_at__gt=since,
+            emailed_at__isnull=True,
+            status__in=(Registration.REGISTERED, Registration.FAILED),
+        )
+        .values_list("checkout_id", flat=True)
+        .distinct()
+    )
+    enqueued = 0
+    for checkout_id in candidates:
+        lines = list(Registration.objects.filter(checkout_id=checkout_id))
+        if has_news(lines):
+            send_checkout_email.enqueue(checkout_id=str(checkout_id), order_url=checkout_order_url(checkout_id))
+            enqueued += 1
+    return enqueued
+
+
+@task()
+def reconcile_registrations() -> dict[str, int]:
+    """Settle every line whose answer was lost from the order listings; email the outcomes that settled."""
+    counts: dict[str, int] = {"registered": 0, "not_registered": 0, "unsettled": 0}
+    for registration in registrations_to_reconcile():
+        before = registration.status
+        result = registration_reconcile(registration=registration)
+        if result.status == Registration.REGISTERED and before != Registration.REGISTERED:
+            counts["registered"] += 1
+        elif result.status == Registration.FAILED and before != Registration.FAILED:
+            counts["not_registered"] += 1
+        elif result.status in (Registration.UNKNOWN, Registration.PENDING):
+            counts["unsettled"] += 1
+    if counts["registered"] or counts["not_registered"]:
+        send_pending_checkout_emails.enqueue()
+    return counts
+
+
+@task()
+def sync_orders() -> dict[str, Any]:
+    """Refresh due customers' orders (status, expiry) from the provider's listing, paced under its limit."""
+    report = sync.orders_sync_all(max_seconds=_SYNC_MAX_SECONDS)
+    return {
+        "customers": report.customers,
+        "failed": report.failed,
+        "rate_limited": report.rate_limited,
+        "orders": report.orders,
+        "stopped_for_outage": report.stopped_for_outage,
+    }
+
+
+@task()
+def send_renewal_reminders() -> dict[str, int]:
+    """Record the reminders due now and send every unsent one (a failed send is retried by the next run)."""
+    # Auto-renew would run here first (a later issue: it needs saved payment methods); a renewed order's new
+    # expiry then stops its reminders by itself.
+    recorded = reminders.reminders_record()
+    sent = reminders.reminders_send()
+    return {"recorded": recorded, "sent": sent}
+
+
+@task()
+def send_staff_alerts() -> int:
+    return alerts.staff_alerts_send()

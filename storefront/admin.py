@@ -1,0 +1,46 @@
+"""The task queue in the admin: django-tasks-db's own admin, with the error shown and a retry action."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django_tasks_db.admin import DBTaskResultAdmin
+from django_tasks_db.models import DBTaskResult
+
+admin.site.unregister(DBTaskResult)
+
+
+@admin.register(DBTaskResult)
+class TaskResultAdmin(DBTaskResultAdmin):
+    list_display = ("task_name", "status", "error", "enqueued_at", "run_after", "finished_at", "attempts")
+    list_filter = ("status", "queue_name")
+    search_fields = ("task_path", "exception_class_path")
+    actions = ["retry"]
+
+    @admin.display(description="error")
+    def error(self, obj: DBTaskResult) -> str:
+        if not obj.exception_class_path:
+            return ""
+        # The last line of the traceback is the exception and its message.
+        last = obj.traceback.strip().splitlines()[-1] if obj.traceback else ""
+        return last[:200] or obj.exception_class_path
+
+    @admin.display(description="workers")
+    def attempts(self, obj: DBTaskResult) -> int:
+        return len(obj.worker_ids or [])
+
+    @admin.action(description="Retry the selected failed tasks (a new run with the same arguments)")
+    def retry(self, request: HttpRequest, queryset: QuerySet[DBTaskResult]) -> None:
+        failed = list(queryset.failed())
+        for result in failed:
+            args = result.args_kwargs or {}
+            result.task.enqueue(*args.get("args", []), **args.get("kwargs", {}))
+        skipped = queryset.count() - len(failed)
+        self.message_user(request, f"{len(failed)} task(s) enqueued again.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} selected task(s) had not failed and were left alone.")
+
+    def has_change_permission(self, request: HttpRequest, obj: DBTaskResult | None = None) -> bool:
+        # Actions need change permission on the changelist; the form itself stays read-only (all fields are).
+        return obj is None and request.user.has_perm("django_tasks_database.change_dbtaskresult")

@@ -1,0 +1,18 @@
+from django.db import models
+
+
+class ScheduledRun(models.Model):
+    """One period of one periodic job, enqueued once: the unique constraint lets any number of scheduler
+    processes tick at once while only the first insert for a period enqueues the job."""
+
+    job = models.CharField(max_length=64)
+    period_start = models.DateTimeField()
+    task_result_id = models.CharField(max_length=64, blank=True)
+    enqueued_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-period_start"]
+        constraints = [models.UniqueConstraint(fields=["job", "period_start"], name="one_run_per_job_period")]
+
+    def __str__(self) -> str:
+        return f"{self.job} @ {self.period_start:%Y-%m-%d %H:%M}"

@@ -1,0 +1,35 @@
+"""Tasks for the worker's own tests (module level, as the tasks API requires)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from django_tasks import task
+
+RUNS: list[str] = []
+
+
+@task()
+def count_run() -> None:
+    RUNS.append("ran")
+
+
+@task()
+def record_run(*, n: int, path: str) -> int:
+    """Append which process ran job `n` to `path` (one short write: O_APPEND keeps lines whole)."""
+    time.sleep(0.02)  # long enough that two workers interleave
+    with open(path, "a") as log:
+        log.write(f"{n} {os.getpid()}\n")
+    return n
+
+
+class Mailbox:
+    broken = True
+
+
+@task()
+def deliver(*, to: str) -> str:
+    if Mailbox.broken:
+        raise ConnectionRefusedError(f"mail relay refused the message for {to}")
+    return to
