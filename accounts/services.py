@@ -1,8 +1,7 @@
 """Customer signup: the provider's customer and our local account, created together.
 
-How "together" works without holding a database transaction open across the provider call (with SQLite, the
-built-in sandbox writes to the same file from another thread and would wait on our lock until the call timed
-out):
+How "together" works without holding a database transaction open across the provider call (with SQLite, every
+other request that writes would wait on our lock until the call timed out):
 
 1. Our record first, committed: an *inactive* User (username = the email lowercased) and its Customer with
    `customer_id` empty. This is the record of the attempt; the unique username stops a second concurrent signup

@@ -8,8 +8,8 @@ Usage (from the repository root, after `bin/setup dev`, as `bin/test` does):
 What it does, all on 127.0.0.1 and bounded in count and time:
 1. Two temporary SQLite databases, migrated; the sandbox's demo partner seeded; collectstatic. Production
    settings (DEBUG off, manifest static files, request log on).
-2. The built-in sandbox in its own gunicorn (1 worker, 16 threads), and the storefront in another, as in the
-   Procfile (gthread, 2 workers x 16 threads), pointed at the sandbox over HTTP like at the real provider.
+2. The sandbox project (`sandbox.wsgi`) in its own gunicorn (1 worker, 16 threads), and the storefront in another,
+   as in the Procfile (gthread, 2 workers x 16 threads), pointed at the sandbox over HTTP like at the real provider.
 3. With the sandbox's latency fault at --latency-ms on MetaSearch, one request at a time, interleaved:
    - provider: the gateway's MetaSearch call for a new term, timed from this process;
    - storefront: the search fragment (`/search/?q=`, HX-Request) for a new term, end to end.
@@ -38,7 +38,9 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import requests
@@ -60,8 +62,8 @@ def main() -> int:
             redis, cache_url = _start_redis()
             processes.append(redis)
         sandbox_port, store_port = _free_port(), _free_port()
-        sandbox_env = _env(tmp / "sandbox.sqlite3") | {"PORT": str(sandbox_port), "RESELLER_SANDBOX": "true"}
-        sandbox_root = f"http://127.0.0.1:{sandbox_port}/sandbox"
+        sandbox_env = _sandbox_env(tmp / "sandbox.sqlite3")
+        sandbox_root = f"http://127.0.0.1:{sandbox_port}"
         store_env = _env(tmp / "storefront.sqlite3") | {
             "PORT": str(store_port),
             "RESELLER_SANDBOX": "false",
@@ -71,20 +73,21 @@ def main() -> int:
             "RESELLER_PANEL_URL": f"{sandbox_root}/panel",
             "CACHE_URL": cache_url,
         }
-        for env, commands in (
-            (sandbox_env, (["migrate", "--noinput"], ["sandbox_seed"])),
-            (store_env, (["migrate", "--noinput"], ["collectstatic", "--noinput"])),
-        ):
-            for command in commands:
-                _manage(env, command)
-        processes.append(_gunicorn(sandbox_env, sandbox_port, workers=1, threads=16, log=tmp / "sandbox.log"))
+        for command in (["migrate", "--noinput"], ["sandbox_seed"]):
+            _manage(sandbox_env, command, sandbox=True)
+        for command in (["migrate", "--noinput"], ["collectstatic", "--noinput"]):
+            _manage(store_env, command)
+        processes.append(
+            _gunicorn(sandbox_env, sandbox_port, workers=1, threads=16, log=tmp / "sandbox.log", app="sandbox.wsgi")
+        )
         store = _gunicorn(store_env, store_port, workers=args.workers, threads=args.threads, log=tmp / "store.log")
         processes.append(store)
         _wait_until_up(f"http://127.0.0.1:{sandbox_port}", processes[-2])
         _wait_until_up(f"http://127.0.0.1:{store_port}", store)
-        # This process talks to the sandbox's database (faults) and, through the gateway, to the sandbox.
-        os.environ.update(sandbox_env)
-        _run(args, f"http://127.0.0.1:{store_port}", store, tmp / "store.log")
+        # This process calls the sandbox through the storefront's gateway (its settings), and switches the
+        # sandbox's faults with the sandbox's own management shell.
+        os.environ.update(store_env)
+        _run(args, f"http://127.0.0.1:{store_port}", store, tmp / "store.log", sandbox_env)
     finally:
         for process in reversed(processes):
             _stop(process)
@@ -140,19 +143,46 @@ def _env(database: Path) -> dict[str, str]:
     }
 
 
+def _sandbox_env(database: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "SANDBOX_", "RESELLER_", "DATABASE"))}
+    return env | {
+        "DJANGO_SETTINGS_MODULE": "sandbox.settings",
+        "SANDBOX_DATABASE_URL": f"sqlite:///{database}",
+        "SANDBOX_LOG_LEVEL": "WARNING",
+    }
+
+
+@contextmanager
+def _sandbox_fault(env: dict[str, str], **fields: object) -> Iterator[None]:
+    """Switch a fault on for the sandbox's demo partner, in its own process, and off again."""
+    switch = (
+        "from sandbox.faults import demo_partner; from sandbox.models import Fault; "
+        "Fault.objects.update_or_create(partner=demo_partner(), defaults={fields!r})"
+    )
+    clear = "from sandbox.models import Fault; Fault.objects.all().delete()"
+    _manage(env, ["shell", "-c", switch.format(fields=fields)], sandbox=True)
+    try:
+        yield
+    finally:
+        _manage(env, ["shell", "-c", clear], sandbox=True)
+
+
 def _customer_headers() -> dict[str, str]:
     """An htmx request from one of many customers (198.18.0.0/15 is reserved for benchmarks)."""
     number = random.randrange(1, 65000)
     return {"HX-Request": "true", "X-Forwarded-For": f"198.18.{number // 256}.{number % 256}"}
 
 
-def _manage(env: dict[str, str], command: list[str]) -> None:
-    print(f"manage.py {' '.join(command)}", file=sys.stderr)
-    subprocess.run([PYTHON, "manage.py", *command, "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300)
+def _manage(env: dict[str, str], command: list[str], *, sandbox: bool = False) -> None:
+    program = ["-m", "sandbox"] if sandbox else ["manage.py"]
+    print(f"{' '.join(program)} {' '.join(command)}", file=sys.stderr)
+    subprocess.run([PYTHON, *program, *command, "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300)
 
 
-def _gunicorn(env: dict[str, str], port: int, *, workers: int, threads: int, log: Path) -> subprocess.Popen:
-    command = [GUNICORN, "storefront.wsgi", "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread"]
+def _gunicorn(
+    env: dict[str, str], port: int, *, workers: int, threads: int, log: Path, app: str = "storefront.wsgi"
+) -> subprocess.Popen:
+    command = [GUNICORN, app, "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread"]
     command += ["--workers", str(workers), "--threads", str(threads), "--timeout", "30"]
     print(" ".join(command[1:]), file=sys.stderr)
     return subprocess.Popen(
@@ -206,14 +236,13 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait(timeout=5)
 
 
-def _run(args: argparse.Namespace, base: str, store: subprocess.Popen, log: Path) -> None:
+def _run(args: argparse.Namespace, base: str, store: subprocess.Popen, log: Path, sandbox_env: dict[str, str]) -> None:
     import django
 
     sys.path.insert(0, str(ROOT))
     django.setup()
     # This process's own gateway calls are measured, not logged.
     logging.getLogger("storefront").setLevel(logging.WARNING)
-    from sandbox.faults import inject
     from storefront.gateway import gateway
 
     fragment = f"{base}/search/"
@@ -233,7 +262,7 @@ def _run(args: argparse.Namespace, base: str, store: subprocess.Popen, log: Path
         gateway().metasearch(search_term=term, autosuggest=True, aisuggest=True)
         return time.perf_counter() - started
 
-    with inject(latency_ms=args.latency_ms, scope="metasearch"):
+    with _sandbox_fault(sandbox_env, latency_ms=args.latency_ms, scope="metasearch"):
         # Warm connections, templates and code paths in every worker (not measured).
         for i in range(8):
             storefront(f"warm{run}{i}")

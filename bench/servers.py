@@ -1,7 +1,7 @@
-"""Start the built-in sandbox and the storefront as two separate gunicorn servers on loopback, for benchmarks.
+"""Start the sandbox provider and the storefront as two separate gunicorn servers on loopback, for benchmarks.
 
-The storefront process does not mount the sandbox: it reaches it over HTTP on its own port, exactly as it
-would reach the real provider. Each gets its own SQLite database in a temporary folder.
+The sandbox is a project of its own (`sandbox.wsgi`); the storefront reaches it over HTTP on its own port,
+exactly as it would reach the real provider. Each gets its own SQLite database in a temporary folder.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 SECRET = "benchmark-only-secret-key-" + "b" * 40
+# The sandbox is a project of its own: its manage entry point and settings.
+SANDBOX = ("-m", "sandbox")
 
 
 @dataclass
@@ -30,9 +32,9 @@ class Servers:
     sandbox_env: dict[str, str]
 
     def sandbox_manage(self, *args: str) -> str:
-        """Run a management command against the sandbox's database (to switch faults on and off)."""
+        """Run one of the sandbox's management commands (to switch faults on and off)."""
         result = subprocess.run(
-            [PYTHON, "manage.py", *args], cwd=ROOT, env=self.sandbox_env, capture_output=True, text=True, check=True
+            [PYTHON, *SANDBOX, *args], cwd=ROOT, env=self.sandbox_env, capture_output=True, text=True, check=True
         )
         return result.stdout
 
@@ -81,6 +83,16 @@ def _base_env(folder: Path, name: str) -> dict[str, str]:
     return env
 
 
+def _sandbox_env(folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "SANDBOX_", "RESELLER_", "DATABASE"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="sandbox.settings",
+        SANDBOX_DATABASE_URL=_database_url(folder, "sandbox"),
+        SANDBOX_LOG_LEVEL="WARNING",
+    )
+    return env
+
+
 def _wait_until_up(url: str, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -92,8 +104,8 @@ def _wait_until_up(url: str, seconds: float = 30) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
-def _manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True)
+def _manage(env: dict[str, str], *args: str, program: tuple[str, ...] = ("manage.py",)) -> None:
+    subprocess.run([PYTHON, *program, *args], cwd=ROOT, env=env, check=True, capture_output=True)
 
 
 @contextmanager
@@ -101,31 +113,32 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 16, cache_
     with tempfile.TemporaryDirectory(prefix="storefront-bench-") as tmp:
         folder = Path(tmp)
         sandbox_port, store_port = free_port(), free_port()
-        sandbox_env = _base_env(folder, "sandbox") | {"PORT": str(sandbox_port), "RESELLER_SANDBOX": "true"}
+        sandbox_env = _sandbox_env(folder)
         store_env = _base_env(folder, "storefront") | {
             "PORT": str(store_port),
             "RESELLER_SANDBOX": "false",
             "RESELLER_API_KEY": "test_sandbox_demo",
-            "RESELLER_BASE_URL": f"http://127.0.0.1:{sandbox_port}/sandbox",
-            "RESELLER_METASEARCH_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/metasearch",
-            "RESELLER_PANEL_URL": f"http://127.0.0.1:{sandbox_port}/sandbox/panel",
+            "RESELLER_BASE_URL": f"http://127.0.0.1:{sandbox_port}",
+            "RESELLER_METASEARCH_URL": f"http://127.0.0.1:{sandbox_port}/metasearch",
+            "RESELLER_PANEL_URL": f"http://127.0.0.1:{sandbox_port}/panel",
             "CACHE_URL": cache_url or _cache_url(folder),
             "TRUSTED_PROXY_COUNT": "1",
             "EMAIL_URL": "dummymail://",  # confirmation emails are built, not printed
         }
-        _manage(sandbox_env, "migrate", "--noinput")
-        _manage(sandbox_env, "sandbox_seed")
+        _manage(sandbox_env, "migrate", "--noinput", program=SANDBOX)
+        _manage(sandbox_env, "sandbox_seed", program=SANDBOX)
         _manage(store_env, "migrate", "--noinput")
         _manage(store_env, "collectstatic", "--noinput")
-        gunicorn = [PYTHON, "-m", "gunicorn", "storefront.wsgi", "--worker-class", "gthread", "--log-level", "warning"]
+        gunicorn = [PYTHON, "-m", "gunicorn", "--worker-class", "gthread", "--log-level", "warning"]
         sandbox = subprocess.Popen(
-            [*gunicorn, "--bind", f"127.0.0.1:{sandbox_port}", "--workers", "1", "--threads", "16"],
+            [*gunicorn, "sandbox.wsgi", "--bind", f"127.0.0.1:{sandbox_port}", "--workers", "1", "--threads", "16"],
             cwd=ROOT,
             env=sandbox_env,
         )
         store = subprocess.Popen(
             [
                 *gunicorn,
+                "storefront.wsgi",
                 "--bind",
                 f"127.0.0.1:{store_port}",
                 "--workers",
@@ -139,7 +152,7 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 16, cache_
         try:
             _wait_until_up(f"http://127.0.0.1:{sandbox_port}")
             _wait_until_up(f"http://127.0.0.1:{store_port}")
-            print(f"databases: {store_env['DATABASE_URL']} and {sandbox_env['DATABASE_URL']}")
+            print(f"databases: {store_env['DATABASE_URL']} and {sandbox_env['SANDBOX_DATABASE_URL']}")
             print(f"cache: {store_env['CACHE_URL']}")
             yield Servers(f"http://127.0.0.1:{store_port}", f"http://127.0.0.1:{sandbox_port}", sandbox_env)
         finally:

@@ -17,8 +17,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from sandbox import faults
+from sandbox.keys import key_environment
 from sandbox.models import ApiKey, Partner, hash_secret
-from storefront.gateway import key_environment
 
 logger = logging.getLogger(__name__)
 

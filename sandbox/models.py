@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from storefront.gateway import key_environment
+from sandbox.keys import key_environment
 
 TEST = "test"
 LIVE = "live"

@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator
 
-from storefront.countries import country, states_for
+from sandbox.countries import known, states_for
 
 PASSWORD_SPECIALS = set("~*!@$#%_+.?:,{}")
 REQUIRED_TEXT = ("name", "address", "city", "state", "zipcode")
@@ -69,7 +69,7 @@ def clean_signup(data: dict[str, Any]) -> dict[str, str] | None:
     code = data.get("country")
     if not isinstance(code, str) or len(code) != 2 or not code.isascii() or not code.isupper():
         return None
-    if country(code) is None or cleaned["state"] not in states_for(code):
+    if not known(code) or cleaned["state"] not in states_for(code):
         return None
     cleaned["country"] = code
 

@@ -1,14 +1,24 @@
-"""The sandbox's routes, served twice: `/sandbox/...` is the test environment, `/sandbox/live/...` production.
+"""The sandbox's root URLs: its admin, a liveness probe, and the provider's routes served twice.
 
-A key only opens its own environment (`test_` keys the first, `live_` keys the second); the other answers
-403 environment_mismatch, as the real provider does.
+`/...` is the test environment, `/live/...` production. A key only opens its own environment (`test_` keys the
+first, `live_` keys the second); the other answers 403 environment_mismatch, as the real provider does.
+The test-only control endpoint (`/_control/...`) is mounted only when SANDBOX_CONTROL is on.
 """
 
-from django.urls import URLPattern, path
+from django.conf import settings
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, URLResolver, include, path
 
 from sandbox.models import LIVE, TEST
 from sandbox.views import core, customers, dns, domains, metasearch, panel, pricing, search
-from storefront.gateway import EDITABLE_RECORD_TYPES
+
+# The record types the provider lets a partner add, change and delete (NS and SOA are its own, read-only).
+EDITABLE_RECORD_TYPES = ("A", "AAAA", "CNAME", "MX", "TXT")
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok", content_type="text/plain")
 
 
 def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
@@ -41,4 +51,12 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
     ]
 
 
-urlpatterns = [*_routes(TEST), *_routes(LIVE, prefix="live/")]
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz),
+    *_routes(TEST),
+    *_routes(LIVE, prefix="live/"),
+]
+
+if settings.SANDBOX_CONTROL:
+    urlpatterns.append(path("_control/", include("sandbox.control")))

@@ -44,7 +44,6 @@ INSTALLED_APPS = [
     "domains",
     "dns",
     "pricing",
-    "sandbox",
 ]
 
 MIDDLEWARE = [
@@ -141,22 +140,26 @@ STORAGES = {
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
 
 # --- The provider -------------------------------------------------------------------------------------------
-# The built-in sandbox is the provider unless a real key is configured. Its URLs point back at this very
-# server (PORT is what the PaaS or bin/run binds), so the gateway talks to it over HTTP like to the real one.
+# Without a real key the provider is the sandbox: a separate small Django project (`python -m sandbox`) that
+# bin/run starts beside this server and the test session starts for itself; it is known here only by its URL.
 PORT = env.int("PORT", default=8000)
 RESELLER_API_KEY = env.str("RESELLER_API_KEY", default="")
 RESELLER_SANDBOX = env.bool("RESELLER_SANDBOX", default=not RESELLER_API_KEY)
-# The demo partner that `manage.py sandbox_seed` creates answers to this key. It is not a secret: it only
-# ever opens the built-in sandbox on this machine.
-SANDBOX_DEMO_KEY = "test_sandbox_demo"
+if not DEBUG and not RESELLER_API_KEY and not (RESELLER_SANDBOX and "RESELLER_SANDBOX" in env):
+    # A production server that silently fell back to the sandbox would take orders it never places.
+    raise ImproperlyConfigured(
+        "With DJANGO_DEBUG off, set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment."
+    )
 if RESELLER_SANDBOX and not RESELLER_API_KEY:
-    RESELLER_API_KEY = SANDBOX_DEMO_KEY
-_sandbox_root = f"http://127.0.0.1:{PORT}/sandbox"
-RESELLER_BASE_URL = env.str("RESELLER_BASE_URL", default=_sandbox_root if RESELLER_SANDBOX else "")
+    # The sandbox's demo partner answers to this key (`sandbox_seed` creates it). It is not a secret: it only
+    # ever opens a sandbox.
+    RESELLER_API_KEY = "test_sandbox_demo"
+SANDBOX_URL = env.str("SANDBOX_URL", default="http://127.0.0.1:8001").rstrip("/")
+RESELLER_BASE_URL = env.str("RESELLER_BASE_URL", default=SANDBOX_URL if RESELLER_SANDBOX else "")
 RESELLER_METASEARCH_URL = env.str(
-    "RESELLER_METASEARCH_URL", default=f"{_sandbox_root}/metasearch" if RESELLER_SANDBOX else ""
+    "RESELLER_METASEARCH_URL", default=f"{SANDBOX_URL}/metasearch" if RESELLER_SANDBOX else ""
 )
-RESELLER_PANEL_URL = env.str("RESELLER_PANEL_URL", default=f"{_sandbox_root}/panel" if RESELLER_SANDBOX else "")
+RESELLER_PANEL_URL = env.str("RESELLER_PANEL_URL", default=f"{SANDBOX_URL}/panel" if RESELLER_SANDBOX else "")
 if not RESELLER_SANDBOX and not (RESELLER_API_KEY and RESELLER_BASE_URL and RESELLER_METASEARCH_URL):
     raise ImproperlyConfigured(
         "With RESELLER_SANDBOX off, set RESELLER_API_KEY, RESELLER_BASE_URL and RESELLER_METASEARCH_URL."
@@ -250,11 +253,6 @@ RATE_LIMITS = {
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-if RESELLER_SANDBOX:
-    # The gateway reaches the built-in sandbox over loopback HTTP on this same server: no redirect to HTTPS,
-    # and the loopback host is accepted whatever the public host names are.
-    SECURE_REDIRECT_EXEMPT.append(r"^sandbox/")
-    ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1"]
 
 # --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
 # Tasks are rows in our own database (django-tasks-db): no broker; `manage.py db_worker` runs them, and any

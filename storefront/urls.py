@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -16,6 +15,3 @@ urlpatterns = [
     path("", include("domains.urls")),
     path("", include("dns.urls")),
 ]
-
-if settings.RESELLER_SANDBOX:
-    urlpatterns.append(path("sandbox/", include("sandbox.urls")))

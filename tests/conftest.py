@@ -1,13 +1,31 @@
-"""Fixtures shared by every test module."""
+"""Fixtures shared by every test module, the sandbox provider among them.
 
+The sandbox is a separate Django project (`python -m sandbox`): the session starts it once as a subprocess on a
+free loopback port, with its own temporary SQLite database, migrated and seeded, and its test-only control
+endpoint switched on. Tests reach it over HTTP only: the gateway as the provider, `sandbox_control` to arrange it.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import requests
+from django.conf import settings
 from django.core.cache import cache
-from django.core.management import call_command
 from django.test import override_settings
 
 from storefront.gateway import gateway
+from tests.sandbox_control import DEMO_PARTNER, SandboxControl, set_session_sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -25,14 +43,107 @@ def _fresh_gateway() -> Iterator[None]:
     gateway.cache_clear()
 
 
+def _sandbox_env(database: Path) -> dict[str, str]:
+    # Nothing of the storefront's configuration leaks into the sandbox's process.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "SANDBOX_", "RESELLER_", "DATABASE"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="sandbox.settings",
+        SANDBOX_DATABASE_URL=f"sqlite:///{database}",
+        SANDBOX_CONTROL="1",
+        SANDBOX_LOG_LEVEL="WARNING",
+        # As the storefront's own test settings do: a signup must not spend the gateway's 2 s on hashing.
+        SANDBOX_PASSWORD_HASHERS="django.contrib.auth.hashers.MD5PasswordHasher",
+    )
+    return env
+
+
+def _wait_until_up(process: subprocess.Popen, url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the sandbox exited with {process.returncode} before answering")
+        try:
+            if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass  # the socket is ours from the start: until gunicorn serves it, a connection waits or fails
+        time.sleep(0.1)
+    raise RuntimeError(f"the sandbox did not answer at {url} within {seconds} s")
+
+
+@pytest.fixture(scope="session")
+def sandbox_server(tmp_path_factory) -> Iterator[SandboxControl]:
+    """The sandbox, running for the whole session; its control client."""
+    folder = tmp_path_factory.mktemp("sandbox")
+    env = _sandbox_env(folder / "sandbox.sqlite3")
+    # Its log (the 500s that tests inject among them) goes to a file beside its database, not into the test output.
+    log = (folder / "sandbox.log").open("w")
+    for command in (["migrate", "--noinput"], ["sandbox_seed"]):
+        subprocess.run([sys.executable, "-m", "sandbox", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    # The listening socket is bound here and handed to gunicorn, so no other process can take the port between
+    # choosing it and using it.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    listener.set_inheritable(True)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "sandbox.wsgi",
+            f"--bind=fd://{listener.fileno()}",
+            "--worker-class=gthread",
+            "--workers=1",
+            "--threads=32",
+            "--log-level=warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        pass_fds=(listener.fileno(),),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    listener.close()
+    try:
+        try:
+            _wait_until_up(server, url)
+        except RuntimeError as err:
+            raise RuntimeError(f"{err}; its log: {folder / 'sandbox.log'}") from err
+        control = SandboxControl(url)
+        set_session_sandbox(control)
+        yield control
+    finally:
+        set_session_sandbox(None)
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
 @pytest.fixture
-def sandbox_url(live_server) -> Iterator[str]:
-    """The built-in sandbox served over real HTTP, with the gateway pointed at it."""
-    root = f"{live_server.url}/sandbox"
+def sandbox_control(sandbox_server) -> SandboxControl:
+    """The running sandbox's control client (state as the test left it; `sandbox_url` resets it)."""
+    return sandbox_server
+
+
+@pytest.fixture
+def sandbox_url(sandbox_server) -> Iterator[str]:
+    """The sandbox, reset to its seeded state, with the gateway pointed at it: yields its base URL."""
+    sandbox_server.reset()
+    root = sandbox_server.base_url
+    # The settings let forms lead to the panel's origin, fixed when they load; this sandbox's port is only known now.
+    policy = copy.deepcopy(settings.CONTENT_SECURITY_POLICY)
+    policy["DIRECTIVES"]["form-action"] = ["'self'", root]
     with override_settings(
         RESELLER_BASE_URL=root,
         RESELLER_METASEARCH_URL=f"{root}/metasearch",
         RESELLER_PANEL_URL=f"{root}/panel",
+        CONTENT_SECURITY_POLICY=policy,
     ):
         gateway.cache_clear()
         yield root
@@ -40,7 +151,6 @@ def sandbox_url(live_server) -> Iterator[str]:
 
 
 @pytest.fixture
-def sandbox_partner(django_db_blocker) -> None:
-    """The sandbox's demo partner (the one settings.RESELLER_API_KEY opens), with its catalogue."""
-    with django_db_blocker.unblock():
-        call_command("sandbox_seed", verbosity=0)
+def sandbox_partner(sandbox_url) -> str:
+    """The sandbox's demo partner (the one the demo key opens), with its catalogue: its name."""
+    return DEMO_PARTNER

@@ -9,7 +9,9 @@ os.environ.setdefault("DJANGO_SECURE_HSTS_SECONDS", "0")
 # Production refuses to start without a real mail backend; the suite then swaps in locmem (below).
 os.environ.setdefault("EMAIL_URL", "smtp://127.0.0.1:25")
 os.environ.pop("RESELLER_API_KEY", None)
-os.environ.pop("RESELLER_SANDBOX", None)
+# The provider is the sandbox that the test session starts (tests/conftest.py), as in a demo deployment.
+os.environ["RESELLER_SANDBOX"] = "true"
+os.environ.pop("SANDBOX_URL", None)
 
 from storefront.settings import *  # noqa: F403
 from storefront.settings import DATABASES
@@ -37,7 +39,7 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # A file, not SQLite's shared in-memory database: with the live server (the sandbox) and concurrent requests
+    # A file, not SQLite's shared in-memory database: with the live server (browser journeys) and concurrent requests
     # writing at once, shared in-memory fails at once with "table is locked", where a file waits for the lock as
     # the development database does. One file per test process; durability is not needed.
     DATABASES["default"]["TEST"] = {

@@ -48,10 +48,7 @@ def provider_calls(monkeypatch) -> list[str]:
 
 @pytest.fixture
 def seeded(sandbox_url) -> str:
-    """The sandbox over HTTP with its demo partner."""
-    from sandbox.management.commands.sandbox_seed import seed
-
-    seed()
+    """The sandbox over HTTP with its demo partner (`sandbox_url` resets and seeds it)."""
     return sandbox_url
 
 

@@ -13,6 +13,7 @@ from accounts.forms import SignupForm
 from accounts.models import Customer
 from storefront import countries
 from storefront.gateway import RateLimited, ResellerGateway, Unauthorized, ValidationRejected, gateway
+from tests.sandbox_control import session_sandbox
 
 from .conftest import VALID
 
@@ -276,10 +277,14 @@ def test_it_offers_exactly_the_states_of_the_providers_countries_file(client):
 # --- With the provider (the sandbox over HTTP) ---------------------------------------------------------------
 
 
-def _sandbox_customers(email: str):
-    from sandbox.models import Customer as SandboxCustomer
+def _sandbox_customers(email: str) -> list[dict]:
+    """The customers the sandbox holds under this email (any case), read through its control endpoint."""
+    return session_sandbox().customers(email)
 
-    return SandboxCustomer.objects.filter(email__iexact=email)
+
+def _one(rows: list[dict]) -> dict:
+    (row,) = rows
+    return row
 
 
 @pytest.mark.django_db(transaction=True)
@@ -290,9 +295,9 @@ def test_success_signs_in_stores_the_customer_id_and_goes_to_next(client, seeded
     response = _post(client, email="Ada@Example.org", next="/checkout/")
     assert response.status_code == 302
     assert response["Location"] == "/checkout/"
-    provider = _sandbox_customers("ada@example.org").get()
+    provider = _one(_sandbox_customers("ada@example.org"))
     customer = Customer.objects.get()
-    assert customer.customer_id == provider.customer_id
+    assert customer.customer_id == provider["customer_id"]
     assert customer.user.username == "ada@example.org"
     assert customer.user.email == "Ada@example.org"  # as typed; Django lowercases the domain part
     assert customer.user.is_active
@@ -314,7 +319,7 @@ def test_an_email_the_provider_already_has_tells_the_customer_to_sign_in(client,
     assert "email_taken_provider" in _codes(response, "email")
     assert "Please sign in instead" in response.content.decode()
     assert not User.objects.exists()  # our attempt record is removed again
-    assert _sandbox_customers("ada@example.org").count() == 1
+    assert len(_sandbox_customers("ada@example.org")) == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -330,7 +335,7 @@ def test_a_refused_key_shows_the_message_keeps_the_details_and_leaves_nothing(cl
     assert 'value="Analytical Engines"' in page and 'value="12 St James&#x27;s Square"' in page
     assert "Engine#1843x" not in page
     assert not User.objects.exists() and not Customer.objects.exists()
-    assert not _sandbox_customers("ada@example.org").exists()
+    assert not _sandbox_customers("ada@example.org")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -362,16 +367,12 @@ def test_an_unreachable_provider_shows_a_message_and_leaves_nothing(client, seed
 
 def _answer_lost():
     """The provider creates the customer but its answer never arrives (the gateway's read timeout is 2 s)."""
-    from sandbox.faults import inject
-
-    return inject(hang_seconds=3, hang_after_commit=True, scope="customers")
+    return session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="customers")
 
 
 def _server_error():
     """The provider fails with a 500 before creating anything; for a POST the gateway cannot know that."""
-    from sandbox.faults import inject
-
-    return inject(error_rate=1.0, scope="customers")
+    return session_sandbox().fault(error_rate=1.0, scope="customers")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -384,7 +385,7 @@ def test_an_unknown_outcome_keeps_an_inactive_record_for_staff(client, seeded, c
     assert customer.customer_id is None and not customer.user.is_active
     assert "_auth_user_id" not in client.session
     assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
-    assert _sandbox_customers("ada@example.org").count() == 1  # it did land at the provider
+    assert len(_sandbox_customers("ada@example.org")) == 1  # it did land at the provider
 
 
 @pytest.mark.django_db(transaction=True)
@@ -394,7 +395,7 @@ def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(clie
     response = _post(client)
     assert response.status_code == 202
     assert "staff have been notified" in response.content.decode()
-    assert _sandbox_customers("ada@example.org").count() == 1
+    assert len(_sandbox_customers("ada@example.org")) == 1
     assert Customer.objects.get().customer_id is None
 
 
@@ -403,20 +404,18 @@ def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(clien
     with _server_error():
         first = _post(client)
     assert first.status_code == 202
-    assert not _sandbox_customers("ada@example.org").exists()
+    assert not _sandbox_customers("ada@example.org")
     response = _post(client, next="/cart/")
     assert response["Location"] == "/cart/"
     customer = Customer.objects.get()
-    assert customer.customer_id == _sandbox_customers("ada@example.org").get().customer_id
+    assert customer.customer_id == _one(_sandbox_customers("ada@example.org"))["customer_id"]
     assert customer.user.is_active
     assert int(client.session["_auth_user_id"]) == customer.user.pk
 
 
 @pytest.mark.django_db(transaction=True)
 def test_rate_limiting_shows_the_message_and_leaves_nothing(client, seeded):
-    from sandbox.faults import inject
-
-    with inject(rate_limited=True, scope="customers"):
+    with session_sandbox().fault(rate_limited=True, scope="customers"):
         response = _post(client)
     assert response.status_code == 429
     assert RateLimited.default_message in response.content.decode()

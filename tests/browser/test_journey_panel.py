@@ -12,14 +12,14 @@ from tests.browser.steps import customer_with_domains, unique_label
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_customer_opens_the_control_panel_and_lands_signed_in(page: Page, live_server, screenshot):
+def test_the_customer_opens_the_control_panel_and_lands_signed_in(page: Page, sandbox_url, screenshot):
     domain = f"{unique_label('lantern')}.com"
     person = customer_with_domains(page, domain)
     page.get_by_role("link", name=f"Manage {domain}").click()
     domain_page = page.url
 
     page.get_by_role("button", name="Open control panel").click()
-    expect(page).to_have_url(re.compile(rf"^{re.escape(live_server.url)}/sandbox/panel/auto-login\?token=[^&]+$"))
+    expect(page).to_have_url(re.compile(rf"^{re.escape(sandbox_url)}/panel/auto-login\?token=[^&]+$"))
     expect(page.get_by_role("heading", name=f"Signed in as {person.email}")).to_be_visible()
     expect(page.get_by_text(f"Welcome, {person.name}.")).to_be_visible()
 

@@ -1,7 +1,7 @@
 """Journey 6: with the provider down, slow or failing, search, checkout and the dashboard say so clearly.
 
-The `page` fixture fails the test on any server error from our own pages (the sandbox's injected faults under
-/sandbox/ are the point here and are not counted). A full page may answer 503 on purpose, with its message.
+The `page` fixture fails the test on any server error from our own pages (the sandbox's injected faults, on
+its own origin, are the point here and are not counted). A full page may answer 503 on purpose, with its message.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from django.core.cache import cache
 from django.test import override_settings
 from playwright.sync_api import Page, expect
 
-from sandbox.faults import inject
 from storefront.gateway import gateway
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.steps import add_to_cart, new_person, search_page, sign_up, unique_label
+from tests.sandbox_control import session_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -48,7 +48,7 @@ def _fresh_gateway() -> Iterator[None]:
 
 @contextmanager
 def provider_down() -> Iterator[None]:
-    root = f"http://127.0.0.1:{_unused_port()}/sandbox"
+    root = f"http://127.0.0.1:{_unused_port()}"
     with override_settings(RESELLER_BASE_URL=root, RESELLER_METASEARCH_URL=f"{root}/metasearch"), _fresh_gateway():
         yield
 
@@ -56,13 +56,13 @@ def provider_down() -> Iterator[None]:
 @contextmanager
 def provider_slow() -> Iterator[None]:
     # Longer than the tests' 2 s read timeout: every call gives up.
-    with inject(hang_seconds=3), _fresh_gateway():
+    with session_sandbox().fault(hang_seconds=3), _fresh_gateway():
         yield
 
 
 @contextmanager
 def provider_erroring() -> Iterator[None]:
-    with inject(error_rate=1.0), _fresh_gateway():
+    with session_sandbox().fault(error_rate=1.0), _fresh_gateway():
         yield
 
 
@@ -137,7 +137,7 @@ def test_a_registration_whose_answer_is_lost_is_settled_from_the_order_listing(p
 
     # The provider registers the domain, then its answer never arrives (longer than the 2 s read timeout). The
     # order page asks the provider's order listing instead of guessing, and the customer sees the truth.
-    with inject(hang_seconds=3, hang_after_commit=True, scope="register"), _fresh_gateway():
+    with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"), _fresh_gateway():
         page.get_by_role("button", name=re.compile("^Buy now")).click()
         expect(page.get_by_role("heading", name="Your order")).to_be_visible()
         expect(page.get_by_text("Done: 1 domain registered.")).to_be_visible()

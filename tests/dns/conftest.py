@@ -14,10 +14,8 @@ from django.urls import reverse
 
 from accounts.models import Customer
 from domains.models import Order
-from sandbox.management.commands.sandbox_seed import seed
-from sandbox.models import DnsRecord as SandboxRecord
-from sandbox.models import Partner
 from storefront.gateway import ResellerGateway, Unavailable, gateway
+from tests.sandbox_control import SandboxRecord, session_sandbox
 
 PASSWORD = "Zones#Pass9"
 
@@ -68,15 +66,13 @@ def unique_domain(prefix: str = "zone") -> str:
 
 
 def zone(order: Order) -> set[tuple[str, str, str]]:
-    """The sandbox's records for the order, read from its tables (no provider call is counted)."""
-    rows = SandboxRecord.objects.filter(order__order_id=order.order_id)
-    return {(r.type, r.host, r.value) for r in rows}
+    """The sandbox's records for the order, read through its control endpoint (no provider call is counted)."""
+    return {(r.type, r.host, r.value) for r in session_sandbox().dns_records(order.order_id)}
 
 
 def zone_record(order: Order, record_type: str, host: str, value: str) -> SandboxRecord | None:
-    return SandboxRecord.objects.filter(
-        order__order_id=order.order_id, type=record_type, host=host, value=value
-    ).first()
+    found = session_sandbox().dns_records(order.order_id, type=record_type, host=host, value=value)
+    return found[0] if found else None
 
 
 @dataclass
@@ -114,8 +110,9 @@ def provider_calls(monkeypatch) -> ProviderCalls:
 
 
 @pytest.fixture
-def demo_partner(sandbox_url) -> Partner:
-    return seed()
+def demo_partner(sandbox_partner) -> str:
+    """The sandbox's demo partner (its name), freshly seeded, with the gateway pointed at the sandbox."""
+    return sandbox_partner
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 import pytest
 
-from sandbox.models import DomainOrder
 from storefront.gateway import gateway
 from tests.dns.conftest import url
 
@@ -35,14 +34,14 @@ def test_the_editor_offers_the_button_while_dns_is_off(signed_in, order, provide
     assert len(provider_calls) == 0
 
 
-def test_it_activates_dns(signed_in, order, provider_calls):
+def test_it_activates_dns(signed_in, order, sandbox_control, provider_calls):
     response = signed_in.post(url("dns_activate", order), follow=True)
     assert response.redirect_chain[-1][0] == url("dns", order, "type=A")
     assert b"DNS is active" in response.content
     assert b"Add a record" in response.content
     order.refresh_from_db()
     assert order.dns_active
-    assert DomainOrder.objects.get(order_id=order.order_id).dns_active
+    assert sandbox_control.order(order.order_id).dns_active
     assert provider_calls.count("POST", "/dns/activate") == 1
 
 
@@ -64,13 +63,11 @@ def test_a_request_that_lost_the_race_makes_no_call(order, provider_calls):
     assert provider_calls.count("POST", "/dns/activate") == 1
 
 
-def test_two_submits_at_the_same_time_call_the_provider_once(signed_in, order, provider_calls):
+def test_two_submits_at_the_same_time_call_the_provider_once(signed_in, order, provider_calls, sandbox_control):
     import threading
 
     from django.db import connection
     from django.test import Client
-
-    from sandbox.faults import inject
 
     user = order.customer.user
     answers: list[int] = []
@@ -83,7 +80,7 @@ def test_two_submits_at_the_same_time_call_the_provider_once(signed_in, order, p
         finally:
             connection.close()
 
-    with inject(latency_ms=400, scope="dns"):
+    with sandbox_control.fault(latency_ms=400, scope="dns"):
         threads = [threading.Thread(target=submit) for _ in range(2)]
         for thread in threads:
             thread.start()
@@ -106,10 +103,8 @@ def test_dns_already_active_at_the_provider_counts_as_active(signed_in, order, p
     assert provider_calls.count("POST", "/dns/activate") == 1
 
 
-def test_a_provider_failure_is_shown_and_can_be_retried(signed_in, order, provider_calls):
-    from sandbox.faults import inject
-
-    with inject(error_rate=1.0, scope="dns"):
+def test_a_provider_failure_is_shown_and_can_be_retried(signed_in, order, provider_calls, sandbox_control):
+    with sandbox_control.fault(error_rate=1.0, scope="dns"):
         response = signed_in.post(url("dns_activate", order))
     assert response.status_code == 503
     assert b"Activate DNS" in response.content

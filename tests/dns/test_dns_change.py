@@ -138,14 +138,14 @@ def test_a_provider_refusal_is_shown_in_the_row_with_the_input_kept(htmx, active
     assert changes_sent(provider_calls) == 1
 
 
-def test_a_lost_answer_says_to_check_the_list_before_retrying(signed_in, active_order, add_record, provider_calls):
+def test_a_lost_answer_says_to_check_the_list_before_retrying(
+    signed_in, active_order, add_record, provider_calls, sandbox_control
+):
     import time
-
-    from sandbox.faults import inject
 
     add_record("A", "www", "203.0.113.10")
     provider_calls.clear()
-    with inject(hang_seconds=2.5, hang_after_commit=True, scope="dns"):
+    with sandbox_control.fault(hang_seconds=2.5, hang_after_commit=True, scope="dns"):
         response = post(signed_in, active_order, host="www", current_value="203.0.113.10", value="203.0.113.40")
         time.sleep(0.8)  # let the sandbox finish its hang before the test database is reset
     body = response.content.decode()

@@ -100,10 +100,8 @@ def test_editable_records_offer_edit_and_delete(signed_in, active_order, add_rec
     assert url("dns_delete", active_order, "type=A&amp;host=www&amp;value=203.0.113.10") in body
 
 
-def test_a_provider_outage_is_shown_on_the_page(signed_in, active_order, provider_calls):
-    from sandbox.faults import inject
-
-    with inject(error_rate=1.0, scope="dns"):
+def test_a_provider_outage_is_shown_on_the_page(signed_in, active_order, provider_calls, sandbox_control):
+    with sandbox_control.fault(error_rate=1.0, scope="dns"):
         response = signed_in.get(url("dns", active_order))
     assert response.status_code == 503
     assert b"notice-error" in response.content

@@ -1,8 +1,8 @@
 """Fixtures of the domains tests: the seeded sandbox over HTTP, customers signed up at it, a cart helper.
 
 `customer` and `other_customer` are storefront customers (User + accounts.Customer) with a real provider
-customer_id from the sandbox. Tests using them need `@pytest.mark.django_db(transaction=True)` (the sandbox is
-served by the live server, in another thread).
+customer_id from the sandbox. The sandbox runs in its own process (tests/conftest.py); its
+state is arranged and read through `sandbox_control`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from django.core import mail
 
 from accounts.models import Customer
 from domains.cart import CartLine
-from sandbox.management.commands.sandbox_seed import seed
-from sandbox.models import DomainOrder, Partner
 from storefront.gateway import ResellerGateway, Unavailable, gateway
 
 CUSTOMER_PASSWORD = "Checkout#Pass9"
@@ -56,9 +54,9 @@ def make_customer(email: str | None = None, **contact: Any) -> Customer:
 
 
 @pytest.fixture
-def seeded_partner(sandbox_url) -> Partner:
-    """The sandbox's demo partner, served over HTTP with the gateway pointed at it."""
-    return seed()
+def seeded_partner(sandbox_partner) -> str:
+    """The sandbox's demo partner (its name), freshly seeded, with the gateway pointed at the sandbox."""
+    return sandbox_partner
 
 
 @pytest.fixture
@@ -121,11 +119,6 @@ def put_in_cart(client, *lines: CartLine) -> None:
 
 def cart_of(client) -> dict[str, Any]:
     return client.session.get("cart", {})
-
-
-def sandbox_orders(domain_name: str) -> int:
-    """Orders holding the name at the sandbox (failed attempts are kept there but never listed)."""
-    return DomainOrder.objects.filter(domain_name=domain_name, status__in=DomainOrder.LISTED).count()
 
 
 def wait_for_mail(count: int = 1, seconds: float = 3.0) -> list:

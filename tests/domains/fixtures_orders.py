@@ -13,13 +13,16 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import Order
-from sandbox.models import DomainOrder
 from storefront.gateway import gateway
+from tests.sandbox_control import SandboxControl, SandboxOrder
 
 PASSWORD = "Orders#Pass9"
 
 
 class SandboxOrders:
+    def __init__(self, control: SandboxControl) -> None:
+        self.control = control
+
     def register(self, customer: Customer, domain_name: str, duration: int = 1) -> Order:
         """Buy a domain at the sandbox and keep the local copy that checkout would keep."""
         registered = gateway().domain_register(
@@ -27,20 +30,20 @@ class SandboxOrders:
         )
         return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=domain_name)
 
-    def at_sandbox(self, order: Order) -> DomainOrder:
-        return DomainOrder.objects.get(order_id=order.order_id)
+    def at_sandbox(self, order: Order) -> SandboxOrder:
+        return self.control.order(order.order_id)
 
     def set_expiry_in_days(self, order: Order, days: float) -> None:
         when = timezone.now().replace(microsecond=0) + dt.timedelta(days=days)
-        DomainOrder.objects.filter(order_id=order.order_id).update(expires_at=when)
+        self.control.set_order(order.order_id, expires_at=when)
 
     def set_status(self, order: Order, status: str) -> None:
-        DomainOrder.objects.filter(order_id=order.order_id).update(status=status)
+        self.control.set_order(order.order_id, status=status)
 
 
 @pytest.fixture
-def sandbox_orders(seeded_partner) -> SandboxOrders:
-    return SandboxOrders()
+def sandbox_orders(seeded_partner, sandbox_control) -> SandboxOrders:
+    return SandboxOrders(sandbox_control)
 
 
 @pytest.fixture

@@ -15,8 +15,6 @@ from django.test import Client, override_settings
 
 from domains import services
 from domains.models import Order, Registration
-from sandbox.faults import inject
-from sandbox.models import CatalogueTld, Partner, ReservedName
 from storefront.gateway import gateway
 from tests.domains.conftest import (
     CONTACT,
@@ -25,7 +23,6 @@ from tests.domains.conftest import (
     make_customer,
     put_in_cart,
     register_calls,
-    sandbox_orders,
     wait_for_mail,
 )
 
@@ -153,7 +150,7 @@ def test_an_empty_cart_has_nothing_to_check_out(client, buyer):
 # --- Placing ------------------------------------------------------------------------------------------------
 
 
-def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provider_calls):
+def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provider_calls, sandbox_control):
     names = [fresh(), fresh("shop")]
     put_in_cart(client, line(names[0], duration=2), line(names[1]))
     response, checkout_id = buy(client)
@@ -163,7 +160,7 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
         registration = line_of(checkout_id, name)
         assert registration.status == Registration.REGISTERED
         assert Order.objects.get(order_id=registration.provider_order_id).customer == buyer
-        assert sandbox_orders(name) == 1
+        assert sandbox_control.listed_orders(name) == 1
     assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
     assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
     assert cart_of(client) == {}
@@ -245,35 +242,37 @@ def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer
     assert "Registered" in html
 
 
-def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partner):
+def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partner, sandbox_control):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    ReservedName.objects.create(partner=seeded_partner, domain_name=name, kind=ReservedName.PREMIUM)
+    sandbox_control.reserve(name, kind="premium", partner=seeded_partner)
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert line_of(checkout_id, name).failure_kind == services.PREMIUM
     assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
 
 
-def test_a_failed_settlement_fails_as_billing(client, buyer, seeded_partner):
+def test_a_failed_settlement_fails_as_billing(client, buyer, seeded_partner, sandbox_control):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    Partner.objects.filter(pk=seeded_partner.pk).update(test_balance=Decimal("0.00"))
+    sandbox_control.set_balance(Decimal("0.00"), partner=seeded_partner)
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert line_of(checkout_id, name).failure_kind == services.BILLING
-    assert sandbox_orders(name) == 0
+    assert sandbox_control.listed_orders(name) == 0
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Billing failed" in html
     assert "Billing settlement failed: insufficient balance" in html
     assert name in cart_of(client)
 
 
-def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(client, buyer, seeded_partner):
+def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
+    client, buyer, seeded_partner, sandbox_control
+):
     name = fresh("dev")
     put_in_cart(client, line(name, register=Decimal("15.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
-    CatalogueTld.objects.filter(partner=seeded_partner, tld="dev").update(min_term=3)
+    sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert line_of(checkout_id, name).failure_kind == services.MINIMUM_TERM
     assert "Minimum term" in client.get(f"/checkout/{checkout_id}/").content.decode()
@@ -292,15 +291,17 @@ def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bough
     assert line_of(checkout_id, name).duration == 2
 
 
-def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(client, buyer, provider_calls):
+def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
+    client, buyer, provider_calls, sandbox_control
+):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    with inject(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert response.url == f"/checkout/{checkout_id}/"
     assert line_of(checkout_id, name).status == Registration.UNKNOWN
-    with inject(error_rate=1.0, scope="orders"):
+    with sandbox_control.fault(error_rate=1.0, scope="orders"):
         html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html
     assert 'hx-trigger="every 4s"' in html
@@ -309,12 +310,14 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
     assert line_of(checkout_id, name).status == Registration.REGISTERED
-    assert sandbox_orders(name) == 1
+    assert sandbox_control.listed_orders(name) == 1
     assert register_calls(provider_calls) == 1
     assert cart_of(client) == {}
 
 
-def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(client, buyer, provider_calls):
+def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(
+    client, buyer, provider_calls, sandbox_control
+):
     names = [fresh(), fresh("net")]
     put_in_cart(client, line(names[0]), line(names[1], register=Decimal("13.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
@@ -337,7 +340,7 @@ def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(client,
 
     assert answers == [(302, f"/checkout/{checkout_id}/")] * 20
     for name in names:
-        assert sandbox_orders(name) == 1
+        assert sandbox_control.listed_orders(name) == 1
         assert Registration.objects.filter(domain_name=name, status__in=Registration.LIVE_STATUSES).count() == 1
         assert register_calls(provider_calls, name) == 1
     assert Registration.objects.filter(checkout_id=checkout_id).count() == 2

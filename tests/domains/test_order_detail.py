@@ -6,7 +6,6 @@ import pytest
 from django.urls import reverse
 
 from domains.models import Order
-from sandbox.faults import inject
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,10 +81,10 @@ def test_it_shows_renew_prices_per_term(signed_in, customer, sandbox_orders):
     assert "3 years · 44.97 USD" in body
 
 
-def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orders):
+def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orders, sandbox_control):
     order = sandbox_orders.register(customer, "unpriced.com")
 
-    with inject(error_rate=1.0, scope="metasearch"):
+    with sandbox_control.fault(error_rate=1.0, scope="metasearch"):
         body = signed_in.get(url(order)).content.decode()
 
     assert "Renewal price unavailable" in body
@@ -124,10 +123,10 @@ def test_pending_delete_explains_restore_and_offers_no_renewal(signed_in, custom
     assert reverse("order_renew", args=[order.order_id]) not in body
 
 
-def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, customer, sandbox_orders):
+def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, customer, sandbox_orders, sandbox_control):
     order = sandbox_orders.register(customer, "outage.com")
 
-    with inject(error_rate=1.0, scope="orders"):
+    with sandbox_control.fault(error_rate=1.0, scope="orders"):
         response = signed_in.get(url(order))
 
     assert response.status_code == 503

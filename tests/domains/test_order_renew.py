@@ -10,8 +10,6 @@ import pytest
 from django.urls import reverse
 
 from domains.models import Order
-from sandbox.faults import inject
-from sandbox.models import Partner
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -130,7 +128,7 @@ def test_the_providers_message_is_shown_and_the_form_can_be_sent_again(signed_in
     order = sandbox_orders.register(customer, "nofunds.com")
     before = sandbox_orders.at_sandbox(order).expires_at
     token = open_page(signed_in, order)
-    Partner.objects.filter(pk=sandbox_orders.at_sandbox(order).partner_id).update(test_balance=Decimal("0.00"))
+    sandbox_orders.control.set_balance(Decimal("0.00"), partner=sandbox_orders.at_sandbox(order).partner)
 
     response = signed_in.post(url(order), {"duration": 1, "renew_token": token})
 
@@ -139,7 +137,7 @@ def test_the_providers_message_is_shown_and_the_form_can_be_sent_again(signed_in
     assert sandbox_orders.at_sandbox(order).expires_at == before
 
     # Nothing was renewed, so the same form goes through once the balance is back.
-    Partner.objects.filter(pk=sandbox_orders.at_sandbox(order).partner_id).update(test_balance=Decimal("1000.00"))
+    sandbox_orders.control.set_balance(Decimal("1000.00"), partner=sandbox_orders.at_sandbox(order).partner)
     response = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
     assert "Renewed until" in response.content.decode()
 
@@ -153,12 +151,14 @@ def test_a_minimum_term_refusal_is_explained(signed_in, customer, sandbox_orders
     assert "Minimum renewal term for .ai is 2 years" in response.content.decode()
 
 
-def test_a_lost_answer_is_never_sent_again_by_the_same_form(signed_in, customer, sandbox_orders, provider_calls):
+def test_a_lost_answer_is_never_sent_again_by_the_same_form(
+    signed_in, customer, sandbox_orders, provider_calls, sandbox_control
+):
     order = sandbox_orders.register(customer, "lostanswer.com")
     before = sandbox_orders.at_sandbox(order).expires_at
     token = open_page(signed_in, order)
 
-    with inject(hang_seconds=3, hang_after_commit=True, scope="renew"):
+    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="renew"):
         response = signed_in.post(url(order), {"duration": 1, "renew_token": token})
     assert "could not confirm the renewal" in response.content.decode()
 

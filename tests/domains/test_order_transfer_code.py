@@ -10,7 +10,6 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from domains.models import Order
-from sandbox.faults import inject
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -150,10 +149,10 @@ def test_wrong_passwords_are_throttled(signed_in, customer, sandbox_orders, prov
     assert code_calls(provider_calls) == 0
 
 
-def test_a_provider_failure_shows_its_message(signed_in, customer, sandbox_orders, password):
+def test_a_provider_failure_shows_its_message(signed_in, customer, sandbox_orders, password, sandbox_control):
     order = sandbox_orders.register(customer, "codedown.com")
 
-    with inject(error_rate=1.0, scope="transfers"):
+    with sandbox_control.fault(error_rate=1.0, scope="transfers"):
         response = signed_in.post(url(order), {"password": password}, headers={"HX-Request": "true"})
 
     assert response.status_code == 200

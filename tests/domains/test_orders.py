@@ -9,7 +9,6 @@ from django.urls import reverse
 
 from domains.models import Order, Registration
 from domains.orders import orders_cache_invalidate
-from sandbox.faults import inject
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -220,8 +219,8 @@ def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, pro
     assert "justbought.com" in response.content.decode()
 
 
-def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer):
-    with inject(error_rate=1.0, scope="orders"):
+def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer, sandbox_control):
+    with sandbox_control.fault(error_rate=1.0, scope="orders"):
         response = signed_in.get(URL)
 
     body = response.content.decode()

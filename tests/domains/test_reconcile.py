@@ -12,10 +12,8 @@ from django.test import override_settings
 
 from domains import services
 from domains.models import Registration
-from sandbox.faults import inject
-from sandbox.models import DomainOrder
 from storefront.gateway import gateway
-from tests.domains.conftest import line, register_calls, sandbox_orders
+from tests.domains.conftest import line, register_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,17 +35,17 @@ def unknown_line(customer, name: str, *, age=None) -> Registration:
 
 
 def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_reconciled_line(
-    customer, provider_calls
+    sandbox_control, customer, provider_calls
 ):
     name = fresh()
-    with inject(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.UNKNOWN
 
     reconciled = services.registration_reconcile(registration=registration)
 
-    assert sandbox_orders(name) == 1
-    sandbox_order = DomainOrder.objects.get(domain_name=name, status=DomainOrder.ACTIVE)
+    assert sandbox_control.listed_orders(name) == 1
+    (sandbox_order,) = sandbox_control.orders(domain_name=name, status="Active")
     assert reconciled.status == Registration.REGISTERED
     assert reconciled.provider_order_id == sandbox_order.order_id
     assert reconciled.order.order_id == sandbox_order.order_id

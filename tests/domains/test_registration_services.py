@@ -10,9 +10,8 @@ from django.test import override_settings
 
 from domains import services
 from domains.models import Order, Registration
-from sandbox.models import CatalogueTld, Partner, ReservedName
 from storefront.gateway import gateway
-from tests.domains.conftest import line, register_calls, sandbox_orders
+from tests.domains.conftest import line, register_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,7 +39,7 @@ def test_refusals_are_classified_from_the_providers_message(message, kind):
     assert services.classify_refusal(message) == kind
 
 
-def test_a_successful_registration_records_the_order(customer, provider_calls):
+def test_a_successful_registration_records_the_order(customer, provider_calls, sandbox_control):
     name = fresh()
     registration = place(customer, line(name, duration=2))
     assert registration.status == Registration.REGISTERED
@@ -53,7 +52,7 @@ def test_a_successful_registration_records_the_order(customer, provider_calls):
     assert order.domain_name == name
     assert order.status == Order.ACTIVE
     assert order.expires_at is not None  # filled from one listing page
-    assert sandbox_orders(name) == 1
+    assert sandbox_control.listed_orders(name) == 1
     assert register_calls(provider_calls) == 1
 
 
@@ -87,13 +86,13 @@ def test_a_premium_domain_fails_as_premium(customer):
     assert services.outcome(registration)["label"] == "Premium name"
 
 
-def test_a_failed_settlement_fails_as_billing(customer, seeded_partner):
-    Partner.objects.filter(pk=seeded_partner.pk).update(test_balance=Decimal("1.00"))
+def test_a_failed_settlement_fails_as_billing(customer, seeded_partner, sandbox_control):
+    sandbox_control.set_balance(Decimal("1.00"), partner=seeded_partner)
     name = fresh()
     registration = place(customer, line(name))
     assert registration.failure_kind == services.BILLING
     assert "insufficient balance" in registration.provider_message
-    assert sandbox_orders(name) == 0
+    assert sandbox_control.listed_orders(name) == 0
     assert services.outcome(registration)["label"] == "Billing failed"
 
 
@@ -103,10 +102,10 @@ def test_a_term_below_the_tlds_minimum_fails_as_minimum_term(customer):
     assert registration.provider_message == "Minimum registration term for .ai is 2 years"
 
 
-def test_the_minimum_term_refusal_is_remembered_for_the_tld(customer, seeded_partner):
+def test_the_minimum_term_refusal_is_remembered_for_the_tld(customer, seeded_partner, sandbox_control):
     from domains.cart import known_min_term
 
-    CatalogueTld.objects.filter(partner=seeded_partner, tld="dev").update(min_term=3)
+    sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
     place(customer, line(fresh("dev"), duration=1))
     assert known_min_term("dev") == 3
     assert known_min_term("com") == 1
@@ -137,14 +136,14 @@ def test_a_failed_line_of_the_same_checkout_is_not_retried(customer, provider_ca
     assert register_calls(provider_calls) == 1
 
 
-def test_a_domain_already_registered_to_the_customer_is_not_bought_again(customer, provider_calls):
+def test_a_domain_already_registered_to_the_customer_is_not_bought_again(customer, provider_calls, sandbox_control):
     name = fresh()
     place(customer, line(name))
     second = place(customer, line(name))
     assert second.status == Registration.FAILED
     assert second.failure_kind == services.ALREADY_YOURS
     assert register_calls(provider_calls) == 1
-    assert sandbox_orders(name) == 1
+    assert sandbox_control.listed_orders(name) == 1
 
 
 def test_a_domain_someone_else_is_registering_is_refused_without_a_provider_call(
@@ -190,20 +189,18 @@ def test_an_unreachable_provider_fails_the_line_so_it_can_be_bought_later(custom
     assert place(customer, line(name)).status == Registration.REGISTERED
 
 
-def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provider_calls):
-    from sandbox.faults import inject
-
+def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provider_calls, sandbox_control):
     name = fresh()
-    with inject(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = place(customer, line(name))
     assert registration.status == Registration.UNKNOWN
     assert services.outcome(registration)["label"] == "Could not confirm"
     assert register_calls(provider_calls) == 1
 
 
-def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, seeded_partner):
+def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, seeded_partner, sandbox_control):
     name = fresh()
-    ReservedName.objects.create(partner=seeded_partner, domain_name=name, kind=ReservedName.PREMIUM, premium_price=500)
+    sandbox_control.reserve(name, kind="premium", premium_price=Decimal("500"), partner=seeded_partner)
     assert place(customer, line(name)).failure_kind == services.PREMIUM
 
 

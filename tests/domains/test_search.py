@@ -7,7 +7,6 @@ import re
 import pytest
 from django.test import override_settings
 
-from sandbox.faults import inject
 from storefront.gateway import RateLimited, ResellerGateway, gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -213,8 +212,8 @@ def test_a_refused_partner_key_says_search_is_not_available(client, provider):
             assert "Invalid partner token" not in html
 
 
-def test_metasearch_down_falls_back_to_availability_without_prices(client, provider):
-    with inject(availability_down=True, scope="metasearch"):
+def test_metasearch_down_falls_back_to_availability_without_prices(client, provider, sandbox_control):
+    with sandbox_control.fault(availability_down=True, scope="metasearch"):
         responses = [page(client, "bluebird.io"), fragment(client, "bluebird.io")]
     for response in responses:
         assert response.status_code == 200
@@ -227,16 +226,16 @@ def test_metasearch_down_falls_back_to_availability_without_prices(client, provi
         assert "Taken" in row_of(html, "bluebird.com") or "Available" in row_of(html, "bluebird.com")
 
 
-def test_a_taken_name_in_the_fallback_offers_nothing_to_buy(client, provider):
-    with inject(availability_down=True, scope="metasearch"):
+def test_a_taken_name_in_the_fallback_offers_nothing_to_buy(client, provider, sandbox_control):
+    with sandbox_control.fault(availability_down=True, scope="metasearch"):
         html = fragment(client, "example.com").content.decode()
     assert "Taken" in row_of(html, "example.com")
     assert 'name="domain_name"' not in row_of(html, "example.com")
     assert 'name="domain_name" value="example.net"' in row_of(html, "example.net")
 
 
-def test_with_every_search_down_it_says_so(client, provider):
-    with inject(availability_down=True):
+def test_with_every_search_down_it_says_so(client, provider, sandbox_control):
+    with sandbox_control.fault(availability_down=True):
         for response in (page(client, "bluebird"), fragment(client, "bluebird")):
             assert response.status_code == 200
             html = response.content.decode()
@@ -244,20 +243,20 @@ def test_with_every_search_down_it_says_so(client, provider):
             assert "result-row" not in html
 
 
-def test_a_metasearch_timeout_falls_back_to_availability(client, provider):
+def test_a_metasearch_timeout_falls_back_to_availability(client, provider, sandbox_control):
     with override_settings(RESELLER_SEARCH_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with inject(hang_seconds=1.5, scope="metasearch"):
+        with sandbox_control.fault(hang_seconds=1.5, scope="metasearch"):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
     assert "prices may be missing" in html
     assert "Available" in row_of(html, "bluebird.com")
 
 
-def test_rate_limiting_asks_the_customer_to_wait(client, provider):
+def test_rate_limiting_asks_the_customer_to_wait(client, provider, sandbox_control):
     with override_settings(RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with inject(rate_limited=True):
+        with sandbox_control.fault(rate_limited=True):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
     assert RateLimited.default_message in html

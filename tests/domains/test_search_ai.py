@@ -21,7 +21,6 @@ from django.urls import reverse
 from domains import search
 from domains.orders import renew_pricing
 from domains.search import PARTNER_TLDS_SECONDS, fallback_availability, partner_tlds
-from sandbox.faults import inject
 from storefront.gateway import (
     MetaSearch,
     MetaSearchMeta,
@@ -33,6 +32,7 @@ from storefront.gateway import (
     Unavailable,
     gateway,
 )
+from tests.sandbox_control import session_sandbox
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -192,7 +192,9 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
 
 def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
     # Slower than search's own timeout (2 s in tests), within the AI's (4 s).
-    with inject(latency_ms=int(settings.RESELLER_SEARCH_READ_TIMEOUT * 1000) + 500, scope="metasearch"):
+    with session_sandbox().fault(
+        latency_ms=int(settings.RESELLER_SEARCH_READ_TIMEOUT * 1000) + 500, scope="metasearch"
+    ):
         html = suggestions(client, "bluebird").content.decode()
     assert rows(html) and "unavailable" not in html
 
@@ -200,7 +202,7 @@ def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
 def test_an_ai_timeout_says_suggestions_are_unavailable(client, provider):
     with override_settings(RESELLER_AI_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with inject(hang_seconds=1.5, scope="metasearch"):
+        with session_sandbox().fault(hang_seconds=1.5, scope="metasearch"):
             response = suggestions(client, "bluebird")
     gateway.cache_clear()
     assert response.status_code == 200
@@ -226,7 +228,7 @@ def test_with_every_ai_slot_of_the_process_busy_the_block_gives_up_at_once(clien
 
 
 def test_an_ai_error_says_suggestions_are_unavailable_and_nothing_more(client, provider):
-    with inject(error_rate=1.0, scope="metasearch"):
+    with session_sandbox().fault(error_rate=1.0, scope="metasearch"):
         html = suggestions(client, "bluebird").content.decode()
     assert "Suggestions are unavailable right now." in html
     assert rows(html) == []
@@ -365,7 +367,7 @@ def test_without_metasearch_or_price_list_search_says_it_is_unavailable(
         raise Unavailable()
 
     monkeypatch.setattr(ResellerGateway, "pricing", no_prices)
-    with inject(availability_down=True, scope="metasearch"):
+    with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
     assert "Search is unavailable right now" in html
     assert "result-row" not in html
@@ -376,14 +378,14 @@ def test_an_empty_price_list_is_not_guessed_at(client, provider, availability_ca
     monkeypatch.setattr(
         ResellerGateway, "pricing", lambda self: PriceList(currency="USD", tlds={}, privacy_protection=None)
     )
-    with inject(availability_down=True, scope="metasearch"):
+    with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
     assert "Search is unavailable right now" in html
     assert availability_calls == []
 
 
 def test_the_fallback_page_asks_for_no_ai(client, provider, metasearch_calls):
-    with inject(availability_down=True, scope="metasearch"):
+    with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}).content.decode()
     assert "prices may be missing" in html
     assert "Ideas from AI" not in html

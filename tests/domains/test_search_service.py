@@ -12,7 +12,6 @@ from django.test import override_settings
 
 from domains import search
 from domains.search import fallback_availability, metasearch_cached
-from sandbox.faults import inject
 from storefront.gateway import RateLimited, ResellerGateway, ValidationRejected, gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,10 +73,10 @@ def test_it_asks_again_once_the_cached_answer_expires(provider, calls):
     assert calls == ["metasearch bluebird", "metasearch bluebird"]
 
 
-def test_it_does_not_cache_errors(provider, calls):
+def test_it_does_not_cache_errors(provider, calls, sandbox_control):
     with override_settings(RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with inject(rate_limited=True), pytest.raises(RateLimited):
+        with sandbox_control.fault(rate_limited=True), pytest.raises(RateLimited):
             metasearch_cached("bluebird")
         answer = metasearch_cached("bluebird")
     gateway.cache_clear()
@@ -91,8 +90,8 @@ def test_it_raises_the_providers_sanitising_error(provider):
     assert caught.value.message == "search_term is required and must not be empty after sanitisation"
 
 
-def test_identical_concurrent_searches_make_one_provider_call(provider, calls):
-    with inject(latency_ms=300, scope="metasearch"):
+def test_identical_concurrent_searches_make_one_provider_call(provider, calls, sandbox_control):
+    with sandbox_control.fault(latency_ms=300, scope="metasearch"):
         with ThreadPoolExecutor(max_workers=8) as pool:
             answers = list(pool.map(lambda _: metasearch_cached("bluebird"), range(8)))
     assert calls == ["metasearch bluebird"]
@@ -100,10 +99,10 @@ def test_identical_concurrent_searches_make_one_provider_call(provider, calls):
     assert answers[0].hero.domain_name == "bluebird.com"
 
 
-def test_concurrent_searches_share_the_error_of_their_one_call(provider, calls):
+def test_concurrent_searches_share_the_error_of_their_one_call(provider, calls, sandbox_control):
     with override_settings(RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with inject(latency_ms=300, rate_limited=True, scope="metasearch"):
+        with sandbox_control.fault(latency_ms=300, rate_limited=True, scope="metasearch"):
 
             def attempt(_):
                 with pytest.raises(RateLimited):
@@ -157,8 +156,8 @@ def test_the_fallback_cleans_the_name_and_refuses_nothing(provider, calls):
     assert calls == ["availability myshop"]
 
 
-def test_the_fallback_works_while_metasearch_is_down(provider):
-    with inject(availability_down=True, scope="metasearch"):
+def test_the_fallback_works_while_metasearch_is_down(provider, sandbox_control):
+    with sandbox_control.fault(availability_down=True, scope="metasearch"):
         rows = fallback_availability("bluebird")
     assert rows[0].domain_name == "bluebird.com"
     assert rows[0].available

@@ -1,24 +1,29 @@
-"""A production deployment on the built-in sandbox (a demo shop): the loopback calls must go through."""
+"""The sandbox is a project of its own: the storefront neither installs, migrates, administers nor serves it."""
 
 import pytest
-from django.test import Client, override_settings
+from django.apps import apps
+from django.contrib import admin
+from django.db import connection
 
 
 @pytest.mark.django_db
-@override_settings(SECURE_SSL_REDIRECT=True, ALLOWED_HOSTS=["shop.example.com", "127.0.0.1"])
-def test_sandbox_calls_over_loopback_http_are_not_redirected_to_https(sandbox_partner):
-    response = Client(HTTP_HOST="127.0.0.1").get("/sandbox/api/v1/hello", HTTP_AUTHORIZATION="Bearer test_sandbox_demo")
-    assert response.status_code == 200
-    assert response.json()["message"] == "Authorized"
+def test_the_storefront_database_has_no_sandbox_table():
+    assert [name for name in connection.introspection.table_names() if name.startswith("sandbox")] == []
+
+
+def test_the_storefront_admin_lists_no_sandbox_model():
+    assert not apps.is_installed("sandbox")
+    assert [model for model in admin.site._registry if model._meta.app_label == "sandbox"] == []
 
 
 @pytest.mark.django_db
-@override_settings(SECURE_SSL_REDIRECT=True)
-def test_pages_are_still_redirected_to_https():
-    assert Client().get("/").status_code == 301
+def test_the_storefront_serves_nothing_of_the_sandbox(client):
+    response = client.get("/sandbox/api/v1/hello", HTTP_AUTHORIZATION="Bearer test_sandbox_demo")
+    assert response.status_code == 404
 
 
-def test_the_settings_let_the_gateway_reach_the_builtin_sandbox(settings):
+def test_the_gateway_points_at_the_sandbox_by_url_only(settings, sandbox_url):
     assert settings.RESELLER_SANDBOX
-    assert "127.0.0.1" in settings.ALLOWED_HOSTS
-    assert r"^sandbox/" in settings.SECURE_REDIRECT_EXEMPT
+    assert settings.RESELLER_BASE_URL == sandbox_url
+    assert settings.RESELLER_METASEARCH_URL == f"{sandbox_url}/metasearch"
+    assert settings.RESELLER_PANEL_URL == f"{sandbox_url}/panel"

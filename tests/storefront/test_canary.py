@@ -15,7 +15,6 @@ import pytest
 from django.test import Client, RequestFactory, override_settings
 from django.views.debug import ExceptionReporter
 
-from sandbox.models import ApiKey
 from storefront.gateway import ResellerGateway, gateway
 
 CANARY = "test_canary" + uuid.uuid4().hex
@@ -24,12 +23,8 @@ HIDDEN = re.compile(r'name="(checkout_id|renew_token)" value="([^"]+)"')
 
 
 @pytest.fixture
-def canary_key(sandbox_url, sandbox_partner):
-    from sandbox.faults import demo_partner
-
-    key = ApiKey(partner=demo_partner(), label="canary")
-    key.set_plaintext(CANARY)
-    key.save()
+def canary_key(sandbox_url, sandbox_partner, sandbox_control):
+    sandbox_control.issue_key(partner=sandbox_partner, label="canary", plaintext=CANARY)
     with override_settings(RESELLER_API_KEY=CANARY):
         gateway.cache_clear()
         yield CANARY

@@ -15,9 +15,9 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from domains.models import Order, Registration
-from sandbox.faults import inject
 from storefront.gateway import gateway
 from tests.domains.conftest import CUSTOMER_PASSWORD, make_customer
+from tests.sandbox_control import session_sandbox
 
 MESSAGES = (
     "unavailable",
@@ -49,11 +49,11 @@ FAULTS: dict[str, Callable[[], object]] = {
     "down": lambda: _settings_fault(
         RESELLER_BASE_URL="http://127.0.0.1:9/sandbox", RESELLER_METASEARCH_URL="http://127.0.0.1:9/sandbox/ms"
     ),
-    "slow": lambda: inject(hang_seconds=1.2),
-    "500": lambda: inject(error_rate=1.0),
-    "malformed": lambda: inject(malformed=True),
+    "slow": lambda: session_sandbox().fault(hang_seconds=1.2),
+    "500": lambda: session_sandbox().fault(error_rate=1.0),
+    "malformed": lambda: session_sandbox().fault(malformed=True),
     "401": lambda: _settings_fault(RESELLER_API_KEY="test_not_a_key_the_provider_knows"),
-    "429": lambda: inject(rate_limited=True),
+    "429": lambda: session_sandbox().fault(rate_limited=True),
 }
 
 

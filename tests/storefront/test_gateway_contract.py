@@ -17,9 +17,6 @@ import requests
 from django.conf import settings
 from django.test import override_settings
 
-from sandbox.faults import inject
-from sandbox.management.commands.sandbox_seed import seed
-from sandbox.models import LIVE, ApiKey, DomainOrder, Partner, hash_secret
 from storefront.gateway import (
     CustomerExists,
     NotFound,
@@ -50,10 +47,9 @@ CUSTOMER = {
 
 @pytest.fixture
 def gw(sandbox_url) -> Iterator[ResellerGateway]:
-    seed()
     client = gateway()
     yield client
-    # Close the kept-alive connections now, so the live server's threads end while it is still running.
+    # Close the kept-alive connections now, so none lingers on the sandbox's threads past the test.
     client.session.close()
 
 
@@ -98,8 +94,8 @@ def test_hello(gw):
     assert gw.is_test_key
 
 
-def test_a_revoked_key_is_unauthorized(gw):
-    ApiKey.objects.get(key_hash=hash_secret(settings.RESELLER_API_KEY)).revoke()
+def test_a_revoked_key_is_unauthorized(gw, sandbox_control):
+    sandbox_control.revoke_key(settings.RESELLER_API_KEY)
     with pytest.raises(Unauthorized) as caught:
         gw.hello()
     assert caught.value.status == 401
@@ -116,8 +112,8 @@ def test_an_unknown_key_is_unauthorized(gw, sandbox_url):
         assert caught.value.provider_message == "Invalid partner token"
 
 
-def test_a_live_key_opens_production_only(gw, sandbox_url):
-    _, live_key = ApiKey.issue(partner=Partner.objects.get(), environment=LIVE)
+def test_a_live_key_opens_production_only(gw, sandbox_url, sandbox_control):
+    live_key = sandbox_control.issue_key(environment="live")
     with other_gateway(sandbox_url, live_key, base="/live") as production:
         assert production.hello().message == "Authorized"
     with other_gateway(sandbox_url, live_key) as sandbox, pytest.raises(Unauthorized) as caught:
@@ -244,7 +240,7 @@ def test_metasearch_empty_results_and_errors(gw):
 # Domains ----------------------------------------------------------------------------------------------------
 
 
-def test_domain_register_and_its_refusals(gw, customer_id):
+def test_domain_register_and_its_refusals(gw, customer_id, sandbox_control):
     registered = gw.domain_register(customer_id=customer_id, domain_name="contract.net", duration=2)
     assert registered.message == "Domain registered successfully"
     assert registered.order_id >= 100_000_000
@@ -257,13 +253,13 @@ def test_domain_register_and_its_refusals(gw, customer_id):
     with pytest.raises(NotFound) as unknown:
         gw.domain_register(customer_id=12345678, domain_name="contract.org", duration=1)
     assert unknown.value.provider_message == "Invalid customer ID"
-    Partner.objects.update(test_balance=0)
+    sandbox_control.set_balance(Decimal("0.00"))
     with pytest.raises(ValidationRejected) as broke:
         gw.domain_register(customer_id=customer_id, domain_name="contract.org", duration=1)
     assert broke.value.provider_message == "Billing settlement failed: insufficient balance"
 
 
-def test_domain_orders(gw, customer_id, order_id):
+def test_domain_orders(gw, customer_id, order_id, sandbox_control):
     for n in range(11):
         gw.domain_register(customer_id=customer_id, domain_name=f"page{n}.xyz", duration=1)
     first = gw.domain_orders(customer_id=customer_id)
@@ -273,7 +269,7 @@ def test_domain_orders(gw, customer_id, order_id):
     assert second.orders[-1].order_id == order_id  # newest first: the fixture's order is the oldest
     [found] = gw.domain_orders(customer_id=customer_id, search="contract").orders
     assert (found.order_id, found.domain_name, found.status) == (order_id, "contract.com", "Active")
-    stored = DomainOrder.objects.get(order_id=order_id)
+    stored = sandbox_control.order(order_id)
     assert found.expires_at == stored.expires_at
     assert found.expiry == f"{stored.expires_at:%b} {stored.expires_at.day}, {stored.expires_at.year}"
     with pytest.raises(NotFound):
@@ -294,10 +290,10 @@ def test_domain_renew(gw, customer_id, order_id):
     assert unknown.value.provider_message == "Invalid order ID"
 
 
-def test_transfer_auth_code(gw, order_id):
+def test_transfer_auth_code(gw, order_id, sandbox_control):
     code = gw.transfer_auth_code(order_id=order_id)
     assert code.order_id == order_id
-    assert code.transfer_code == DomainOrder.objects.get(order_id=order_id).transfer_code
+    assert code.transfer_code == sandbox_control.order(order_id).transfer_code
     with pytest.raises(NotFound):
         gw.transfer_auth_code(order_id=123456789)
 
@@ -384,45 +380,48 @@ def test_dns_refusals(gw, zone):
 
 
 def wait_out(started: float, hang: float) -> None:
-    """Let the sandbox's hanging request thread finish before the test's database is flushed."""
+    """Let the sandbox's hanging request thread finish before the next test resets the sandbox."""
     time.sleep(max(0.0, started + hang + 0.3 - time.perf_counter()))
 
 
 # Faults -----------------------------------------------------------------------------------------------------
 
 
-def test_server_errors_are_unavailable(gw):
-    with inject(error_rate=1.0, scope="hello"), pytest.raises(Unavailable) as caught:
+def test_server_errors_are_unavailable(gw, sandbox_control):
+    with sandbox_control.fault(error_rate=1.0, scope="hello"), pytest.raises(Unavailable) as caught:
         gw.hello()
     assert caught.value.status == 500
 
 
-def test_availability_down_makes_metasearch_unavailable(gw):
-    with inject(availability_down=True), pytest.raises(Unavailable) as caught:
+def test_availability_down_makes_metasearch_unavailable(gw, sandbox_control):
+    with sandbox_control.fault(availability_down=True), pytest.raises(Unavailable) as caught:
         gw.metasearch(search_term="coffee")
     assert caught.value.status == 503
     assert caught.value.provider_message == "Domain availability service unavailable"
     assert gw.hello().message == "Authorized"
 
 
-def test_rate_limiting_carries_retry_after(gw):
-    with inject(rate_limited=True), pytest.raises(RateLimited) as caught:
+def test_rate_limiting_carries_retry_after(gw, sandbox_control):
+    with sandbox_control.fault(rate_limited=True), pytest.raises(RateLimited) as caught:
         gw.hello()
     assert caught.value.retry_after == 2
 
 
-def test_a_malformed_answer_to_a_registration_is_an_unknown_outcome(gw, customer_id):
-    with inject(malformed=True, scope="register"), pytest.raises(OutcomeUnknown):
+def test_a_malformed_answer_to_a_registration_is_an_unknown_outcome(gw, customer_id, sandbox_control):
+    with sandbox_control.fault(malformed=True, scope="register"), pytest.raises(OutcomeUnknown):
         gw.domain_register(customer_id=customer_id, domain_name="garbled.com", duration=1)
-    with inject(malformed=True, scope="orders"), pytest.raises(Unavailable) as caught:
+    with sandbox_control.fault(malformed=True, scope="orders"), pytest.raises(Unavailable) as caught:
         gw.domain_orders(customer_id=customer_id)
     assert not isinstance(caught.value, OutcomeUnknown)
     assert [o.domain_name for o in gw.domain_orders(customer_id=customer_id).orders] == ["garbled.com"]
 
 
-def test_a_registration_whose_answer_is_lost(gw, customer_id):
+def test_a_registration_whose_answer_is_lost(gw, customer_id, sandbox_control):
     started = time.perf_counter()
-    with inject(hang_seconds=2.4, hang_after_commit=True, scope="register"), pytest.raises(OutcomeUnknown):
+    with (
+        sandbox_control.fault(hang_seconds=2.4, hang_after_commit=True, scope="register"),
+        pytest.raises(OutcomeUnknown),
+    ):
         gw.domain_register(customer_id=customer_id, domain_name="dropped.com", duration=1)
     assert time.perf_counter() - started < 2.4  # the client gave up at its read timeout
     # The provider did register it: reconciling from the listing finds the order.
@@ -430,11 +429,10 @@ def test_a_registration_whose_answer_is_lost(gw, customer_id):
     wait_out(started, 2.4)
 
 
-def test_a_hanging_read_times_out(sandbox_url):
-    seed()
+def test_a_hanging_read_times_out(sandbox_url, sandbox_control):
     started = time.perf_counter()
     with override_settings(RESELLER_GET_RETRIES=0):
-        with inject(hang_seconds=2.5, scope="hello"), pytest.raises(Unavailable) as caught:
+        with sandbox_control.fault(hang_seconds=2.5, scope="hello"), pytest.raises(Unavailable) as caught:
             gateway().hello()
         assert not caught.value.retryable  # a provider too slow to answer is not asked again
         assert time.perf_counter() - started < 2.5

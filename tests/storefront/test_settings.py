@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_"))}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_", "SANDBOX_"))}
     clean.pop("DATABASE_URL", None)
     clean.pop("CACHE_URL", None)
     clean["DJANGO_SETTINGS_MODULE"] = "storefront.settings"
@@ -17,6 +17,16 @@ def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=120
     )
+
+
+PRODUCTION = {
+    "DJANGO_SECRET_KEY": "a-long-random-production-secret-" + "x7Qp2" * 10,
+    "DJANGO_ALLOWED_HOSTS": "shop.example.com",
+    "RESELLER_API_KEY": "live_" + "k" * 24,
+    "RESELLER_BASE_URL": "https://provider.example.net",
+    "RESELLER_METASEARCH_URL": "https://metasearch.example.net",
+    "RESELLER_PANEL_URL": "https://panel.example.net",
+}
 
 
 def test_production_refuses_to_start_without_a_secret_key():
@@ -76,6 +86,33 @@ def test_check_deploy_is_clean_under_production_settings():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_production_without_a_provider_key_refuses_to_start():
+    result = _run_manage("check", DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"])
+    assert result.returncode != 0
+    assert "set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment" in result.stderr
+
+
+def test_a_demo_deployment_on_the_sandbox_must_say_so_and_finds_it_at_sandbox_url():
+    script = (
+        "from django.conf import settings as s; "
+        "print(s.RESELLER_BASE_URL, s.RESELLER_METASEARCH_URL, s.RESELLER_PANEL_URL)"
+    )
+    result = _run_manage(
+        "shell",
+        "-c",
+        script,
+        DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"],
+        RESELLER_SANDBOX="true",
+        SANDBOX_URL="http://127.0.0.1:8123/",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].split() == [
+        "http://127.0.0.1:8123",
+        "http://127.0.0.1:8123/metasearch",
+        "http://127.0.0.1:8123/panel",
+    ]
 
 
 def test_a_real_provider_needs_its_urls():

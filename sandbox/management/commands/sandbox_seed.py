@@ -1,8 +1,11 @@
 """Create the demo partner of the built-in sandbox. Safe to run again: it only adds what is missing."""
 
+import secrets
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -61,7 +64,15 @@ def seed() -> Partner:
 class Command(BaseCommand):
     help = "Create the sandbox's demo partner, its test key, catalogue and reserved names (idempotent)."
 
-    def handle(self, *args, **options) -> None:
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--admin",
+            metavar="USERNAME",
+            default="",
+            help="Also create (or reset) this superuser for the sandbox's /admin/ and print its login.",
+        )
+
+    def handle(self, *args: Any, admin: str, **options: Any) -> None:
         partner = seed()
         self.stdout.write(
             self.style.SUCCESS(
@@ -69,3 +80,12 @@ class Command(BaseCommand):
                 f"test key {settings.SANDBOX_DEMO_KEY}."
             )
         )
+        if admin:
+            # A fresh random password each time: nothing guessable is left behind on the machine.
+            password = secrets.token_urlsafe(12)
+            user, _ = get_user_model().objects.get_or_create(username=admin)
+            user.is_staff = True
+            user.is_superuser = True
+            user.set_password(password)
+            user.save()
+            self.stdout.write(self.style.SUCCESS(f"Sandbox admin login for /admin/: {admin} / {password}"))

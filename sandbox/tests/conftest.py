@@ -31,7 +31,7 @@ SIGNUP = {
 class ApiClient:
     """Django's test client with a bearer key and JSON bodies, rooted at one sandbox environment."""
 
-    def __init__(self, key: str | None, root: str = "/sandbox") -> None:
+    def __init__(self, key: str | None, root: str = "") -> None:
         self.client = Client()
         self.key = key
         self.root = root
@@ -84,7 +84,7 @@ def other_api(other_partner) -> ApiClient:
 @pytest.fixture
 def live_api(partner) -> ApiClient:
     _, plaintext = ApiKey.issue(partner=partner, environment=LIVE, label="live")
-    return ApiClient(plaintext, root="/sandbox/live")
+    return ApiClient(plaintext, root="/live")
 
 
 @pytest.fixture

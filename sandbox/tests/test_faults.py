@@ -131,7 +131,7 @@ def test_scope_limits_faults_to_endpoint_groups(api, customer_id):
 
 def test_faults_come_after_authentication(client, partner):
     with inject(error_rate=1.0):
-        response = client.get("/sandbox/api/v1/hello")
+        response = client.get("/api/v1/hello")
     assert response.status_code == 401
 
 

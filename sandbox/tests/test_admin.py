@@ -41,7 +41,7 @@ def test_creating_a_key_shows_the_plaintext_once(staff, partner):
     [plaintext] = [word for message in shown for word in message.split() if word.startswith("live_")]
     key = ApiKey.objects.get(label="rotation")
     assert key.key_hash == hash_secret(plaintext)
-    assert ApiClient(plaintext, root="/sandbox/live").get("/api/v1/hello").status_code == 200
+    assert ApiClient(plaintext, root="/live").get("/api/v1/hello").status_code == 200
     shown_once = staff.get(response["Location"])
     assert plaintext.encode() in shown_once.content
     for url in (response["Location"], reverse("admin:sandbox_apikey_change", args=[key.pk])):

@@ -11,7 +11,7 @@ from .conftest import SIGNUP
 
 pytestmark = pytest.mark.django_db
 
-PANEL = "/sandbox/panel/auto-login"
+PANEL = "/panel/auto-login"
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_unknown_or_missing_tokens_are_refused(client, customer_id, params):
 
 
 def test_a_test_token_does_not_open_the_production_panel(client, token):
-    assert client.get("/sandbox/live/panel/auto-login", {"token": token}).status_code == 403
+    assert client.get("/live/panel/auto-login", {"token": token}).status_code == 403
     assert client.get(PANEL, {"token": token}).status_code == 200
 
 

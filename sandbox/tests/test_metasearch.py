@@ -179,7 +179,7 @@ def test_taken_rows_have_null_pricing_and_premium_rows_a_premium_price(api):
 
 
 def test_metasearch_answers_invalid_partner_token(partner, client):
-    response = client.get("/sandbox" + SEARCH, {"search_term": "coffee"})
+    response = client.get(SEARCH, {"search_term": "coffee"})
     assert response.status_code == 401
     assert response.json() == {"error": "Invalid partner token"}
     revoked, plaintext = ApiKey.issue(partner=partner)
@@ -190,6 +190,6 @@ def test_metasearch_answers_invalid_partner_token(partner, client):
 
 
 def test_metasearch_environment_mismatch(api):
-    response = ApiClient(api.key, root="/sandbox/live").get(SEARCH, {"search_term": "coffee"})
+    response = ApiClient(api.key, root="/live").get(SEARCH, {"search_term": "coffee"})
     assert response.status_code == 403
     assert response.json() == {"error": "environment_mismatch"}

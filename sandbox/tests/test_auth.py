@@ -37,7 +37,7 @@ def test_hello_answers_authorized_with_server_time(api):
 )
 def test_missing_malformed_or_unknown_keys_get_401_unauthorized(partner, client, header):
     headers = {"Authorization": header} if header is not None else {}
-    response = client.get("/sandbox/api/v1/hello", headers=headers)
+    response = client.get("/api/v1/hello", headers=headers)
     assert response.status_code == 401
     assert response.json() == {"message": "Unauthorized"}
 
@@ -65,14 +65,14 @@ def test_expired_key_gets_key_expired(partner):
 
 
 def test_test_key_against_production_is_environment_mismatch(api):
-    response = ApiClient(api.key, root="/sandbox/live").get("/api/v1/hello")
+    response = ApiClient(api.key, root="/live").get("/api/v1/hello")
     assert response.status_code == 403
     assert response.json() == {"message": "environment_mismatch"}
 
 
 def test_live_key_against_sandbox_is_environment_mismatch(live_api):
     assert live_api.get("/api/v1/hello").status_code == 200
-    response = ApiClient(live_api.key, root="/sandbox").get("/api/v1/hello")
+    response = ApiClient(live_api.key, root="").get("/api/v1/hello")
     assert response.status_code == 403
     assert response.json() == {"message": "environment_mismatch"}
 
