@@ -115,7 +115,7 @@ def endpoint(
 
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         def serve(
-            request: HttpRequest, args: tuple, kwargs: dict, environment: str
+            request: HttpRequest, args: tuple, kwargs: dict, environment: str, request_id: str
         ) -> tuple[HttpResponse, ratelimit.Verdict | None]:
             if request.method not in methods:
                 response = failure("Method Not Allowed", 405)
@@ -142,7 +142,7 @@ def endpoint(
             except BadRequest:
                 response = failure("Bad Request.", 400)
             except Exception:
-                logger.exception("sandbox endpoint %s failed", view.__name__)
+                logger.exception("sandbox endpoint %s failed (request %s)", view.__name__, request_id)
                 response = failure("Internal server error" if metasearch else SERVER_ERROR, 500)
             if fault is not None:
                 response = faults.after(fault, response)
@@ -151,8 +151,9 @@ def endpoint(
         @csrf_exempt
         @wraps(view)
         def wrapper(request: HttpRequest, *args: Any, environment: str, **kwargs: Any) -> HttpResponse:
-            response, verdict = serve(request, args, kwargs, environment)
-            return stamp(response, request_id=new_request_id(), verdict=verdict)
+            request_id = new_request_id()
+            response, verdict = serve(request, args, kwargs, environment, request_id)
+            return stamp(response, request_id=request_id, verdict=verdict)
 
         return wrapper
 
@@ -164,7 +165,7 @@ def new_request_id() -> str:
 
 
 def stamp(response: HttpResponse, *, request_id: str, verdict: ratelimit.Verdict | None) -> HttpResponse:
-    """Mark an answer as the provider does: its request id (header, and body of an error) and the rate headers.
+    """Mark an answer with its request id (header, and body of an error) and the rate-limit headers.
 
     The provider's go-live checklist asks integrators to log the `request_id` of every response; its docs do not
     show where it travels, so the sandbox sends both a header and, in JSON error bodies, a field.

@@ -86,3 +86,15 @@ def test_metasearch_results_carry_the_header(api):
     assert response.status_code == 200
     assert REQUEST_ID.match(response["X-Request-Id"])
     assert "request_id" not in response.json()
+
+
+def test_an_unexpected_failure_is_logged_with_the_id_the_client_got(api, monkeypatch, caplog):
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("sandbox.views.search.Catalogue", explode)
+    response = raw(api, "GET", "/api/v1/domains/availability", search_term="tea")
+    assert response.status_code == 500
+    request_id = response.json()["request_id"]
+    assert request_id == response["X-Request-Id"]
+    assert any(request_id in record.getMessage() for record in caplog.records)
