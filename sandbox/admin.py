@@ -67,7 +67,15 @@ class ApiKeyInline(admin.TabularInline):
 
 @admin.register(Partner)
 class PartnerAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "test_balance", "live_balance", "created_at"]
+    list_display = [
+        "name",
+        "is_active",
+        "test_balance",
+        "live_balance",
+        "search_rate_limit",
+        "rate_limit",
+        "created_at",
+    ]
     search_fields = ["name"]
     inlines = [ApiKeyInline, CatalogueTldInline, ReservedNameInline, FaultInline]
 
@@ -135,6 +143,8 @@ class FaultAdmin(admin.ModelAdmin):
         "malformed",
         "availability_down",
         "rate_limited",
+        "error_200_message",
+        "ai_latency_ms",
     ]
 
 

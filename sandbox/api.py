@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -16,13 +17,15 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from sandbox import faults
+from sandbox import faults, ratelimit
 from sandbox.keys import key_environment
 from sandbox.models import ApiKey, Partner, hash_secret
 
 logger = logging.getLogger(__name__)
 
 SERVER_ERROR = "Server Error."
+TOO_MANY_REQUESTS = "Too Many Requests"
+REQUEST_ID_HEADER = "X-Request-Id"
 
 
 @dataclass(frozen=True)
@@ -97,11 +100,13 @@ def authenticate(request: HttpRequest, environment: str) -> tuple[ApiKey | None,
 def endpoint(
     *, methods: tuple[str, ...], groups: tuple[str, ...], metasearch: bool = False, search: bool = False
 ) -> Callable:
-    """Wrap a view: method check, key check, faults, and the provider's answer to unexpected failures.
+    """Wrap a view: method check, key check, rate limit, faults, and the provider's answer to unexpected failures.
 
     `groups` name the endpoint for fault scopes; `search` marks the endpoints that the availability backend
     serves (switched off by the `availability_down` fault); `metasearch` uses MetaSearch's `{error}` shape.
+    Search endpoints (and MetaSearch) share the search rate limit; the others the general one.
     """
+    rate_group = ratelimit.SEARCH if search or metasearch else ratelimit.OTHER
 
     def failure(message: str, status: int) -> JsonResponse:
         if metasearch:
@@ -109,35 +114,75 @@ def endpoint(
         return plain(message, status)
 
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-        @csrf_exempt
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, environment: str, **kwargs: Any) -> HttpResponse:
+        def serve(
+            request: HttpRequest, args: tuple, kwargs: dict, environment: str, request_id: str
+        ) -> tuple[HttpResponse, ratelimit.Verdict | None]:
             if request.method not in methods:
                 response = failure("Method Not Allowed", 405)
                 response["Allow"] = ", ".join(methods)
-                return response
+                return response, None
             key, status, message = authenticate(request, environment)
             if key is None:
                 if metasearch and status == 401:
                     message = "Invalid partner token"
-                return failure(message, status)
+                return failure(message, status), None
+            verdict = ratelimit.consume(key=key, group=rate_group)
+            if not verdict.allowed:
+                response = failure(TOO_MANY_REQUESTS, 429)
+                response["Retry-After"] = str(verdict.retry_after)
+                return response, verdict
             ctx = Context(partner=key.partner, environment=environment, key=key)
             fault = faults.active_for(key.partner, groups)
             if fault is not None:
                 refusal = faults.before(fault, metasearch=metasearch, search=search)
                 if refusal is not None:
-                    return refusal
+                    return refusal, verdict
             try:
                 response = view(request, ctx, *args, **kwargs)
             except BadRequest:
                 response = failure("Bad Request.", 400)
             except Exception:
-                logger.exception("sandbox endpoint %s failed", view.__name__)
+                logger.exception("sandbox endpoint %s failed (request %s)", view.__name__, request_id)
                 response = failure("Internal server error" if metasearch else SERVER_ERROR, 500)
             if fault is not None:
                 response = faults.after(fault, response)
-            return response
+            return response, verdict
+
+        @csrf_exempt
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, environment: str, **kwargs: Any) -> HttpResponse:
+            request_id = new_request_id()
+            response, verdict = serve(request, args, kwargs, environment, request_id)
+            return stamp(response, request_id=request_id, verdict=verdict)
 
         return wrapper
 
     return decorator
+
+
+def new_request_id() -> str:
+    return f"req_{uuid.uuid4().hex}"
+
+
+def stamp(response: HttpResponse, *, request_id: str, verdict: ratelimit.Verdict | None) -> HttpResponse:
+    """Mark an answer with its request id (header, and body of an error) and the rate-limit headers.
+
+    The provider's go-live checklist asks integrators to log the `request_id` of every response; its docs do not
+    show where it travels, so the sandbox sends both a header and, in JSON error bodies, a field.
+    """
+    response[REQUEST_ID_HEADER] = request_id
+    if verdict is not None:
+        response["X-RateLimit-Limit"] = str(verdict.limit)
+        response["X-RateLimit-Remaining"] = str(verdict.remaining)
+        response["X-RateLimit-Reset"] = str(verdict.reset)
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return response
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return response
+    if not isinstance(body, dict):
+        return response
+    if response.status_code >= 400 or body.get("status") == "ERROR" or "error" in body:
+        response.content = json.dumps({**body, "request_id": request_id})
+    return response

@@ -1,8 +1,8 @@
 """Faults: misbehaviour switched on per partner (admin or `inject`), applied around every endpoint.
 
 In order: latency, a hang (unless it comes after the work), 429 rate limiting, the error rate, the availability
-backend being down (search endpoints only); then the endpoint runs; then a malformed body replaces its answer,
-and a hang after the work keeps the answer back (the state change is already committed).
+backend being down (search endpoints only), a refusal answered 200; then the endpoint runs; then a malformed body
+replaces its answer, and a hang after the work keeps the answer back (the state change is already committed).
 """
 
 from __future__ import annotations
@@ -48,6 +48,11 @@ def before(fault: Fault, *, metasearch: bool, search: bool) -> HttpResponse | No
         return JsonResponse({"error": "Domain availability service unavailable"}, status=503)
     if fault.availability_down and search:
         return JsonResponse({"message": SERVER_ERROR}, status=500)
+    if fault.error_200_message:
+        # Undocumented whether the provider ever does this; a careful client must read it as a refusal anyway.
+        if metasearch:
+            return JsonResponse({"error": fault.error_200_message})
+        return JsonResponse({"status": "ERROR", "message": fault.error_200_message})
     return None
 
 

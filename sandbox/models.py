@@ -37,6 +37,17 @@ class Partner(models.Model):
     test_balance = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     live_balance = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     currency = models.CharField(max_length=3, default="USD", editable=False)
+    # The provider's documented limits per key (rate-limits.mdx); a partner manager can raise them, a test lower them.
+    search_rate_limit = models.PositiveIntegerField(
+        default=50,
+        validators=[MinValueValidator(1)],
+        help_text="Requests per second per key for availability, suggestions and MetaSearch (bursts: twice, 5 s).",
+    )
+    rate_limit = models.PositiveIntegerField(
+        default=10,
+        validators=[MinValueValidator(1)],
+        help_text="Requests per second per key for every other endpoint (bursts: twice, for 5 s).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -335,6 +346,15 @@ class Fault(models.Model):
     malformed = models.BooleanField(default=False, help_text="Answer 200 with a body that is not JSON.")
     availability_down = models.BooleanField(default=False, help_text="The availability backend is down.")
     rate_limited = models.BooleanField(default=False, help_text="Answer 429 with Retry-After.")
+    error_200_message = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="When set, answer 200 with this refusal ({status: ERROR, message}; MetaSearch {error}), work undone.",
+    )
+    ai_latency_ms = models.PositiveIntegerField(
+        default=0,
+        help_text="MetaSearch with aisuggest=true waits this long on a cache miss (the provider's demo: 8000-17000).",
+    )
     scope = models.CharField(
         max_length=200,
         blank=True,
@@ -356,3 +376,21 @@ class Fault(models.Model):
     def applies_to(self, groups: tuple[str, ...]) -> bool:
         wanted = self.scope_groups()
         return not wanted or any(group in wanted for group in groups)
+
+
+class RateBucket(models.Model):
+    """One key's request budget for one class of endpoints, kept in the database so every thread and process
+    of the sandbox shares it. See sandbox/ratelimit.py for the arithmetic."""
+
+    key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="rate_buckets")
+    group = models.CharField(max_length=8)
+    tokens = models.FloatField()
+    refilled_at = models.FloatField(help_text="Unix time of the last refill.")
+    second = models.BigIntegerField(default=0, help_text="The Unix second `used` counts.")
+    used = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "group"], name="sandbox_unique_rate_bucket")]
+
+    def __str__(self) -> str:
+        return f"{self.group} budget of {self.key}"

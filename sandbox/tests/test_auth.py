@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from sandbox.models import LIVE, TEST, ApiKey, hash_secret
 
-from .conftest import ApiClient
+from .conftest import ApiClient, without_request_id
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def test_hello_answers_authorized_with_server_time(api):
 )
 def test_missing_malformed_or_unknown_keys_get_401_unauthorized(partner, client, header):
     headers = {"Authorization": header} if header is not None else {}
-    response = client.get("/api/v1/hello", headers=headers)
+    response = without_request_id(client.get("/api/v1/hello", headers=headers))
     assert response.status_code == 401
     assert response.json() == {"message": "Unauthorized"}
 

@@ -87,7 +87,7 @@ def test_company_is_optional(api):
 )
 def test_invalid_fields_fail_with_the_providers_message(api, changes):
     response = signup(api, **changes)
-    assert response.status_code == 422
+    assert response.status_code == 500  # as the OpenAPI documents it
     assert response.json() == SIGNUP_FAILED
     assert not Customer.objects.exists()
 
@@ -99,7 +99,7 @@ def test_every_listed_special_character_is_accepted(api, special):
 
 def test_any_printable_ascii_may_join_the_required_characters(api):
     assert signup(api, password="Ab1# -&^()x").status_code == 201
-    assert signup(api, password="Ab1#\tabcdef", email="tab@example.org").status_code == 422
+    assert signup(api, password="Ab1#\tabcdef", email="tab@example.org").status_code == 500
 
 
 def test_state_other_is_accepted_and_the_longest_phone_fits(api):
@@ -178,5 +178,5 @@ def test_a_state_from_the_published_list_is_accepted_even_accented(api, settings
     assert signup(api, country="AL", state="Bulqizë", country_code="355", phone="672345678").status_code == 201
     # Accented text anywhere else is still refused.
     refused = signup(api, country="AL", state="Bulqizë", city="Durrës", country_code="355", phone="672345679")
-    assert refused.status_code == 422
+    assert refused.status_code == 500
     assert refused.json() == SIGNUP_FAILED

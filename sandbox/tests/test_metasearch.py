@@ -4,7 +4,7 @@ import pytest
 
 from sandbox.models import ApiKey, CatalogueTld
 
-from .conftest import ApiClient
+from .conftest import ApiClient, without_request_id
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +37,13 @@ def test_a_bare_label_puts_the_first_allowed_tld_first(api, partner):
         assert set(row["pricing"]) == PRICING_FIELDS
 
 
-def test_a_full_domain_is_the_exact_hero(api):
+def test_a_full_domain_is_the_exact_row_under_the_catalogues_hero(api):
     body = search(api, "coffee.io").json()
-    hero = body["results"][0]
-    assert (hero["domain_name"], hero["type"], hero["is_searched_exact"]) == ("coffee.io", "hero", True)
+    hero, exact = body["results"][:2]
+    assert (hero["domain_name"], hero["type"], hero["is_searched_exact"]) == ("coffee.com", "hero", False)
+    assert (exact["domain_name"], exact["type"], exact["is_searched_exact"]) == ("coffee.io", "result", True)
     assert sum(row["is_searched_exact"] for row in body["results"]) == 1
-    assert "coffee.io" not in [row["domain_name"] for row in body["results"][1:]]
+    assert [row["domain_name"] for row in body["results"]].count("coffee.io") == 1
     assert body["meta"]["typed_tld"] == "io"
 
 
@@ -179,7 +180,7 @@ def test_taken_rows_have_null_pricing_and_premium_rows_a_premium_price(api):
 
 
 def test_metasearch_answers_invalid_partner_token(partner, client):
-    response = client.get(SEARCH, {"search_term": "coffee"})
+    response = without_request_id(client.get(SEARCH, {"search_term": "coffee"}))
     assert response.status_code == 401
     assert response.json() == {"error": "Invalid partner token"}
     revoked, plaintext = ApiKey.issue(partner=partner)
