@@ -4,6 +4,8 @@ It imitates the domain provider on a developer's machine and in the tests; it is
 storefront is. Everything is read from `SANDBOX_*` environment variables with local defaults.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import environ
@@ -63,6 +65,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # when a transaction starts so a read-then-write transaction never fails trying to upgrade.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # Its own tests: a file, not SQLite's shared in-memory database, which fails at once with "table is locked"
+    # when threads write together (the rate-limit test does) where a file waits for the lock as a server's does.
+    DATABASES["default"]["TEST"] = {"NAME": os.path.join(tempfile.gettempdir(), f"sandbox-tests-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Customers' passwords are stored hashed, as the provider would. A test session may pick a fast hasher
