@@ -132,6 +132,9 @@ STORAGES = {
     },
 }
 
+# The shop's name, shown to customers and at the top of the staff admin.
+STORE_NAME = env.str("STORE_NAME", default="Domain Store")
+
 # The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
 
