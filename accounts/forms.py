@@ -13,19 +13,20 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts import passwords
 from storefront import countries
 
 User = get_user_model()
 
-PASSWORD_SPECIALS = "~*!@$#%_+.?:,{}"
-PASSWORD_MIN, PASSWORD_MAX = 9, 15
+PASSWORD_SPECIALS = passwords.SPECIALS
+PASSWORD_MIN, PASSWORD_MAX = passwords.MIN_LENGTH, passwords.MAX_LENGTH
 _PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]*$")
 _ZIPCODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$")
 
 # Browser-side copies of the server's rules (HTML `pattern` is compiled with the `v` flag: braces escaped).
 HTML_ASCII = r"[\x20-\x7E]+"
 HTML_ZIPCODE = r"[A-Za-z0-9][A-Za-z0-9 \-]{0,14}"
-HTML_PASSWORD = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za-z0-9~*!@$#%_+.?:,\{\}]{9,15}"
+HTML_PASSWORD = passwords.HTML_PATTERN
 ASCII_TITLE = "English letters, digits and punctuation only (ASCII)."
 
 
@@ -66,24 +67,6 @@ def _text(label: str, *, max_length: int = 255, required: bool = True, autocompl
     )
 
 
-def password_problems(password: str) -> list[ValidationError]:
-    """The provider's password rules, one keyed error per broken rule."""
-    problems = []
-    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        problems.append(ValidationError(SignupForm.error_messages["password_length"], code="password_length"))
-    if not all(ch.isascii() and (ch.isalnum() or ch in PASSWORD_SPECIALS) for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_chars"], code="password_chars"))
-    if not any("A" <= ch <= "Z" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_upper"], code="password_upper"))
-    if not any("a" <= ch <= "z" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_lower"], code="password_lower"))
-    if not any("0" <= ch <= "9" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_digit"], code="password_digit"))
-    if not any(ch in PASSWORD_SPECIALS for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_special"], code="password_special"))
-    return problems
-
-
 def _password_widget(autocomplete: str) -> forms.PasswordInput:
     return forms.PasswordInput(
         attrs={
@@ -91,8 +74,7 @@ def _password_widget(autocomplete: str) -> forms.PasswordInput:
             "minlength": PASSWORD_MIN,
             "maxlength": PASSWORD_MAX,
             "pattern": HTML_PASSWORD,
-            "title": f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
-            f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+            "title": passwords.SUMMARY,
         }
     )
 
@@ -108,12 +90,7 @@ class SignupForm(forms.Form):
         "phone_too_short": "The phone number needs at least 4 digits.",
         "country_code_invalid": "Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44).",
         "zipcode_invalid": "Enter the postal code with letters, digits, spaces or hyphens only (at most 15).",
-        "password_length": f"Use {PASSWORD_MIN} to {PASSWORD_MAX} characters.",
-        "password_chars": f"Use only letters, digits and these symbols: {' '.join(PASSWORD_SPECIALS)}",
-        "password_upper": "Include at least one uppercase letter (A-Z).",
-        "password_lower": "Include at least one lowercase letter (a-z).",
-        "password_digit": "Include at least one digit (0-9).",
-        "password_special": f"Include at least one of these symbols: {' '.join(PASSWORD_SPECIALS)}",
+        **passwords.MESSAGES,
         "password_mismatch": "The two passwords do not match.",
     }
 
@@ -185,8 +162,7 @@ class SignupForm(forms.Form):
         strip=False,
         widget=_password_widget("new-password"),
         error_messages={"required": "Please choose a password."},
-        help_text=f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
-        f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+        help_text=passwords.SUMMARY,
     )
     password2 = AsciiCharField(
         label="Password again",
@@ -269,9 +245,8 @@ class SignupForm(forms.Form):
 
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
-        problems = password_problems(password)
-        if problems:
-            raise ValidationError(problems)
+        # The provider's rules at once, even when the confirmation does not match (clean() runs the rest).
+        passwords.ProviderPasswordValidator().validate(password)
         return password
 
     def clean(self) -> dict[str, Any]:
@@ -375,14 +350,18 @@ class EmailAuthenticationForm(AuthenticationForm):
 
 
 class ProviderPasswordMixin:
-    """Password change and reset keep to the provider's password rules, like signup."""
+    """Password change and reset: the site's validators (the provider's rules among them) report under the
+    new password itself. Django puts them under the confirmation field, where "too common" reads as if the
+    two passwords differed."""
 
-    def clean_new_password1(self) -> str:
-        password = self.cleaned_data["new_password1"]  # type: ignore[attr-defined]
-        problems = password_problems(password)
-        if problems:
-            raise ValidationError(problems)
-        return password
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        first = self.fields["new_password1"]  # type: ignore[attr-defined]
+        first.widget = _password_widget("new-password")
+        first.help_text = passwords.SUMMARY  # the partial shows the rules as a checklist
+
+    def validate_password_for_user(self, user: Any, *_: Any, **__: Any) -> None:
+        super().validate_password_for_user(user, password_field_name="new_password1")  # type: ignore[misc]
 
 
 class CustomerPasswordChangeForm(ProviderPasswordMixin, PasswordChangeForm):

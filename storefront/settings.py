@@ -104,6 +104,8 @@ vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
+    # The provider refuses other passwords; first, so its rules are listed before the generic ones.
+    {"NAME": "accounts.passwords.ProviderPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]

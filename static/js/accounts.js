@@ -1,4 +1,5 @@
-// Signup: live password rules (the server checks the same rules again). No inline handlers: CSP-friendly.
+// Signup, password change and reset: live password rules (the server checks the same rules again), and the
+// signup's phone fields. No inline handlers: CSP-friendly.
 (function () {
   "use strict";
   var SPECIALS = "~*!@$#%_+.?:,{}";
@@ -40,17 +41,18 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    var password = document.getElementById("id_password");
-    var password2 = document.getElementById("id_password2");
-    var list = document.querySelector(".password-rules");
-    if (password && list) {
+    // Each rules list (the partial accounts/_password_field.html) names its password and confirmation inputs.
+    document.querySelectorAll(".password-rules[data-password]").forEach(function (list) {
+      var password = document.getElementById(list.dataset.password);
+      var password2 = list.dataset.confirm ? document.getElementById(list.dataset.confirm) : null;
+      if (!password) { return; }
       password.addEventListener("input", function () { checkPassword(password, list); });
       checkPassword(password, list);
-    }
-    if (password && password2) {
-      password.addEventListener("input", function () { checkMatch(password, password2); });
-      password2.addEventListener("input", function () { checkMatch(password, password2); });
-    }
+      if (password2) {
+        password.addEventListener("input", function () { checkMatch(password, password2); });
+        password2.addEventListener("input", function () { checkMatch(password, password2); });
+      }
+    });
     var phone = document.getElementById("id_phone");
     if (phone) { digitsOnly(phone, true); }
     // The prefix input is replaced (out of band) when the country changes: listen on the document.
