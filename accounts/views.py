@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth import login as auth_login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts import services, throttle
 from accounts.forms import EmailAuthenticationForm, SignupForm
+from accounts.models import Customer
 from storefront import countries
 from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
 from storefront.ratelimit import rate_limit
@@ -217,3 +219,23 @@ def panel(request: HttpRequest) -> HttpResponse:
         return redirect(back)
     # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
     return HttpResponseRedirect(f"{settings.RESELLER_PANEL_URL}/auto-login?" + urlencode({"token": issued.token}))
+
+
+@login_required
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    """The customer's account: their contact (read-only, as the provider holds it) and their password."""
+    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    return render(request, "accounts/account.html", {"customer": customer})
+
+
+class SignOutView(auth_views.LogoutView):
+    """Django's sign-out (POST only), then a word on the home page that it worked."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        was_signed_in = request.user.is_authenticated
+        response = super().post(request, *args, **kwargs)
+        if was_signed_in:
+            # Added after the session is flushed: the message travels in the new (anonymous) session or cookie.
+            messages.info(request, "You are signed out. See you next time.")
+        return response
