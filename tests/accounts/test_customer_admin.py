@@ -128,7 +128,7 @@ def test_the_customer_list_wraps_its_columns_to_fit_a_laptop_screen(staff, make_
     from django.contrib.staticfiles import finders
 
     css = open(finders.find("css/admin-lists.css")).read()
-    assert "white-space: normal" in css and "overflow-x: auto" in css
+    assert "white-space: normal" in css and "overflow-x: auto" in css and "overflow-wrap: anywhere" in css
 
 
 def test_the_admin_carries_the_store_name(staff, settings):
