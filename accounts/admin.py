@@ -6,9 +6,18 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.models import Customer
+
+CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
+# Shown above the contact in the admin and on the customer's account page.
+CONTACT_READ_ONLY = (
+    "Read-only: these details are the registrant contact the provider holds for every domain of this customer, "
+    "and the provider has no way to update them yet. A change here would only alter our copy, and the domains "
+    "would keep the old contact."
+)
 
 
 class ProviderLinkFilter(admin.SimpleListFilter):
@@ -33,15 +42,15 @@ class CustomerAdmin(admin.ModelAdmin):
     search_fields = ("user__email", "user__username", "name", "company", "=customer_id")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
-    readonly_fields = ("user", "created_at", "reconciliation_help")
+    readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS)
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
-        (
-            "Contact (sent to the provider at signup)",
-            {"fields": ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")},
-        ),
+        ("Contact (sent to the provider at signup)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
     )
     actions = ("discard_unconfirmed",)
+
+    class Media:
+        css = {"all": ("css/admin-lists.css",)}
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # customers come from signup, which also creates them at the provider
@@ -61,13 +70,14 @@ class CustomerAdmin(admin.ModelAdmin):
 
     @admin.display(description="Signup date", ordering="created_at")
     def signed_up(self, obj: Customer):
-        return obj.created_at
+        # The date alone keeps the column narrow; the time is on the customer's page.
+        return timezone.localdate(obj.created_at)
 
     @admin.display(description="Active", boolean=True, ordering="user__is_active")
     def is_active(self, obj: Customer) -> bool:
         return obj.user.is_active
 
-    @admin.display(description="Provider customer ID", ordering="customer_id")
+    @admin.display(description="Provider ID", ordering="customer_id")
     def provider_customer_id(self, obj: Customer) -> str:
         if obj.customer_id is None:
             return format_html(

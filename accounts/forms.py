@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 import phonenumbers
@@ -13,37 +14,81 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts import passwords
 from accounts.tasks import send_password_reset_email
 from storefront import countries
 
 User = get_user_model()
 
-PASSWORD_SPECIALS = "~*!@$#%_+.?:,{}"
-PASSWORD_MIN, PASSWORD_MAX = 9, 15
+PASSWORD_SPECIALS = passwords.SPECIALS
+PASSWORD_MIN, PASSWORD_MAX = passwords.MIN_LENGTH, passwords.MAX_LENGTH
 _PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]*$")
+# A phone number as people type it: digits with spaces, dots, dashes, slashes or brackets, perhaps a leading +.
+_PHONE_TYPED = re.compile(r"^\+?[0-9(][0-9 ().\-/]*$")
+PHONE_TYPED_MAX = 25
 _ZIPCODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$")
 
 # Browser-side copies of the server's rules (HTML `pattern` is compiled with the `v` flag: braces escaped).
 HTML_ASCII = r"[\x20-\x7E]+"
 HTML_ZIPCODE = r"[A-Za-z0-9][A-Za-z0-9 \-]{0,14}"
-HTML_PASSWORD = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za-z0-9~*!@$#%_+.?:,\{\}]{9,15}"
+HTML_PASSWORD = passwords.HTML_PATTERN
 ASCII_TITLE = "English letters, digits and punctuation only (ASCII)."
+
+
+# Letters that Unicode does not decompose into an English letter plus an accent.
+_SPELLED_OUT = str.maketrans(
+    {
+        "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
+        "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "\u0131": "i", "\u2019": "'", "\u2018": "'",
+        "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " ",
+    }
+)  # fmt: skip
+
+
+def ascii_spelling(text: str) -> str | None:
+    """The English spelling of accented text ("José Müller" -> "Jose Muller"), to suggest to the customer.
+
+    None when a letter has no English spelling (Cyrillic, Chinese…): guessing one would be worse than asking.
+    """
+    spelled = []
+    for ch in text.translate(_SPELLED_OUT):
+        if " " <= ch <= "~":
+            spelled.append(ch)
+            continue
+        base = "".join(part for part in unicodedata.normalize("NFKD", ch) if " " <= part <= "~")
+        if not base and not unicodedata.category(ch).startswith("M"):  # a lone combining accent just goes
+            return None
+        spelled.append(base)
+    return "".join(spelled)
 
 
 class AsciiMixin:
     """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it."""
 
     non_ascii_message = "Please use English (ASCII) characters only in %(field)s — the domain registry requires it."
+    suggestion_message = " You could write it as “%(suggestion)s”."
+    # Names and addresses get a suggested spelling; an email address or a password must be exactly as typed.
+    suggest_spelling = False
 
     def to_python(self, value: Any) -> Any:
         value = super().to_python(value)  # type: ignore[misc]
         if isinstance(value, str) and not _PRINTABLE_ASCII.match(value):
-            raise ValidationError(self.non_ascii_message, code="non_ascii", params={"field": self.label})  # type: ignore[attr-defined]
+            params = {"field": self.label, "suggestion": ""}  # type: ignore[attr-defined]
+            message = self.non_ascii_message
+            suggestion = ascii_spelling(value) if self.suggest_spelling else None
+            if suggestion and _PRINTABLE_ASCII.match(suggestion):
+                params["suggestion"] = suggestion
+                message += self.suggestion_message
+            raise ValidationError(message, code="non_ascii", params=params)
         return value
 
 
 class AsciiCharField(AsciiMixin, forms.CharField):
     pass
+
+
+class AsciiTextField(AsciiCharField):
+    suggest_spelling = True
 
 
 class AsciiEmailField(AsciiMixin, forms.EmailField):
@@ -54,7 +99,7 @@ def _text(label: str, *, max_length: int = 255, required: bool = True, autocompl
     widget_attrs = {"pattern": HTML_ASCII, "title": ASCII_TITLE}
     if autocomplete:
         widget_attrs["autocomplete"] = autocomplete
-    return AsciiCharField(
+    return AsciiTextField(
         label=label,
         max_length=max_length,
         required=required,
@@ -67,24 +112,6 @@ def _text(label: str, *, max_length: int = 255, required: bool = True, autocompl
     )
 
 
-def password_problems(password: str) -> list[ValidationError]:
-    """The provider's password rules, one keyed error per broken rule."""
-    problems = []
-    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        problems.append(ValidationError(SignupForm.error_messages["password_length"], code="password_length"))
-    if not all(ch.isascii() and (ch.isalnum() or ch in PASSWORD_SPECIALS) for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_chars"], code="password_chars"))
-    if not any("A" <= ch <= "Z" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_upper"], code="password_upper"))
-    if not any("a" <= ch <= "z" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_lower"], code="password_lower"))
-    if not any("0" <= ch <= "9" for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_digit"], code="password_digit"))
-    if not any(ch in PASSWORD_SPECIALS for ch in password):
-        problems.append(ValidationError(SignupForm.error_messages["password_special"], code="password_special"))
-    return problems
-
-
 def _password_widget(autocomplete: str) -> forms.PasswordInput:
     return forms.PasswordInput(
         attrs={
@@ -92,8 +119,7 @@ def _password_widget(autocomplete: str) -> forms.PasswordInput:
             "minlength": PASSWORD_MIN,
             "maxlength": PASSWORD_MAX,
             "pattern": HTML_PASSWORD,
-            "title": f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
-            f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+            "title": passwords.SUMMARY,
         }
     )
 
@@ -102,19 +128,17 @@ class SignupForm(forms.Form):
     error_messages = {
         "email_taken": "An account with this email already exists. Please sign in instead.",
         "state_not_in_country": "Please choose a state or province of %(country)s (or Other).",
-        "phone_digits": "Enter the phone number as digits only, without spaces, dashes or brackets.",
-        "phone_leading_zero": "Leave out the leading zero: enter the number without the trunk prefix 0.",
+        "phone_digits": "Enter the phone number with digits (spaces, dashes and brackets are fine).",
+        "phone_leading_zero": "The domain registry does not accept a number that starts with 0 after the dialling "
+        "prefix. Please give another number, a mobile number for example.",
         "phone_invalid": "This is not a valid phone number for the dialling prefix +%(prefix)s.",
+        "phone_other_prefix": "This number starts with +%(typed)s but the dialling prefix is +%(prefix)s: "
+        "change one of them so they agree.",
         "phone_too_long": "With the dialling prefix the number can have at most 15 digits.",
         "phone_too_short": "The phone number needs at least 4 digits.",
         "country_code_invalid": "Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44).",
         "zipcode_invalid": "Enter the postal code with letters, digits, spaces or hyphens only (at most 15).",
-        "password_length": f"Use {PASSWORD_MIN} to {PASSWORD_MAX} characters.",
-        "password_chars": f"Use only letters, digits and these symbols: {' '.join(PASSWORD_SPECIALS)}",
-        "password_upper": "Include at least one uppercase letter (A-Z).",
-        "password_lower": "Include at least one lowercase letter (a-z).",
-        "password_digit": "Include at least one digit (0-9).",
-        "password_special": f"Include at least one of these symbols: {' '.join(PASSWORD_SPECIALS)}",
+        **passwords.MESSAGES,
         "password_mismatch": "The two passwords do not match.",
     }
 
@@ -142,7 +166,7 @@ class SignupForm(forms.Form):
         label="State or province",
         max_length=255,
         widget=forms.Select(),
-        error_messages={"required": "Please choose your state or province (or Other)."},
+        error_messages={"required": "Please choose your state or province (Other if yours is not listed)."},
     )
     address = _text("Street address", autocomplete="street-address", help_text="House number and street name.")
     city = _text("City", autocomplete="address-level2")
@@ -169,25 +193,20 @@ class SignupForm(forms.Form):
     )
     phone = AsciiCharField(
         label="Phone",
-        max_length=15,
-        min_length=4,
-        widget=forms.TextInput(
-            attrs={"inputmode": "numeric", "pattern": "[1-9][0-9]{3,14}", "autocomplete": "tel-national"}
-        ),
+        max_length=PHONE_TYPED_MAX,
+        widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel-national"}),
         error_messages={
             "required": "Please enter your phone number.",
-            "max_length": "The phone number can have at most %(limit_value)d digits.",
-            "min_length": "The phone number needs at least %(limit_value)d digits.",
+            "max_length": "That is too long for a phone number (at most %(limit_value)d characters).",
         },
-        help_text="Digits only, without the prefix or a leading zero (e.g. 2079460000).",
+        help_text="As you would write it, e.g. 020 7946 0000 or +44 20 7946 0000.",
     )
     password = AsciiCharField(
         label="Password",
         strip=False,
         widget=_password_widget("new-password"),
         error_messages={"required": "Please choose a password."},
-        help_text=f"{PASSWORD_MIN} to {PASSWORD_MAX} characters with an uppercase letter, a lowercase letter, "
-        f"a digit and one of {' '.join(PASSWORD_SPECIALS)}",
+        help_text=passwords.SUMMARY,
     )
     password2 = AsciiCharField(
         label="Password again",
@@ -201,7 +220,7 @@ class SignupForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.login_url = login_url or reverse("login")
         self.fields["country"].choices = [("", "Choose your country"), *country_choices()]
-        self.fields["state"].widget.choices = [(state, state) for state in self.states()]
+        self.fields["state"].widget.choices = state_choices(self.selected_country())
         self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
         self.fields["country"].widget.attrs.update(
@@ -209,7 +228,6 @@ class SignupForm(forms.Form):
                 "hx-get": reverse("signup_states"),
                 "hx-target": "#state-row",
                 "hx-swap": "outerHTML",
-                "hx-include": "#id_state",
             }
         )
         self.fields["email"].widget.attrs.update(
@@ -262,17 +280,16 @@ class SignupForm(forms.Form):
 
     def clean_phone(self) -> str:
         phone = self.cleaned_data["phone"]
-        if not re.fullmatch(r"[0-9]+", phone):
+        if not _PHONE_TYPED.match(phone):
             raise ValidationError(self.error_messages["phone_digits"], code="phone_digits")
-        if phone.startswith("0"):
-            raise ValidationError(self.error_messages["phone_leading_zero"], code="phone_leading_zero")
+        if sum(ch.isdigit() for ch in phone) < 4:
+            raise ValidationError(self.error_messages["phone_too_short"], code="phone_too_short")
         return phone
 
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
-        problems = password_problems(password)
-        if problems:
-            raise ValidationError(problems)
+        # The provider's rules at once, even when the confirmation does not match (clean() runs the rest).
+        passwords.ProviderPasswordValidator().validate(password)
         return password
 
     def clean(self) -> dict[str, Any]:
@@ -308,24 +325,69 @@ class SignupForm(forms.Form):
         return cleaned
 
     def _check_phone(self, prefix: str, phone: str) -> None:
-        if len(prefix) + len(phone) > 15:
-            self.add_error("phone", ValidationError(self.error_messages["phone_too_long"], code="phone_too_long"))
-            return
+        """Reads the number as typed, with or without the prefix or the trunk 0, and keeps what the provider
+        wants: the national number as digits (the prefix goes in its own field)."""
+        typed = re.sub(r"[^0-9+]", "", phone)
+        if typed.startswith("00"):
+            typed = "+" + typed[2:]  # the international call prefix used in most of the world
+        region = phonenumbers.region_code_for_country_code(int(prefix))
         try:
-            number = phonenumbers.parse(f"+{prefix}{phone}", None)
-            valid = phonenumbers.is_valid_number(number)
+            if typed.startswith("+"):
+                number = phonenumbers.parse(typed, None)
+            elif region != phonenumbers.UNKNOWN_REGION:
+                number = phonenumbers.parse(typed, region)  # also drops a national trunk prefix (the 0 of 020…)
+            else:
+                number = phonenumbers.parse(f"+{prefix}{typed}", None)
         except phonenumbers.NumberParseException:
-            valid = False
-        if not valid:
+            number = None
+        if number is not None and str(number.country_code) != prefix:
+            params = {"typed": number.country_code, "prefix": prefix}
+            self.add_error(
+                "phone", ValidationError(self.error_messages["phone_other_prefix"], "phone_other_prefix", params)
+            )
+            return
+        if number is None or not phonenumbers.is_valid_number(number):
             self.add_error(
                 "phone",
                 ValidationError(self.error_messages["phone_invalid"], code="phone_invalid", params={"prefix": prefix}),
             )
+            return
+        national = phonenumbers.national_significant_number(number)
+        if national.startswith("0"):  # Italy keeps its 0; the provider refuses it
+            self.add_error("phone", ValidationError(self.error_messages["phone_leading_zero"], "phone_leading_zero"))
+        elif len(prefix) + len(national) > 15:
+            self.add_error("phone", ValidationError(self.error_messages["phone_too_long"], code="phone_too_long"))
+        else:
+            self.cleaned_data["phone"] = national
+
+    def _post_clean(self) -> None:
+        # Each field refused for accents carries the suggested spelling, for the "Use …" button next to it.
+        for name, errors in self.errors.as_data().items():
+            for error in errors:
+                suggestion = (getattr(error, "params", None) or {}).get("suggestion")
+                if error.code == "non_ascii" and suggestion and name in self.fields:
+                    self[name].ascii_suggestion = suggestion  # type: ignore[attr-defined]
 
     def details(self) -> dict[str, str]:
         """The cleaned customer fields, as the service takes them (without the passwords)."""
         fields = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
         return {field: self.cleaned_data[field] for field in fields}
+
+
+def state_choices(alpha2: str) -> list[tuple[str, str]]:
+    """The state select: a country with states starts at "Choose…" (nothing is picked for the customer);
+    without states, Other is the only answer; without a country yet, there is nothing to choose."""
+    if not countries.country(alpha2):
+        return [("", "Choose your country first")]
+    states = countries.states_for(alpha2)
+    if states == (countries.OTHER,):
+        return [(countries.OTHER, countries.OTHER)]
+    return [("", "Choose your state or province"), *((state, state) for state in states)]
+
+
+def initial_state(alpha2: str) -> str:
+    """The state to preselect for a newly chosen country: Other where it is the only answer, else none."""
+    return countries.OTHER if countries.states_for(alpha2) == (countries.OTHER,) and countries.country(alpha2) else ""
 
 
 def country_choices() -> list[tuple[str, str]]:
@@ -376,14 +438,18 @@ class EmailAuthenticationForm(AuthenticationForm):
 
 
 class ProviderPasswordMixin:
-    """Password change and reset keep to the provider's password rules, like signup."""
+    """Password change and reset: the site's validators (the provider's rules among them) report under the
+    new password itself. Django puts them under the confirmation field, where "too common" reads as if the
+    two passwords differed."""
 
-    def clean_new_password1(self) -> str:
-        password = self.cleaned_data["new_password1"]  # type: ignore[attr-defined]
-        problems = password_problems(password)
-        if problems:
-            raise ValidationError(problems)
-        return password
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        first = self.fields["new_password1"]  # type: ignore[attr-defined]
+        first.widget = _password_widget("new-password")
+        first.help_text = passwords.SUMMARY  # the partial shows the rules as a checklist
+
+    def validate_password_for_user(self, user: Any, *_: Any, **__: Any) -> None:
+        super().validate_password_for_user(user, password_field_name="new_password1")  # type: ignore[misc]
 
 
 class CustomerPasswordChangeForm(ProviderPasswordMixin, PasswordChangeForm):

@@ -8,7 +8,7 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("signup/states/", views.signup_states, name="signup_states"),
     path("login/", views.login, name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", views.SignOutView.as_view(), name="logout"),
     path(
         "password/change/",
         auth_views.PasswordChangeView.as_view(form_class=CustomerPasswordChangeForm),

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth import login as auth_login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
@@ -18,7 +19,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import services, throttle
-from accounts.forms import EmailAuthenticationForm, SignupForm
+from accounts.forms import EmailAuthenticationForm, SignupForm, initial_state
+from accounts.models import Customer
 from storefront import countries
 from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
 from storefront.ratelimit import rate_limit
@@ -97,16 +99,15 @@ def signup(request: HttpRequest) -> HttpResponse:
 def _initial_from_query(query: QueryDict) -> dict[str, str]:
     code = (query.get("country") or "").upper()
     if not countries.country(code):
-        return {"state": countries.OTHER}
-    return {"country": code, "state": countries.states_for(code)[0], "country_code": countries.dial_code_for(code)}
+        return {}
+    return {"country": code, "state": initial_state(code), "country_code": countries.dial_code_for(code)}
 
 
 def _refreshed_form(data: QueryDict, login_url: str) -> SignupForm:
     initial = {key: data.get(key, "") for key in SignupForm.base_fields if key not in PASSWORD_FIELDS}
     code = initial.get("country", "")
-    states = countries.states_for(code)
-    if initial.get("state") not in states:
-        initial["state"] = states[0]
+    # A new country: its state is chosen afresh (a state of the old country must not carry over unnoticed).
+    initial["state"] = initial_state(code)
     if countries.country(code):
         initial["country_code"] = countries.dial_code_for(code)
     return SignupForm(login_url=login_url, initial=initial)
@@ -140,14 +141,15 @@ def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
 
 @require_GET
 def signup_states(request: HttpRequest) -> HttpResponse:
-    """The state select for `?country=XX`; for htmx also the country's dialling prefix, swapped out of band."""
+    """The state select for `?country=XX`; for htmx also the country's dialling prefix, swapped out of band.
+
+    Asked for when the country changes, so nothing is chosen: the customer picks the new country's state.
+    """
     code = (request.GET.get("country") or "").upper()
     found = countries.country(code)
-    states = countries.states_for(code)
-    selected = request.GET.get("state", "")
     initial = {
         "country": code if found else "",
-        "state": selected if selected in states else states[0],
+        "state": initial_state(code),
         "country_code": countries.dial_code_for(code) if found else "",
     }
     context = {"form": SignupForm(initial=initial), "country": found, "oob": bool(request.htmx)}
@@ -217,3 +219,23 @@ def panel(request: HttpRequest) -> HttpResponse:
         return redirect(back)
     # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
     return HttpResponseRedirect(f"{settings.RESELLER_PANEL_URL}/auto-login?" + urlencode({"token": issued.token}))
+
+
+@login_required
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    """The customer's account: their contact (read-only, as the provider holds it) and their password."""
+    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    return render(request, "accounts/account.html", {"customer": customer})
+
+
+class SignOutView(auth_views.LogoutView):
+    """Django's sign-out (POST only), then a word on the home page that it worked."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        was_signed_in = request.user.is_authenticated
+        response = super().post(request, *args, **kwargs)
+        if was_signed_in:
+            # Added after the session is flushed: the message travels in the new (anonymous) session or cookie.
+            messages.info(request, "You are signed out. See you next time.")
+        return response

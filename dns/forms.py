@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django import forms
 from django.core.exceptions import ValidationError
 
+from dns import spf
 from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError
 
 READ_ONLY_RECORD_TYPES = ("NS", "SRV", "SOA")
@@ -165,6 +166,8 @@ class RecordForm(forms.Form):
             cleaned["priority"] = None
         if not self.errors:
             self._check_cname_rules(record_type, cleaned["host"])
+        if not self.errors and record_type == "TXT" and spf.is_spf(cleaned["value"]):
+            self._check_single_spf(cleaned["host"], cleaned["value"])
         return cleaned
 
     def _clean_host(self, record_type: str, raw: str) -> str:
@@ -266,6 +269,31 @@ class RecordForm(forms.Form):
             self.add_error(
                 None,
                 ValidationError(f"We couldn't check this name's existing records: {err.message}", code="lookup_failed"),
+            )
+
+    def _check_single_spf(self, host: str, value: str) -> None:
+        """A name has at most one SPF record: a second one makes SPF fail for every message."""
+        if self.existing is None:
+            return
+        try:
+            current = [r.value for r in self.existing("TXT") if same_host(r, host, self.domain_name)]
+        except GatewayError as err:
+            self.add_error(
+                None,
+                ValidationError(f"We couldn't check this name's existing records: {err.message}", code="lookup_failed"),
+            )
+            return
+        current = [text for text in current if spf.is_spf(text)]
+        if current:
+            self.add_error(
+                "value",
+                ValidationError(
+                    "%(host)s already has an SPF record (%(current)s). A name can have only one: with two, "
+                    "receivers treat SPF as broken and every message fails the check. Change the existing record "
+                    "instead, so that it lists both, for example: %(merged)s",
+                    code="spf_exists",
+                    params={"host": host, "current": current[0], "merged": spf.merge(existing=current, new=value)},
+                ),
             )
 
 

@@ -41,6 +41,7 @@ class Outcome:
     record: RecordData
     ok: bool
     message: str
+    action: str = "add"  # add, change or remove: what was asked of the provider
 
 
 def _means_not_active(err: GatewayError) -> bool:
@@ -152,3 +153,48 @@ def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome
         else:
             outcomes.append(Outcome(record=record, ok=True, message="Added."))
     return outcomes
+
+
+def records_replace(
+    *,
+    order: Order,
+    add: list[RecordData],
+    change: list[tuple[RecordData, RecordData]],
+    remove: list[RecordData],
+) -> list[Outcome]:
+    """Add, then change, then remove, and say how each went.
+
+    Removal comes last and only when everything before it worked: if the new mail server could not be added,
+    the old one stays, so the domain keeps receiving mail rather than receiving none.
+    """
+    outcomes = records_add_each(order=order, records=add)
+    for current, new in change:
+        # A "not active" answer on the way cleared the order's flag (see _call): nothing else can succeed.
+        if not order.dns_active:
+            outcomes.append(Outcome(record=new, ok=False, message="Not sent.", action="change"))
+            continue
+        try:
+            record_change(order=order, record=new, current_value=current.value)
+        except GatewayError as err:
+            outcomes.append(Outcome(record=new, ok=False, message=_outcome_message(err), action="change"))
+        else:
+            outcomes.append(Outcome(record=new, ok=True, message=f"Changed from {current.value}.", action="change"))
+    all_done = all(o.ok for o in outcomes)
+    for record in remove:
+        if not all_done or not order.dns_active:
+            message = "Not removed, because a change above did not go through: the old record stays in place."
+            outcomes.append(Outcome(record=record, ok=False, message=message, action="remove"))
+            continue
+        try:
+            record_delete(order=order, record_type=record.type, host=record.host, value=record.value)
+        except GatewayError as err:
+            outcomes.append(Outcome(record=record, ok=False, message=_outcome_message(err), action="remove"))
+        else:
+            outcomes.append(Outcome(record=record, ok=True, message="Removed.", action="remove"))
+    return outcomes
+
+
+def _outcome_message(err: GatewayError) -> str:
+    if isinstance(err, OutcomeUnknown):
+        return f"{err.message} Check the list before retrying."
+    return err.message

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,7 +18,7 @@ from django_htmx.http import reswap, retarget
 
 from dns import services
 from dns.forms import ALL_RECORD_TYPES, ChangeRecordForm, DeleteRecordForm, RecordForm
-from dns.presets import PRESETS
+from dns.presets import PRESETS, Plan, Preset
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
 from domains.ownership import get_order_for_user
@@ -272,10 +274,21 @@ def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
     return _done(request, order, record.type, f"Deleted the {record.describe()}.")
 
 
+@dataclass(frozen=True)
+class PreviewRow:
+    """One line of a preset's preview: what will happen to one record."""
+
+    action: str  # add, skip, change, remove, present
+    record: RecordData
+    problems: list[str]
+    note: str = ""
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse:
-    """GET: the preset's questions, then (with answers) a preview of the exact records. POST: add them."""
+    """GET: the preset's questions, then (with answers) a preview of exactly what changes in the zone, including
+    records in the way (replace, keep or merge them). POST: make those changes."""
     order = get_order_for_user(request.user, order_id)
     chosen = PRESETS.get(preset)
     if chosen is None:
@@ -286,22 +299,62 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
     form = chosen.form_class(data)
     context: dict[str, Any] = {"order": order, "preset": chosen, "form": form}
     if data is not None and form.is_valid():
-        records = chosen.build(form.cleaned_data, order.domain_name)
-        checks = _check_records(order, records)
-        context["checks"] = checks
-        if request.method == "POST":
-            sendable = [record for record, problems in checks if not problems]
-            outcomes = {id(o.record): o for o in services.records_add_each(order=order, records=sendable)}
-            context["outcomes"] = [
-                outcomes.get(id(record))
-                or services.Outcome(record=record, ok=False, message="Not sent: " + " ".join(problems))
-                for record, problems in checks
-            ]
+        try:
+            plan = chosen.plan(
+                data=form.cleaned_data,
+                domain_name=order.domain_name,
+                existing=_lookup(order),
+                choice=data.get("existing", ""),
+            )
+        except DnsNotActive:
+            return _not_active(request, order, "A")
+        except GatewayError as err:
+            form.add_error(None, f"We couldn't read the domain's current records to check them: {err.message}")
+            plan = None
+        if plan is not None:
+            checks = _check_records(order, plan.add)
+            context.update(
+                plan=plan, rows=_preview_rows(plan, checks), choice_links=_choice_links(order, chosen, form, plan)
+            )
+            if request.method == "POST":
+                if plan.conflicts and data.get("seen") != plan.fingerprint:
+                    # What would be removed or merged is not what the customer was shown: show it again.
+                    context["changed_since_preview"] = True
+                else:
+                    context["outcomes"] = _apply(order, plan, checks)
     template = "dns/_preset.html" if _fragment(request) else "dns/preset.html"
     response = render(request, template, context)
     if "outcomes" in context and _fragment(request):
         response["HX-Trigger"] = "dns-changed"
     return response
+
+
+def _preview_rows(plan: Plan, checks: list[tuple[RecordData, list[str]]]) -> list[PreviewRow]:
+    rows = [PreviewRow("remove", record, []) for record in plan.remove]
+    rows += [PreviewRow("change", new, [], note=f"now: {current.value}") for current, new in plan.change]
+    rows += [PreviewRow("skip" if problems else "add", record, problems) for record, problems in checks]
+    rows += [PreviewRow("present", record, []) for record in plan.present]
+    return rows
+
+
+def _choice_links(order: Order, preset: Preset, form: Any, plan: Plan) -> list[tuple[str, str, str]]:
+    """(value, label, preview URL) for each way of handling the records in the way; links work without JS."""
+    answers = {name: form.data.get(name, "") for name in form.fields}
+    base = reverse("dns_preset", args=[order.order_id, preset.slug])
+    return [(value, label, f"{base}?{urlencode({**answers, 'existing': value})}") for value, label in plan.choices]
+
+
+def _apply(order: Order, plan: Plan, checks: list[tuple[RecordData, list[str]]]) -> list[services.Outcome]:
+    sendable = [record for record, problems in checks if not problems]
+    results = services.records_replace(order=order, add=sendable, change=plan.change, remove=plan.remove)
+    added = {id(o.record): o for o in results[: len(sendable)]}
+    outcomes = [
+        added.get(id(record)) or services.Outcome(record=record, ok=False, message="Not sent: " + " ".join(problems))
+        for record, problems in checks
+    ]
+    outcomes += results[len(sendable) :]
+    outcomes += [services.Outcome(record=r, ok=True, message="Already there.", action="present") for r in plan.present]
+    return outcomes
 
 
 def _check_records(order: Order, records: list[RecordData]) -> list[tuple[RecordData, list[str]]]:

@@ -64,3 +64,8 @@ class OrderAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
         # Viewable, not editable: a change here would be overwritten by the next listing refresh.
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
+        # Deleting our copy cancels nothing at the provider, and the next refresh would bring it back.
+        # Without delete permission the admin also drops "Delete selected" from the list's actions.
+        return False

@@ -108,6 +108,8 @@ vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
+    # The provider refuses other passwords; first, so its rules are listed before the generic ones.
+    {"NAME": "accounts.passwords.ProviderPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
@@ -135,6 +137,9 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# The shop's name, shown to customers and at the top of the staff admin.
+STORE_NAME = env.str("STORE_NAME", default="Domain Store")
 
 # The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")

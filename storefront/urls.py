@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/login/", rate_limit("admin_login", methods=("POST",))(admin.site.login)),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
+    path("account/", include("accounts.account_urls")),
     path("", include("domains.urls")),
     path("", include("dns.urls")),
 ]

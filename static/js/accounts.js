@@ -1,4 +1,5 @@
-// Signup: live password rules (the server checks the same rules again). No inline handlers: CSP-friendly.
+// Signup, password change and reset: live password rules (the server checks the same rules again), the
+// suggested English spelling of a refused name, the dialling prefix. No inline handlers: CSP-friendly.
 (function () {
   "use strict";
   var SPECIALS = "~*!@$#%_+.?:,{}";
@@ -30,29 +31,30 @@
     }
   }
 
-  // Digits only in the phone and prefix fields: drop what was pasted around them (spaces, dashes, a leading +).
-  function digitsOnly(input, dropLeadingZeros) {
-    input.addEventListener("change", function () {
-      var cleaned = input.value.replace(/[^0-9]/g, "");
-      if (dropLeadingZeros) { cleaned = cleaned.replace(/^0+/, ""); }
-      if (cleaned !== input.value) { input.value = cleaned; }
-    });
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
-    var password = document.getElementById("id_password");
-    var password2 = document.getElementById("id_password2");
-    var list = document.querySelector(".password-rules");
-    if (password && list) {
+    // Each rules list (the partial accounts/_password_field.html) names its password and confirmation inputs.
+    document.querySelectorAll(".password-rules[data-password]").forEach(function (list) {
+      var password = document.getElementById(list.dataset.password);
+      var password2 = list.dataset.confirm ? document.getElementById(list.dataset.confirm) : null;
+      if (!password) { return; }
       password.addEventListener("input", function () { checkPassword(password, list); });
       checkPassword(password, list);
-    }
-    if (password && password2) {
-      password.addEventListener("input", function () { checkMatch(password, password2); });
-      password2.addEventListener("input", function () { checkMatch(password, password2); });
-    }
-    var phone = document.getElementById("id_phone");
-    if (phone) { digitsOnly(phone, true); }
+      if (password2) {
+        password.addEventListener("input", function () { checkMatch(password, password2); });
+        password2.addEventListener("input", function () { checkMatch(password, password2); });
+      }
+    });
+    // A name refused for its accents: one press puts the suggested English spelling in the field.
+    document.querySelectorAll("button.use-spelling").forEach(function (button) {
+      var input = document.getElementById(button.dataset.field);
+      if (!input) { return; }
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        input.value = button.dataset.value;
+        button.hidden = true;
+        input.focus();
+      });
+    });
     // The prefix input is replaced (out of band) when the country changes: listen on the document.
     document.addEventListener("change", function (event) {
       if (event.target && event.target.id === "id_country_code") {

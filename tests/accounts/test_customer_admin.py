@@ -96,3 +96,44 @@ def test_staff_can_discard_an_unconfirmed_signup_but_not_a_linked_customer(staff
 
 def test_customers_cannot_be_added_by_hand(staff):
     assert staff.get(f"{URL}add/").status_code == 403
+
+
+def test_contact_details_are_read_only_with_the_reason(staff, make_customer):
+    customer = make_customer("ada@example.org", name="Ada Lovelace")
+    page = staff.get(f"{URL}{customer.pk}/change/")
+    html = page.content.decode()
+    form = page.context["adminform"].form
+    for field in ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone"):
+        assert field not in form.fields, f"{field} is editable"
+    assert "Ada Lovelace" in html  # shown, just not as an input
+    assert "the provider has no way to update them yet" in html
+    # A posted change to the contact is ignored: our copy cannot drift from what the provider holds.
+    data = {
+        "customer_id": str(customer.customer_id),
+        "name": "Someone Else",
+        "orders-TOTAL_FORMS": "0",
+        "orders-INITIAL_FORMS": "0",
+        "orders-MIN_NUM_FORMS": "0",
+        "orders-MAX_NUM_FORMS": "1000",
+    }
+    assert staff.post(f"{URL}{customer.pk}/change/", data).status_code == 302
+    customer.refresh_from_db()
+    assert customer.name == "Ada Lovelace"
+
+
+def test_the_customer_list_wraps_its_columns_to_fit_a_laptop_screen(staff, make_customer):
+    make_customer("a-very-long-address-for-testing@example.org")
+    html = staff.get(URL).content.decode()
+    assert "css/admin-lists.css" in html
+    from django.contrib.staticfiles import finders
+
+    css = open(finders.find("css/admin-lists.css")).read()
+    assert "white-space: normal" in css and "overflow-x: auto" in css and "overflow-wrap: anywhere" in css
+
+
+def test_the_admin_carries_the_store_name(staff, settings):
+    assert "Domain Store staff" in staff.get("/admin/").content.decode()
+    settings.STORE_NAME = "Acme Domains"
+    page = staff.get("/admin/").content.decode()
+    assert "Acme Domains staff" in page and "<title>" in page and "Acme Domains admin" in page
+    assert "Django administration" not in page

@@ -128,6 +128,18 @@ def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_customer):
     assert "Open control panel" in html
 
 
+@pytest.mark.django_db
+def test_the_button_opens_the_panel_in_a_new_tab_and_says_so(rf, make_customer):
+    from django.template.loader import render_to_string
+
+    request = rf.get("/orders/1/")
+    request.user = make_customer().user
+    html = render_to_string("accounts/_panel_button.html", request=request)
+    # The storefront stays open behind the panel; noopener keeps the panel's page from scripting this tab.
+    assert 'target="_blank"' in html and 'rel="noopener"' in html
+    assert "opens in a new tab" in html
+
+
 @pytest.mark.django_db(transaction=True)
 def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "panel": (1, 600)}

@@ -64,6 +64,8 @@ INVALID = [
     ({"country": "gb"}, "country", "invalid_choice"),
     ({"country": "GBR"}, "country", "invalid_choice"),
     ({"state": ""}, "state", "required"),
+    ({"country": "US", "state": "", "country_code": "1", "phone": "2125551234"}, "state", "required"),
+    ({"country": "CA", "state": "", "country_code": "1", "phone": "4165550123"}, "state", "required"),
     ({"state": "California"}, "state", "state_not_in_country"),
     ({"state": "Île-de-France"}, "state", "state_not_in_country"),  # chosen from the list, so never typed
     ({"country_code": ""}, "country_code", "required"),
@@ -71,13 +73,15 @@ INVALID = [
     ({"country_code": "4a"}, "country_code", "country_code_invalid"),
     ({"country_code": "1234"}, "country_code", "max_length"),
     ({"phone": ""}, "phone", "required"),
-    ({"phone": "207 946 0000"}, "phone", "phone_digits"),
-    ({"phone": "207-946-000"}, "phone", "phone_digits"),
-    ({"phone": "02079460000"}, "phone", "phone_leading_zero"),
-    ({"phone": "123"}, "phone", "min_length"),
-    ({"phone": "1" * 16}, "phone", "max_length"),
+    ({"phone": "207 946 abcd"}, "phone", "phone_digits"),
+    ({"phone": "207#946#0000"}, "phone", "phone_digits"),
+    ({"phone": "207-946-000"}, "phone", "phone_invalid"),
+    # Italy keeps the 0 in its numbers, and the provider refuses a number starting with 0.
+    ({"country_code": "39", "phone": "06 1234 5678"}, "phone", "phone_leading_zero"),
+    ({"phone": "1-2-3"}, "phone", "phone_too_short"),
+    ({"phone": "1" * 26}, "phone", "max_length"),
     ({"phone": "1234567"}, "phone", "phone_invalid"),
-    ({"phone": "20794600001234"}, "phone", "phone_too_long"),
+    ({"phone": "+33 1 23 45 67 89"}, "phone", "phone_other_prefix"),
     ({"country_code": "999", "phone": "2079460000"}, "phone", "phone_invalid"),
     ({"phone": "\u0662\u0660\u0667\u0669\u0664\u0666\u0660\u0660\u0660\u0660"}, "phone", "non_ascii"),
     ({"email": ""}, "email", "required"),
@@ -171,6 +175,80 @@ def test_it_accepts_valid_details(changes):
         assert form.cleaned_data["country_code"] == changes["country_code"].removeprefix("+")
 
 
+PHONES_AS_TYPED = [
+    # (prefix, typed, stored): the provider gets the national number as digits, the prefix separately.
+    ("49", "+49 30 1234567", "301234567"),  # the prefix typed again, as people copy it from a card
+    ("49", "030 1234567", "301234567"),  # with the trunk 0
+    ("49", "0049 30 1234567", "301234567"),
+    ("44", "020 7946 0000", "2079460000"),
+    ("44", "(020) 7946-0000", "2079460000"),
+    ("44", "2079460000", "2079460000"),
+    ("1", "(212) 555-1234", "2125551234"),
+    ("1", "+1 212.555.1234", "2125551234"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("prefix", "typed", "stored"), PHONES_AS_TYPED)
+def test_it_accepts_the_phone_number_as_people_type_it(prefix, typed, stored):
+    form = SignupForm({**VALID, "country_code": prefix, "phone": typed})
+    assert form.is_valid(), form.errors.as_data()
+    assert form.cleaned_data["phone"] == stored
+    assert form.details()["phone"] == stored
+
+
+@pytest.mark.django_db
+def test_a_number_with_another_countrys_prefix_says_which_two_disagree(client, provider_calls):
+    page = _post(client, country_code="49", phone="+44 20 7946 0000").content.decode()
+    assert "This number starts with +44 but the dialling prefix is +49" in page
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_a_name_with_accents_gets_its_english_spelling_suggested_and_nothing_changed(client, provider_calls):
+    response = _post(client, name="José Müller", city="Zürich", address="Hauptstraße 1")
+    page = response.content.decode()
+    assert "Please use English (ASCII) characters only in Full name — the domain registry requires it." in page
+    assert "You could write it as “Jose Muller”." in page
+    assert "You could write it as “Zurich”." in page and "You could write it as “Hauptstrasse 1”." in page
+    # One press fills it in (a button the script reveals); the field itself still holds what was typed.
+    assert 'data-field="id_name" data-value="Jose Muller"' in page
+    assert 'value="José Müller"' in page
+    assert provider_calls == []
+
+
+@pytest.mark.django_db
+def test_no_spelling_is_guessed_for_letters_without_an_english_form(client):
+    page = _post(client, city="\u5317\u4eac", email="adä@example.org").content.decode()
+    assert "You could write it as" not in page and "use-spelling" not in page
+
+
+def test_ascii_spelling():
+    from accounts.forms import ascii_spelling
+
+    assert ascii_spelling("José Müller") == "Jose Muller"
+    assert ascii_spelling("Łódź") == "Lodz"
+    assert ascii_spelling("Ærøskøbing") == "AEroskobing"
+    assert ascii_spelling("Москва") is None
+
+
+@pytest.mark.django_db
+def test_a_country_with_states_starts_with_none_chosen(client):
+    page = client.get(URL, {"country": "US"}).content.decode()
+    select = page.split('name="state"')[1].split("</select>")[0]
+    assert re.search(r'<option value="" selected>Choose your state or province</option>', select)
+    assert "required" in page.split('name="state"')[1].split(">")[0]
+    assert "Please choose your state or province" in _post(client, country="US", state="").content.decode()
+
+
+@pytest.mark.django_db
+def test_without_a_country_there_is_no_state_to_pick_yet(client):
+    page = client.get(URL).content.decode()
+    select = page.split('name="state"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="([^"]*)"', select) == [""]
+    assert "Choose your country first" in select
+
+
 @pytest.mark.django_db
 def test_it_accepts_a_country_without_states_with_other():
     code, dial, phone = _no_states_country()
@@ -184,8 +262,9 @@ def test_the_page_has_every_field_with_a_label_and_browser_rules(client):
     for field in SignupForm.base_fields:
         assert f'name="{field}"' in page
         assert f'for="id_{field}"' in page
-    assert re.search(r'<input[^>]*name="phone"[^>]*inputmode="numeric"', page)
-    assert re.search(r'<input[^>]*name="phone"[^>]*pattern="\[1-9\]\[0-9\]\{3,14\}"', page)
+    # The number is typed as people write it (spaces, +, a trunk 0): the server reads it with phonenumbers.
+    assert re.search(r'<input[^>]*type="tel"[^>]*name="phone"', page)
+    assert not re.search(r'<input[^>]*name="phone"[^>]*pattern=', page)
     assert re.search(r'<input[^>]*name="password"[^>]*minlength="9"', page)
     assert re.search(r'<input[^>]*name="password"[^>]*maxlength="15"', page)
     assert re.search(r'<input[^>]*name="name"[^>]*maxlength="255"[^>]*required', page)
@@ -205,6 +284,7 @@ def test_without_javascript_a_country_change_offers_its_states_and_keeps_what_wa
     page = response.content.decode()
     assert '<option value="California">California</option>' in page
     assert "England" not in page
+    assert '<option value="" selected>Choose your state or province</option>' in page  # chosen afresh
     assert 'value="Grace Hopper"' in page
     assert re.search(r'<input[^>]*name="country_code"[^>]*value="1"', page)
     assert "Engine#1843x" not in page  # passwords are never sent back
@@ -259,7 +339,7 @@ def test_it_offers_exactly_the_states_of_the_providers_countries_file(client):
     with override_settings(COUNTRIES_FILE=str(path)):
         page = client.get(URL, {"country": "US"}).content.decode()
         offered = re.findall(r'<option value="([^"]*)"', page.split('name="state"')[1].split("</select>")[0])
-        assert offered == row["states"]
+        assert offered == ["", *row["states"]]  # "Choose your state or province" first: nothing preselected
         form = SignupForm(
             {**VALID, "country": "US", "state": row["states"][0], "country_code": "1", "phone": "2125551234"}
         )

@@ -20,12 +20,14 @@ def _options(html: str) -> list[str]:
 
 def test_it_lists_the_states_of_the_country_ending_with_other(client):
     html = client.get(URL, {"country": "US"}, headers={"HX-Request": "true"}).content.decode()
-    assert _options(html) == list(countries.states_for("US"))
+    # "Choose your state or province" first: a change of country picks nothing for the customer.
+    assert _options(html) == ["", *countries.states_for("US")]
     assert "California" in _options(html) and _options(html)[-1] == "Other"
+    assert re.search(r'<option value="" selected>Choose your state or province</option>', html)
     assert 'id="state-row"' in html
     assert "<html" not in html
     assert '<label for="id_state">' in html
-    assert '<select name="state" id="id_state">' in html
+    assert re.search(r'<select name="state"[^>]*required[^>]*id="id_state"', html)
 
 
 def test_for_htmx_it_also_sends_the_dialling_prefix_out_of_band(client):
@@ -40,9 +42,22 @@ def test_without_htmx_there_is_no_out_of_band_part(client):
     assert "Bayern" in _options(html)
 
 
-def test_it_keeps_the_chosen_state_when_the_new_country_has_it(client):
+def test_changing_the_country_clears_the_state(client):
+    # Canada used to get Alberta, its first province, without the customer choosing it.
+    html = client.get(URL, {"country": "CA", "state": "Texas"}).content.decode()
+    assert "Alberta" in _options(html)
+    assert re.search(r'<option value="" selected>Choose your state or province</option>', html)
+    assert '<option value="Alberta" selected' not in html
     html = client.get(URL, {"country": "US", "state": "Texas"}).content.decode()
-    assert '<option value="Texas" selected>Texas</option>' in html
+    assert '<option value="Texas" selected>' not in html
+
+
+def test_a_country_without_states_gets_other_chosen(client):
+    from tests.accounts.test_signup import _no_states_country
+
+    code, _, _ = _no_states_country()
+    html = client.get(URL, {"country": code}).content.decode()
+    assert _options(html) == ["Other"] and '<option value="Other" selected>' in html
 
 
 def test_a_state_of_another_country_is_not_kept(client):
@@ -51,10 +66,11 @@ def test_a_state_of_another_country_is_not_kept(client):
     assert "selected" in html
 
 
-def test_an_unknown_or_missing_country_offers_only_other(client):
+def test_an_unknown_or_missing_country_offers_no_state_yet(client):
     for query in ({"country": "XX"}, {}):
         html = client.get(URL, query, headers={"HX-Request": "true"}).content.decode()
-        assert _options(html) == ["Other"]
+        assert _options(html) == [""]
+        assert "Choose your country first" in html
         assert re.search(r'<input[^>]*name="country_code"(?![^>]*value=)[^>]*>', html)
 
 

@@ -72,3 +72,7 @@ def test_a_signup_with_bad_details_shows_every_error_beside_its_field_and_keeps_
     expect(page.get_by_role("heading", name="Create your account")).to_be_visible()
     assert_every_field_labelled(page)
     screenshot("signup-errors")
+
+    # The refused name comes with its English spelling: one press puts it in the field.
+    page.get_by_role("button", name="Use “Grace Hopper”").click()
+    expect(page.get_by_label("Full name")).to_have_value("Grace Hopper")

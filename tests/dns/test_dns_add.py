@@ -169,3 +169,25 @@ def test_dns_found_off_while_checking_the_cname_rule_brings_back_the_button(sign
     order.refresh_from_db()
     assert not order.dns_active
     assert b"Activate DNS" in signed_in.get(response["Location"]).content
+
+
+def test_a_second_spf_record_at_a_host_is_refused_with_the_merged_value(
+    signed_in, active_order, add_record, provider_calls
+):
+    add_record("TXT", "@", "v=spf1 include:zohomail.com ~all")
+    provider_calls.clear()
+    response = post(signed_in, active_order, type="TXT", host="@", value="v=spf1 include:_spf.google.com ~all")
+    body = " ".join(response.content.decode().split())
+    assert "@ already has an SPF record (v=spf1 include:zohomail.com ~all)" in body
+    assert "A name can have only one" in body
+    assert "v=spf1 include:zohomail.com include:_spf.google.com ~all" in body
+    assert records_sent(provider_calls) == 0
+    assert ("TXT", "@", "v=spf1 include:_spf.google.com ~all") not in zone(active_order)
+
+
+def test_other_txt_records_and_spf_on_another_host_are_still_added(signed_in, active_order, add_record):
+    add_record("TXT", "@", "v=spf1 include:zohomail.com ~all")
+    post(signed_in, active_order, type="TXT", host="@", value="google-site-verification=abc")
+    post(signed_in, active_order, type="TXT", host="mail", value="v=spf1 include:_spf.google.com ~all")
+    assert zone_record(active_order, "TXT", "@", "google-site-verification=abc") is not None
+    assert zone_record(active_order, "TXT", "mail", "v=spf1 include:_spf.google.com ~all") is not None

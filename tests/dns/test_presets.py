@@ -77,13 +77,33 @@ def test_apply_adds_each_record_and_reports_it(signed_in, active_order, provider
     assert records_sent(provider_calls) == 2
 
 
-def test_apply_reports_a_refusal_and_carries_on(signed_in, active_order, add_record):
-    add_record("A", "@", "203.0.113.10")
+def test_apply_reports_a_refusal_and_carries_on(signed_in, active_order, monkeypatch):
+    from storefront.gateway import ResellerGateway, ValidationRejected
+
+    original = ResellerGateway.dns_record_add
+
+    def refuse_the_apex(self, **kwargs):
+        if kwargs["host"] == "@":
+            raise ValidationRejected("Duplicate record found", status=400)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(ResellerGateway, "dns_record_add", refuse_the_apex)
     response = signed_in.post(preset_url(active_order, "server"), {"ip": "203.0.113.10", "www": "a"})
     body = response.content.decode()
     assert "Not added" in body
     assert "Duplicate record found" in body
     assert zone_record(active_order, "A", "www", "203.0.113.10") is not None
+
+
+def test_a_record_already_in_the_zone_is_shown_and_not_sent_again(signed_in, active_order, add_record, provider_calls):
+    add_record("A", "@", "203.0.113.10")
+    preview = signed_in.get(preset_url(active_order, "server"), {"ip": "203.0.113.10", "www": "a"}).content.decode()
+    assert "Already there" in preview and "clash" not in preview
+    provider_calls.clear()
+    body = signed_in.post(preset_url(active_order, "server"), {"ip": "203.0.113.10", "www": "a"}).content.decode()
+    assert "Already there" in body and "Not added" not in body
+    assert zone_record(active_order, "A", "www", "203.0.113.10") is not None
+    assert records_sent(provider_calls) == 1  # only www
 
 
 def test_a_record_that_breaks_the_cname_rule_is_shown_and_skipped(signed_in, active_order, add_record, provider_calls):

@@ -90,3 +90,10 @@ def test_orders_cannot_be_edited_by_hand(staff_client, orders):
     assert response.status_code == 403
     order.refresh_from_db()
     assert order.status == "Active"
+
+
+def test_orders_cannot_be_deleted_so_the_list_offers_no_delete_action(staff_client, orders):
+    page = staff_client.get("/admin/domains/order/").content.decode()
+    assert "delete_selected" not in page and "Delete selected" not in page
+    order = next(iter(orders.values()))
+    assert staff_client.get(f"/admin/domains/order/{order.pk}/delete/").status_code == 403

@@ -1,0 +1,9 @@
+"""`/account/`: the customer's own page (outside `/accounts/`, where Django's sign-in and password views live)."""
+
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path("", views.account, name="account"),
+]

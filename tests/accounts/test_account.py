@@ -1,0 +1,62 @@
+"""/account/: the customer's contact (read-only, with why), the way to change the password; signing out."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.django_db
+
+URL = "/account/"
+
+
+def test_anonymous_is_sent_to_sign_in(client):
+    response = client.get(URL)
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/account/"
+
+
+def test_it_shows_the_contact_read_only_and_says_why(client, make_customer):
+    customer = make_customer("ada@example.org", name="Ada Lovelace", company="Analytical Engines Ltd")
+    client.force_login(customer.user)
+    response = client.get(URL)
+    assert response.status_code == 200
+    page = " ".join(response.content.decode().split())
+    for shown in ("Ada Lovelace", "Analytical Engines Ltd", "ada@example.org", "12 St James&#x27;s Square", "London"):
+        assert shown in page
+    assert "United Kingdom" in page and "+44 2079460000" in page
+    assert "registrant contact" in page and "offers no way to update them" in page
+    # Read-only: nothing to submit the contact with.
+    assert 'name="name"' not in page and 'name="address"' not in page
+
+
+def test_it_links_to_change_the_password(client, make_customer):
+    client.force_login(make_customer().user)
+    assert 'href="/accounts/password/change/"' in client.get(URL).content.decode()
+
+
+def test_it_shows_no_placeholder_sections(client, make_customer):
+    client.force_login(make_customer().user)
+    page = client.get(URL).content.decode()
+    assert "Security" not in page and "Billing" not in page and "coming" not in page.lower()
+
+
+def test_a_staff_sign_in_without_a_customer_record_gets_the_page(client):
+    staff = get_user_model().objects.create_superuser("staff@example.org", "staff@example.org", "Staff#12345")
+    client.force_login(staff)
+    page = client.get(URL).content.decode()
+    assert "staff@example.org" in page and "no customer contact" in page
+
+
+def test_the_header_links_to_the_account_page_when_signed_in(client, make_customer):
+    assert 'href="/account/"' not in client.get("/").content.decode()
+    client.force_login(make_customer().user)
+    assert 'href="/account/"' in client.get("/").content.decode()
+
+
+def test_signing_out_says_so_on_the_home_page(client, make_customer):
+    client.force_login(make_customer().user)
+    response = client.post("/accounts/logout/", follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert "You are signed out." in response.content.decode()
+    assert "_auth_user_id" not in client.session
