@@ -67,7 +67,9 @@ def fallback_availability(term: str) -> list[DomainResult]:
     label, _, typed_tld = normalise_term(term).partition(".")
     label = _LABEL_JUNK.sub("", label).strip("-")[:63]
     if not label:
-        raise ValidationRejected("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
+        raise ValidationRejected(
+            message="Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com."
+        )
     tlds = [typed_tld] if typed_tld else []
     tlds += [tld for tld in FALLBACK_TLDS if tld != typed_tld]
     results = _single_flight(
