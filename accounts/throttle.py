@@ -36,30 +36,51 @@ def _limits(email: str, address: str) -> list[tuple[str, int]]:
     return limits
 
 
+def _window(key: str, *, open_now: float | None = None) -> tuple[float, str] | None:
+    """The key's open window: when it opened, and the name of its counter. `open_now` opens one if none is."""
+    opened = cache.get(f"{key}:opened")
+    if opened is None and open_now is not None:
+        cache.add(f"{key}:opened", open_now, timeout=WINDOW)  # of concurrent openers, only the first wins
+        opened = cache.get(f"{key}:opened", open_now)
+    if opened is None:
+        return None
+    # One counter per window, named after its opening: a new window never inherits an old count.
+    return float(opened), f"{key}:count:{round(float(opened) * 1000)}"
+
+
 def locked_for(*, email: str, address: str) -> int:
     """Seconds until sign-in may be tried again for this account or address; 0 when not locked."""
     now = _now()
     wait = 0.0
     for key, limit in _limits(email, address):
-        entry = cache.get(key)
-        if entry and entry["count"] >= limit:
-            wait = max(wait, entry["opened"] + WINDOW - now)
+        window = _window(key)
+        if window is not None and (cache.get(window[1]) or 0) >= limit:
+            wait = max(wait, window[0] + WINDOW - now)
     return max(0, math.ceil(wait))
 
 
 def record_failure(*, email: str, address: str) -> None:
+    """Count one failure atomically: concurrent failures from many threads or processes are all counted.
+
+    `cache.add` opens the window and creates its counter (only the first of concurrent callers succeeds) and
+    `cache.incr` counts in the cache itself, so no read-modify-write can lose a count.
+    """
     now = _now()
     for key, _limit in _limits(email, address):
-        entry = cache.get(key)
-        if not entry or entry["opened"] + WINDOW <= now:
-            entry = {"opened": now, "count": 0}
-        entry["count"] += 1
-        cache.set(key, entry, timeout=max(1, math.ceil(entry["opened"] + WINDOW - now)))
+        window = _window(key, open_now=now)
+        assert window is not None
+        opened, counter = window
+        timeout = max(1, math.ceil(opened + WINDOW - now)) + 60
+        cache.add(counter, 0, timeout=timeout)
+        try:
+            cache.incr(counter)
+        except ValueError:  # the counter expired between add and incr (the window just closed)
+            cache.add(counter, 1, timeout=timeout)
 
 
 def clear_account(*, email: str) -> None:
     """A successful sign-in forgives the account's failures (not the address's: others may share it)."""
-    cache.delete(_key("account", email))
+    cache.delete(f"{_key('account', email)}:opened")
 
 
 def minutes(seconds: int) -> int:

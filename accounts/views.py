@@ -22,7 +22,8 @@ from accounts import services, throttle
 from accounts.forms import EmailAuthenticationForm, SignupForm, initial_state
 from accounts.models import Customer
 from storefront import countries
-from storefront.gateway import GatewayError, RateLimited, ValidationRejected, gateway
+from storefront.gateway import GatewayError, gateway
+from storefront.provider_errors import provider_error, provider_error_status
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import client_address, safe_next
 
@@ -45,11 +46,7 @@ def _login_url(next_url: str) -> str:
 
 
 def _status_for(err: GatewayError) -> int:
-    if isinstance(err, ValidationRejected):
-        return 200
-    if isinstance(err, RateLimited):
-        return 429
-    return 503
+    return provider_error_status(err)
 
 
 @sensitive_post_parameters("password", "password2")
@@ -87,7 +84,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     except services.SignupUnconfirmed as err:
         return render(request, "accounts/signup_unconfirmed.html", {"message": err.message}, status=202)
     except GatewayError as err:
-        form.add_error(None, err.message)
+        form.add_error(None, str(provider_error(err)))
         return _render_signup(request, form, next_url, status=_status_for(err))
 
     # login() keeps the session's data (the cart): it only cycles the session key.
@@ -215,10 +212,12 @@ def panel(request: HttpRequest) -> HttpResponse:
     try:
         issued = gateway().customer_auto_login(email=request.user.email)
     except GatewayError as err:
-        messages.error(request, f"We could not open your control panel: {err.message}")
+        messages.error(request, f"We could not open your control panel. {provider_error(err)}")
         return redirect(back)
     # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
-    return HttpResponseRedirect(f"{settings.RESELLER_PANEL_URL}/auto-login?" + urlencode({"token": issued.token}))
+    return HttpResponseRedirect(
+        f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})
+    )
 
 
 @login_required

@@ -6,20 +6,16 @@ from dataclasses import dataclass
 
 from domains.models import Order
 from storefront.gateway import (
+    DnsNotActive,
     DnsRecord,
     GatewayError,
-    NotFound,
     OutcomeUnknown,
     RecordType,
     ValidationRejected,
     gateway,
 )
 
-
-class DnsNotActive(ValidationRejected):
-    """The provider says DNS is not active for the order (whatever our flag said)."""
-
-    default_message = "DNS is not active for this domain yet."
+__all__ = ["DnsNotActive"]  # re-exported: views catch it from here
 
 
 @dataclass(frozen=True)
@@ -44,27 +40,23 @@ class Outcome:
     action: str = "add"  # add, change or remove: what was asked of the provider
 
 
-def _means_not_active(err: GatewayError) -> bool:
-    text = err.message.lower()
-    return isinstance(err, ValidationRejected | NotFound) and (
-        "not activ" in text or "inactive" in text or "activate dns" in text or "not enabled" in text
-    )
-
-
-def _means_already_active(err: GatewayError) -> bool:
-    return isinstance(err, ValidationRejected) and "already" in err.message.lower()
-
-
 def _call(order: Order, call):
-    """Run one provider call for the order; a "not active" answer clears our flag and raises DnsNotActive."""
+    """Run one provider call for the order, unless DNS is not active for it (nothing can succeed then).
+
+    The provider documents no "not active" text, so our own record of the activation decides.
+    """
+    if not order.dns_active:
+        raise DnsNotActive()
+    return call()
+
+
+def _active_at_provider(order: Order) -> bool:
+    """Whether the provider reads the order's records: how a refused activation is told from "already active"."""
     try:
-        return call()
-    except GatewayError as err:
-        if _means_not_active(err):
-            Order.objects.filter(pk=order.pk).update(dns_active=False)
-            order.dns_active = False
-            raise DnsNotActive(err.message, status=err.status) from err
-        raise
+        gateway().dns_records(order_id=order.order_id, record_type="NS")
+    except GatewayError:
+        return False
+    return True
 
 
 def dns_activate(*, order: Order) -> bool:
@@ -80,12 +72,13 @@ def dns_activate(*, order: Order) -> bool:
     try:
         gateway().dns_activate(order_id=order.order_id)
     except GatewayError as err:
-        if not _means_already_active(err):
-            # Released even when the outcome is unknown: activating again is harmless (the provider then
-            # answers that it is already active), while a stuck flag would hide the button for good.
-            Order.objects.filter(pk=order.pk).update(dns_active=False)
-            order.dns_active = False
-            raise
+        if isinstance(err, ValidationRejected) and _active_at_provider(order):
+            return False  # refused because it already was active (the flag stays claimed)
+        # Released even when the outcome is unknown: activating again is harmless (the provider then
+        # refuses and the records read above tells us it is active), while a stuck flag would hide the button.
+        Order.objects.filter(pk=order.pk).update(dns_active=False)
+        order.dns_active = False
+        raise
     # A records read that raced the activation may have cleared the flag meanwhile.
     Order.objects.filter(pk=order.pk).update(dns_active=True)
     order.dns_active = True
@@ -93,7 +86,17 @@ def dns_activate(*, order: Order) -> bool:
 
 
 def records_list(*, order: Order, record_type: RecordType) -> list[DnsRecord]:
-    records = _call(order, lambda: gateway().dns_records(order_id=order.order_id, record_type=record_type))
+    """The order's records of one type. Raises DnsNotActive (and clears our flag) when the provider turns the
+    read away with anything but its one documented refusal (`Invalid order ID`, NotFound): by the contract a
+    read fails only for a foreign order or before activation, so activation is what is missing."""
+    try:
+        records = _call(order, lambda: gateway().dns_records(order_id=order.order_id, record_type=record_type))
+    except ValidationRejected as err:
+        if type(err) is not ValidationRejected:
+            raise
+        Order.objects.filter(pk=order.pk).update(dns_active=False)
+        order.dns_active = False
+        raise DnsNotActive(err.provider_message, status=err.status) from err
     return sorted(records, key=lambda r: (r.host not in ("@", ""), r.host, r.priority or 0, r.value))
 
 

@@ -26,10 +26,8 @@ from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
     DnsRecord,
     GatewayError,
-    OutcomeUnknown,
-    RateLimited,
-    Unavailable,
 )
+from storefront.provider_errors import provider_error, provider_error_status
 
 # `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
 _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
@@ -46,20 +44,12 @@ def _record_type(raw: str | None) -> str:
 
 
 def _error_status(request: HttpRequest, err: GatewayError) -> int:
-    if _fragment(request):
-        return 200  # htmx swaps only successful answers; the message is in the fragment
-    if isinstance(err, RateLimited):
-        return 429
-    if isinstance(err, Unavailable):
-        return 503
-    return 200
+    return provider_error_status(err, fragment=_fragment(request))
 
 
 def _provider_message(err: GatewayError) -> str:
-    if isinstance(err, OutcomeUnknown):
-        # The change may or may not have been made: sending it again blindly could duplicate it.
-        return f"{err.message} Check the list of records before trying again."
-    return err.message
+    # An unknown outcome says to check first: sending a change again blindly could duplicate it.
+    return str(provider_error(err, check="the list of records"))
 
 
 def _editor_url(order: Order, record_type: str) -> str:
@@ -116,7 +106,7 @@ def _editor(
         except DnsNotActive:
             pass  # the flag is now off: the activate button shows again
         except GatewayError as err:
-            context["records_error"] = err.message
+            context["records_error"] = provider_error(err, what="read the records")
             status = max(status, _error_status(request, err))
     template = "dns/_editor.html" if _fragment(request) else "dns/records.html"
     return render(request, template, context, status=status)
@@ -155,7 +145,9 @@ def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
     try:
         activated = services.dns_activate(order=order)
     except GatewayError as err:
-        return _editor(request, order, "A", error=err.message, status=_error_status(request, err))
+        return _editor(
+            request, order, "A", error=provider_error(err, what="activate DNS"), status=_error_status(request, err)
+        )
     notice = "DNS is active. You can add records now." if activated else "DNS was already active."
     return _done(request, order, "A", notice)
 

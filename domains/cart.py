@@ -4,15 +4,12 @@
 JSON-safe: `{"duration": int, "currency": str, "register": "12.99", "renew": "14.99",
 "is_free_first_year": bool, "summary": str, "min_term": int}`. Prices are kept as strings and read as Decimal.
 
-Minimum terms: MetaSearch has no minimum-term field. We take the larger of two hints: the price summary (the
-provider writes "(2-year minimum)" there) and what an earlier registration of the same TLD was refused for
-(`known_min_term`, read from the provider's "minimum" messages we recorded). Checkout also raises a line's
-minimum after such a refusal, so the customer picks a valid term next time.
+Minimum terms: MetaSearch has no minimum-term field; the provider's price list does (a TLD has no register
+price below its minimum), so a line's minimum comes from `domains.terms.register_min_term`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -20,6 +17,7 @@ from typing import Any
 
 from django.contrib.sessions.backends.base import SessionBase
 
+from domains.terms import register_min_term
 from storefront.gateway import MetaSearchResult
 
 SESSION_KEY = "cart"
@@ -27,9 +25,6 @@ MIN_DURATION = 1
 MAX_DURATION = 10
 # Bounds the provider calls a checkout makes (one price check and one registration per line).
 MAX_LINES = 20
-
-_SUMMARY_MIN_TERM = re.compile(r"(\d+)[- ]year minimum", re.IGNORECASE)
-_MESSAGE_YEARS = re.compile(r"(\d+)\s*[- ]?\s*years?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -96,7 +91,7 @@ def line_from_result(result: MetaSearchResult, *, duration: int = 0, min_term: i
     """A cart line for an available MetaSearch row (the caller has checked it is available and priced)."""
     assert result.pricing is not None
     pricing = result.pricing
-    min_term = max(min_term, summary_min_term(pricing.summary), known_min_term(result.tld or _tld(result)))
+    min_term = max(min_term, register_min_term(result.tld or _tld(result)))
     return CartLine(
         domain_name=result.domain_name.lower(),
         duration=min(max(duration, min_term, MIN_DURATION), MAX_DURATION),
@@ -120,28 +115,6 @@ def format_money(amount: Decimal, currency: str) -> str:
 
 def format_totals(totals: dict[str, Decimal]) -> list[str]:
     return [format_money(amount, currency) for currency, amount in totals.items()]
-
-
-def summary_min_term(summary: str) -> int:
-    match = _SUMMARY_MIN_TERM.search(summary or "")
-    return int(match.group(1)) if match else 1
-
-
-def min_term_from_message(message: str, *, refused_duration: int) -> int:
-    """The minimum term a provider's refusal names, or one more year than the refused term if it names none."""
-    # It was refused at `refused_duration`, so the minimum is above it whatever the message says.
-    named = [int(n) for n in _MESSAGE_YEARS.findall(message or "") if 1 <= int(n) <= MAX_DURATION]
-    return min(max([*named, refused_duration + 1]), MAX_DURATION)
-
-
-def known_min_term(tld: str) -> int:
-    """The largest minimum term the provider has told us about for this TLD (1 when it never refused one)."""
-    from domains.models import Registration  # the cart module stays importable without the app registry
-
-    refusals = Registration.objects.filter(failure_kind="minimum_term", domain_name__iendswith=f".{tld}").values_list(
-        "provider_message", "duration"
-    )[:20]
-    return max([min_term_from_message(message, refused_duration=d) for message, d in refusals] or [1])
 
 
 class Cart:

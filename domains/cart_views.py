@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST, require_safe
 from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, format_totals, line_from_result
 from domains.search import metasearch_cached
 from storefront.gateway import GatewayError, MetaSearchResult
+from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
@@ -93,7 +94,7 @@ def cart_add(request: HttpRequest) -> HttpResponse:
     try:
         row = _lookup(name)
     except GatewayError as err:
-        return _added(request, ok=False, message=err.message, domain_name=name)
+        return _added(request, ok=False, message=provider_error(err), domain_name=name)
     problem = _why_not_buyable(name, row)
     if problem:
         return _added(request, ok=False, message=problem, domain_name=name)

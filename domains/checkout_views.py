@@ -23,10 +23,12 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
 from domains import services
-from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total, min_term_from_message
+from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
+from domains.terms import register_min_term
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
+from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 
 SESSION_KEY = "checkout"
@@ -88,11 +90,11 @@ def _review(request: HttpRequest) -> HttpResponse:
     changes: list[Change] = []
     if customer is not None:
         changes += _drop_already_bought(basket, customer)
-    error = ""
+    error: str | ProviderError = ""
     try:
         changes += _recheck(basket)
     except GatewayError as err:
-        error = err.message
+        error = provider_error(err, what="check the latest prices")
     lines = basket.lines()
 
     can_buy = bool(lines) and not error and customer is not None and customer.customer_id is not None
@@ -233,7 +235,7 @@ def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, A
 
 
 def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
-    """Bought lines leave the cart; failed ones stay, with a learned minimum term applied.
+    """Bought lines leave the cart; failed ones stay, a line refused for its term raised to the TLD's minimum.
 
     A line whose answer was lost leaves the cart too: it may well be registered, so the customer is not invited
     to buy it again while it is being confirmed (the follow-up email says how it settled).
@@ -247,8 +249,7 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
         elif registration.failure_kind == services.MINIMUM_TERM:
             line = basket.get(registration.domain_name)
             if line is not None:
-                minimum = min_term_from_message(registration.provider_message, refused_duration=registration.duration)
-                minimum = max(minimum, line.min_term)
+                minimum = max(register_min_term(line.tld), line.min_term)
                 basket.put(replace(line, min_term=minimum, duration=max(line.duration, minimum)))
 
 

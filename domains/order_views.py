@@ -27,10 +27,11 @@ from accounts.models import Customer
 from domains import orders as services
 from domains.models import Order
 from domains.ownership import get_order_for_user
-from storefront.gateway import GatewayError, OutcomeUnknown, Unauthorized, Unavailable
+from storefront import provider_errors
+from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
+from storefront.provider_errors import ProviderError
 from storefront.ratelimit import rate_limit
 
-PROVIDER_DOWN = "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
 RENEW_TOKENS_KEPT = 5
@@ -110,12 +111,8 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
     return get_order_for_user(request.user, order_id)
 
 
-def _explain(err: GatewayError, what: str) -> str:
-    """What to tell the customer. A refusal carries the provider's own reason (a balance, a minimum term); an
-    outage carries a server's words ("Server Error.") that the customer cannot act on, so it gets ours."""
-    if isinstance(err, (Unavailable, Unauthorized)):
-        return PROVIDER_DOWN.format(what=what)
-    return err.message
+def _explain(err: GatewayError, what: str) -> ProviderError:
+    return provider_errors.provider_error(err, what=what)
 
 
 def _customer_for(user: AbstractBaseUser) -> Customer | None:
@@ -155,10 +152,10 @@ def _render_detail(
     order: Order,
     *,
     renew_form: RenewForm | None = None,
-    renew_error: str = "",
+    renew_error: str | ProviderError = "",
     transfer_form: TransferCodeForm | None = None,
     transfer_code: str = "",
-    transfer_error: str = "",
+    transfer_error: str | ProviderError = "",
     status: int = 200,
 ) -> HttpResponse:
     """The domain page, from the provider's current view of the order (our copy if it cannot be asked)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import math
 import time
 from collections.abc import Iterable
@@ -22,7 +23,17 @@ from django.utils import timezone
 from accounts.models import Customer
 from domains.models import Order, Registration
 from domains.search import metasearch_cached
-from storefront.gateway import GatewayError, OrderPage, OutcomeUnknown, Pricing, TransferCode, gateway
+from domains.terms import renew_min_term
+from storefront.gateway import (
+    GatewayError,
+    MinimumTerm,
+    OrderPage,
+    OutcomeUnknown,
+    Pricing,
+    RenewalRefused,
+    TransferCode,
+    gateway,
+)
 from storefront.gateway import Order as ProviderOrder
 
 ORDERS_CACHE_SECONDS = 30
@@ -43,6 +54,8 @@ STATUS_INFO: dict[str, tuple[str, str]] = {
     ),
     Order.EXPIRED: ("badge-bad", "The registration has lapsed. Renew it to keep the domain."),
 }
+
+logger = logging.getLogger(__name__)
 
 
 def _now() -> dt.datetime:
@@ -327,6 +340,10 @@ def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
             raise RenewRefused(
                 "This domain is pending deletion: it must be restored, not renewed. Please contact support."
             )
+        minimum = renew_min_term(order.domain_name.partition(".")[2])
+        if duration < minimum:
+            # Known from the price list: the provider's refusal ("Failed to renew the domain order") would not say.
+            raise MinimumTerm(years=minimum)
         ack = gateway().domain_renew(
             order_id=order.order_id, duration=duration, expiry_timestamp=current.expiry_timestamp
         )
@@ -335,9 +352,11 @@ def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
         cache.set(key, _TOKEN_UNKNOWN, RENEW_TOKEN_SECONDS)
         orders_cache_invalidate(customer=order.customer)
         raise
-    except Exception:
+    except Exception as err:
         # Certainly not renewed: the same form may be sent again.
         cache.delete(key)
+        if isinstance(err, RenewalRefused):
+            logger.error("renew order %s refused by the provider: %r", order.order_id, err.provider_message)
         raise
     cache.set(key, _TOKEN_DONE, RENEW_TOKEN_SECONDS)
     orders_cache_invalidate(customer=order.customer)
@@ -368,7 +387,7 @@ def renew_pricing(*, domain_name: str) -> Pricing | None:
     if exact is not None:
         return exact.pricing
     # Premium rows carry a premium price, not the TLD's.
-    standard = next((r for r in rows if r.available), None)
+    standard = next((r for r in rows if r.sellable), None)
     return standard.pricing if standard else None
 
 

@@ -132,7 +132,9 @@ def fallback_availability(term: str) -> list[DomainResult]:
     label, _, typed_tld = normalise_term(term).partition(".")
     label = _LABEL_JUNK.sub("", label).strip("-")[:63]
     if not label:
-        raise ValidationRejected("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
+        raise ValidationRejected(
+            message="Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com."
+        )
     sold = partner_tlds()
     tlds = [typed_tld] if typed_tld in sold else []
     tlds += [tld for tld in sold if tld != typed_tld]

@@ -23,11 +23,17 @@ from django.utils import timezone
 from accounts.models import Customer
 from domains.cart import CartLine
 from domains.models import Order, Registration
+from domains.terms import register_min_term
 from storefront.gateway import (
     GatewayError,
+    MetaSearchResult,
+    MinimumTerm,
+    NameUnavailable,
     NotFound,
     OutcomeUnknown,
+    PremiumName,
     RateLimited,
+    RegistrationRefused,
     Unauthorized,
     Unavailable,
     ValidationRejected,
@@ -89,22 +95,6 @@ def unknown_limit() -> dt.timedelta:
 
 def _watch_period() -> dt.timedelta:
     return dt.timedelta(days=settings.REGISTRATION_WATCH_DAYS)
-
-
-def classify_refusal(message: str) -> str:
-    """The failure kind of a refused registration, from the provider's message (the only signal it gives)."""
-    text = message.lower()
-    if "premium" in text:
-        return PREMIUM
-    if "settlement" in text or "balance" in text or "billing" in text or "insufficient" in text:
-        return BILLING
-    if "minimum" in text:
-        return MINIMUM_TERM
-    if "invalid customer" in text:
-        return INVALID_CUSTOMER
-    if "unable to register" in text or "not available" in text or "unavailable" in text or "taken" in text:
-        return UNAVAILABLE
-    return REJECTED
 
 
 # --- Placing ------------------------------------------------------------------------------------------------
@@ -214,17 +204,24 @@ def _register(registration: Registration) -> Registration:
         logger.warning("register %s: outcome unknown (%s), to be reconciled", registration.domain_name, err.status)
         return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
     except NotFound as err:
-        return _settle(registration, status=Registration.FAILED, failure_kind=INVALID_CUSTOMER, message=err.message)
+        return _settle(
+            registration,
+            status=Registration.FAILED,
+            failure_kind=INVALID_CUSTOMER,
+            message=err.provider_message or err.message,
+        )
     except ValidationRejected as err:
-        kind = classify_refusal(err.message)
-        if kind == UNAVAILABLE and _is_premium(registration.domain_name):
-            kind = PREMIUM  # the provider refuses premium names with its generic message
-        return _settle(registration, status=Registration.FAILED, failure_kind=kind, message=err.message)
+        kind, refusal = _explain_refusal(registration, err)
+        return _settle(registration, status=Registration.FAILED, failure_kind=kind, message=refusal.provider_message)
     except (Unauthorized, RateLimited, Unavailable) as err:
         # Not OutcomeUnknown (caught above): the request certainly was not acted on, so it may be tried again.
-        return _settle(registration, status=Registration.FAILED, failure_kind=SERVICE, message=err.message)
+        return _settle(
+            registration, status=Registration.FAILED, failure_kind=SERVICE, message=err.provider_message or err.message
+        )
     except GatewayError as err:
-        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=err.message)
+        return _settle(
+            registration, status=Registration.UNKNOWN, failure_kind="", message=err.provider_message or err.message
+        )
     except Exception:
         # A bug of ours after the request may have gone out: hold the domain until the listing says.
         logger.exception("register %s: unexpected error, to be reconciled", registration.domain_name)
@@ -241,12 +238,37 @@ def _register(registration: Registration) -> Registration:
     )
 
 
-def _is_premium(domain_name: str) -> bool:
+def _explain_refusal(registration: Registration, err: ValidationRejected) -> tuple[str, ValidationRejected]:
+    """Why the provider refused: its one documented text ("Unable to register domain") covers a taken name and a
+    failed billing settlement alike, so we find out another way: the TLD's minimum term from the price list,
+    then the name looked up again. What stays unexplained is said honestly and logged for staff."""
+    name, duration = registration.domain_name, registration.duration
+    tld = name.partition(".")[2]
+    minimum = register_min_term(tld, fresh=True)  # a refusal is rare, and the list may have changed
+    if duration < minimum:
+        return MINIMUM_TERM, MinimumTerm(err.provider_message, years=minimum, status=err.status)
+    row = _looked_up_again(name)
+    if row is not None and row.premium:
+        return PREMIUM, PremiumName(err.provider_message, status=err.status)
+    if row is not None and not row.available:
+        return UNAVAILABLE, NameUnavailable(err.provider_message, status=err.status)
+    logger.error(
+        "register %s (%d years) refused by the provider (%r, HTTP %s) with the name free and the term allowed: "
+        "a billing settlement failure is likely; staff must check the partner balance",
+        name,
+        duration,
+        err.provider_message,
+        err.status,
+    )
+    return REJECTED, RegistrationRefused(err.provider_message, status=err.status)
+
+
+def _looked_up_again(domain_name: str) -> MetaSearchResult | None:
     try:
         answer = gateway().metasearch(search_term=domain_name, autosuggest=False, aisuggest=False)
     except GatewayError:
-        return False
-    return any(row.domain_name.lower() == domain_name and row.premium for row in answer.results)
+        return None
+    return next((row for row in answer.results if row.domain_name.lower() == domain_name.lower()), None)
 
 
 def _settle(
@@ -444,7 +466,7 @@ _OUTCOMES = {
     SERVICE: ("Not placed", "warn", "The domain service could not take the order. Nothing was bought; try again."),
     ALREADY_YOURS: ("Already yours", "ok", "This domain is already in your account."),
     IN_PROGRESS: ("Already in progress", "warn", "Another checkout of yours is registering it."),
-    REJECTED: ("Not registered", "bad", "The domain service refused it."),
+    REJECTED: ("Not registered", "bad", RegistrationRefused.default_message),
 }
 
 

@@ -1,11 +1,13 @@
-"""Deployment checks of our own (`manage.py check --deploy`), beside Django's."""
+"""System checks of our own: configuration that would otherwise fail quietly in production (`check --deploy`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import Error, Tags, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+from storefront.gateway import key_environment
 
 # Caches that live inside one process: with several gunicorn workers each would count limits and hold one-time
 # claims on its own.
@@ -16,7 +18,7 @@ _PER_PROCESS_CACHES = (
 
 
 @register(Tags.caches, deploy=True)
-def shared_cache(app_configs: Any, **kwargs: Any) -> list[Error]:
+def shared_cache(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     backend = settings.CACHES["default"]["BACKEND"]
     if settings.DEBUG or backend not in _PER_PROCESS_CACHES:
         return []
@@ -30,7 +32,7 @@ def shared_cache(app_configs: Any, **kwargs: Any) -> list[Error]:
 
 
 @register(deploy=True)
-def real_email(app_configs: Any, **kwargs: Any) -> list[Error]:
+def real_email(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     if settings.DEBUG or settings.EMAIL_BACKEND != "django.core.mail.backends.dummy.EmailBackend":
         return []
     return [
@@ -38,5 +40,22 @@ def real_email(app_configs: Any, **kwargs: Any) -> list[Error]:
             "EMAIL_URL discards every email: customers would get no password resets or confirmations.",
             hint="Set EMAIL_URL to your mail service, e.g. smtp+tls://user:pass@smtp.example.com:587.",
             id="storefront.E002",
+        )
+    ]
+
+
+@register("storefront", deploy=True)
+def live_key_without_countries_file(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """A live key signs customers up at the real provider, which checks states against its own list."""
+    if key_environment(settings.RESELLER_API_KEY) != "live" or settings.COUNTRIES_FILE:
+        return []
+    return [
+        Warning(
+            "A live provider key is configured but COUNTRIES_FILE is not set.",
+            hint=(
+                "Point COUNTRIES_FILE at the provider's countries-and-states JSON, so signup offers exactly the "
+                "states the provider accepts; the built-in list may differ and signups would then be refused."
+            ),
+            id="storefront.W001",
         )
     ]

@@ -186,6 +186,20 @@ RESELLER_MAX_CONCURRENT_CALLS = env.int("RESELLER_MAX_CONCURRENT_CALLS", default
 RESELLER_BREAKER_FAILURES = env.int("RESELLER_BREAKER_FAILURES", default=5)
 RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)
 
+# --- The provider: spellings, MetaSearch key, rate limits ------------------------------------------------------
+# The provider's docs write the base URL with and without /api/v1, and MetaSearch's with /v1/search: both work.
+RESELLER_BASE_URL = RESELLER_BASE_URL.strip().rstrip("/").removesuffix("/api/v1").rstrip("/")
+RESELLER_METASEARCH_URL = RESELLER_METASEARCH_URL.strip().rstrip("/").removesuffix("/v1/search").rstrip("/")
+# MetaSearch may use a token of its own (the provider's demo does); empty: the main key (the gateway decides).
+RESELLER_METASEARCH_KEY = env.str("RESELLER_METASEARCH_KEY", default="")
+if not RESELLER_SANDBOX and not RESELLER_PANEL_URL:
+    # Without it the control-panel hand-off would redirect to our own /auto-login?token=…
+    raise ImproperlyConfigured("With RESELLER_SANDBOX off, set RESELLER_PANEL_URL (https://<you>.namify.tech).")
+# The provider's documented limits per key, across all our instances (counted in the shared cache): requests
+# per second for search (MetaSearch, availability, suggestions) and for everything else. 0: no limit.
+RESELLER_SEARCH_RATE_LIMIT = env.int("RESELLER_SEARCH_RATE_LIMIT", default=50)
+RESELLER_RATE_LIMIT = env.int("RESELLER_RATE_LIMIT", default=10)
+
 # --- Retail prices (pricing/) ---------------------------------------------------------------------------------
 # The default rule over the provider's cost, for every TLD and operation staff have no rule for in the admin:
 # cost + PRICE_MARKUP_PERCENT % + PRICE_MARKUP_FIXED per year (in STORE_CURRENCY), then PRICE_ROUNDING

@@ -138,7 +138,7 @@ def test_duration_must_be_1_to_10_years(api, customer_id, duration):
     response = register(api, customer_id, duration=duration)
     assert response.status_code == 422
     assert response.json()["status"] == "ERROR"
-    assert "between 1 and 10" in response.json()["message"]
+    assert response.json()["message"] == "Unable to register domain"  # the one documented register refusal
 
 
 def test_ten_years_is_allowed(api, customer_id):
@@ -148,7 +148,7 @@ def test_ten_years_is_allowed(api, customer_id):
 def test_minimum_term_is_enforced(api, customer_id):
     response = register(api, customer_id, "brandnew.ai", duration=1)
     assert response.status_code == 422
-    assert response.json() == {"status": "ERROR", "message": "Minimum registration term for .ai is 2 years"}
+    assert response.json() == {"status": "ERROR", "message": "Unable to register domain"}
     assert register(api, customer_id, "brandnew.ai", duration=2).status_code == 200
 
 
@@ -156,7 +156,7 @@ def test_insufficient_balance_registers_nothing(api, customer_id, partner):
     Partner.objects.filter(pk=partner.pk).update(test_balance=Decimal("5.00"))
     response = register(api, customer_id)
     assert response.status_code == 422
-    assert response.json() == {"status": "ERROR", "message": "Billing settlement failed: insufficient balance"}
+    assert response.json() == {"status": "ERROR", "message": "Unable to register domain"}
     assert balance(partner) == Decimal("5.00")
     assert not DomainOrder.objects.filter(status__in=DomainOrder.LISTED).exists()
     assert api.get("/api/v1/domains/availability", {"search_term": "brandnew"}).json()["results"][0]["available"]
@@ -165,7 +165,7 @@ def test_insufficient_balance_registers_nothing(api, customer_id, partner):
 def test_live_environment_settles_against_the_live_balance(live_api, make_customer, partner):
     customer = make_customer(client=live_api)
     response = register(live_api, customer)
-    assert response.json()["message"] == "Billing settlement failed: insufficient balance"
+    assert response.json()["message"] == "Unable to register domain"
     Partner.objects.filter(pk=partner.pk).update(live_balance=Decimal("100.00"))
     assert register(live_api, customer).status_code == 200
     partner.refresh_from_db()
@@ -301,7 +301,7 @@ def test_renew_duration_is_1_to_9(api, customer_id, duration):
     order_id = order_id_of(api, customer_id)
     response = renew(api, order_id, duration, current_expiry(order_id))
     assert response.status_code == 422
-    assert "between 1 and 9" in response.json()["message"]
+    assert response.json()["message"] == "Failed to renew the domain order"
     assert renew(api, order_id, 9, current_expiry(order_id)).status_code == 200
 
 
@@ -327,7 +327,7 @@ def test_renew_settles_first(api, customer_id, partner):
     Partner.objects.filter(pk=partner.pk).update(test_balance=Decimal("1.00"))
     response = renew(api, order_id, 1, expiry)
     assert response.status_code == 422
-    assert response.json()["message"] == "Billing settlement failed: insufficient balance"
+    assert response.json()["message"] == "Failed to renew the domain order"
     assert current_expiry(order_id) == expiry
 
 
@@ -335,7 +335,7 @@ def test_renew_minimum_term(api, customer_id):
     order_id = order_id_of(api, customer_id, "brandnew.ai", duration=2)
     response = renew(api, order_id, 1, current_expiry(order_id))
     assert response.status_code == 422
-    assert response.json()["message"] == "Minimum renewal term for .ai is 2 years"
+    assert response.json()["message"] == "Failed to renew the domain order"
 
 
 def test_an_expired_order_can_be_renewed(api, customer_id):

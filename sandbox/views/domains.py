@@ -20,7 +20,9 @@ PAGE_SIZE = 10
 INVALID_CUSTOMER = "Invalid customer ID"
 INVALID_ORDER = "Invalid order ID"
 UNABLE = "Unable to register domain"
-INSUFFICIENT = "Billing settlement failed: insufficient balance"
+# The provider documents one register refusal text for a taken name and a failed settlement alike.
+INSUFFICIENT = UNABLE
+RENEW_FAILED = "Failed to renew the domain order"
 
 
 class Refused(Exception):
@@ -101,7 +103,7 @@ def register(request: HttpRequest, ctx: Context) -> JsonResponse:
 
 def _register(ctx: Context, customer: Customer, domain_name: str, duration: int | None) -> DomainOrder:
     if duration is None or not 1 <= duration <= 10:
-        raise Refused("The duration must be between 1 and 10 years")
+        raise Refused(UNABLE)
     sld, _, tld_name = domain_name.partition(".")
     if not domain_name or len(domain_name) > 80 or not LABEL.match(sld):
         raise Refused(UNABLE)
@@ -110,7 +112,7 @@ def _register(ctx: Context, customer: Customer, domain_name: str, duration: int 
     if entry is None:
         raise Refused(UNABLE)
     if duration < entry.min_term:
-        raise Refused(f"Minimum registration term for .{entry.tld} is {entry.min_term} years")
+        raise Refused(UNABLE)
     if not catalogue.check_one(sld, entry).available:
         raise Refused(UNABLE)
     amount = entry.register_cost(duration)
@@ -176,16 +178,16 @@ def renew(request: HttpRequest, ctx: Context) -> JsonResponse:
         return error(INVALID_ORDER)
     duration = as_int(data.get("duration"))
     if duration is None or not 1 <= duration <= 9:
-        return error("The duration must be between 1 and 9 years")
+        return error(RENEW_FAILED)
     if as_int(data.get("expiry_timestamp")) != order.expiry_timestamp:
         return error("Invalid current expiry timestamp")
     if order.status == DomainOrder.PENDING_DELETE:
-        return error("Failed to renew the domain order")
+        return error(RENEW_FAILED)
     entry = Catalogue(ctx.partner, ctx.environment).tld(order.domain_name.partition(".")[2])
     if entry is None:
-        return error("Failed to renew the domain order")
+        return error(RENEW_FAILED)
     if duration < entry.min_term:
-        return error(f"Minimum renewal term for .{entry.tld} is {entry.min_term} years")
+        return error(RENEW_FAILED)
     try:
         with transaction.atomic():
             _settle(ctx.partner, ctx.environment, entry.renew_cost(duration))
@@ -197,7 +199,8 @@ def renew(request: HttpRequest, ctx: Context) -> JsonResponse:
                 locked.status = DomainOrder.ACTIVE
             locked.save(update_fields=["expires_at", "status"])
     except Refused as refusal:
-        return error(refusal.message)
+        # A failed settlement is the register text elsewhere; a renewal says its own documented text.
+        return error(RENEW_FAILED if refusal.message == INSUFFICIENT else refusal.message)
     return success("Domain order renewed")
 
 

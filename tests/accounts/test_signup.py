@@ -12,7 +12,7 @@ from django.test import override_settings
 from accounts.forms import SignupForm
 from accounts.models import Customer
 from storefront import countries
-from storefront.gateway import RateLimited, ResellerGateway, Unauthorized, ValidationRejected, gateway
+from storefront.gateway import InvalidDetails, RateLimited, ResellerGateway, Unauthorized, gateway
 from tests.sandbox_control import session_sandbox
 
 from .conftest import VALID
@@ -419,16 +419,17 @@ def test_a_refused_key_shows_the_message_keeps_the_details_and_leaves_nothing(cl
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_provider_rejection_shows_its_message_and_keeps_the_details(client, seeded, monkeypatch):
+def test_a_provider_rejection_shows_our_sentence_and_keeps_the_details(client, seeded, monkeypatch):
     # Our form is stricter than the provider, so the sandbox cannot be made to refuse valid details.
     def refuse(self, **kwargs):
-        raise ValidationRejected("Signup Failed, please ensure that all the fields are valid and in English")
+        raise InvalidDetails("Signup Failed, please ensure that all the fields are valid and in English", status=500)
 
     monkeypatch.setattr(ResellerGateway, "customer_signup", refuse)
     response = _post(client, name="Grace Hopper")
     assert response.status_code == 200
     page = response.content.decode()
-    assert "Signup Failed, please ensure that all the fields are valid and in English" in page
+    assert InvalidDetails.default_message in page
+    assert "Signup Failed" not in page  # the provider's text is for staff
     assert 'value="Grace Hopper"' in page and 'value="ada@example.org"' in page
     assert "Engine#1843x" not in page
     assert not User.objects.exists()

@@ -146,7 +146,7 @@ def test_a_duplicate_is_refused_by_the_provider_and_shown_with_the_input(signed_
     response = post(signed_in, active_order, type="A", host="www", value="203.0.113.10", ttl="900")
     body = response.content.decode()
     assert response.status_code == 200
-    assert "Duplicate record found" in body
+    assert "This DNS record already exists." in body  # the gateway's sentence for the documented text
     assert 'value="203.0.113.10"' in body
     assert 'value="900"' in body
     assert len([r for r in zone(active_order) if r == ("A", "www", "203.0.113.10")]) == 1

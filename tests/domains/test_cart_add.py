@@ -52,7 +52,7 @@ def test_a_free_first_year_is_kept(client, seeded_partner):
     assert cart_of(client)[name]["is_free_first_year"] is True
 
 
-def test_the_minimum_term_in_the_price_summary_sets_the_line_minimum(client, seeded_partner):
+def test_the_minimum_term_in_the_price_list_sets_the_line_minimum(client, seeded_partner):
     name = fresh("ai")
     client.post("/cart/add/", {"domain_name": name})
     assert cart_of(client)[name]["min_term"] == 2

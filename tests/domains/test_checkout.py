@@ -252,17 +252,17 @@ def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partn
     assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
 
 
-def test_a_failed_settlement_fails_as_billing(client, buyer, seeded_partner, sandbox_control):
+def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, seeded_partner, sandbox_control):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_balance(Decimal("0.00"), partner=seeded_partner)
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
-    assert line_of(checkout_id, name).failure_kind == services.BILLING
+    assert line_of(checkout_id, name).failure_kind == services.REJECTED
     assert sandbox_control.listed_orders(name) == 0
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
-    assert "Billing failed" in html
-    assert "Billing settlement failed: insufficient balance" in html
+    assert "you have not been charged and our staff have been told" in html
+    assert "Unable to register domain" not in html  # the provider's text is for staff
     assert name in cart_of(client)
 
 
@@ -284,7 +284,7 @@ def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bough
     name = fresh("ai")
     put_in_cart(client, line(name, register=Decimal("79.99"), renew=Decimal("79.99")))
     checkout_id = review(client).context["checkout_id"]
-    # The review learns the two-year minimum from the price summary and raises the term before anything is bought.
+    # The review learns the two-year minimum from the price list and raises the term before anything is bought.
     assert cart_of(client)[name]["duration"] == 2
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert line_of(checkout_id, name).status == Registration.REGISTERED

@@ -230,13 +230,17 @@ def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer,
     assert "You don't have any domains yet" not in body
 
 
-def test_a_refusal_shows_the_providers_own_message(signed_in, customer):
+def test_a_refusal_shows_our_sentence_and_staff_also_see_the_providers(signed_in, customer):
     customer.customer_id = 1  # unknown at the provider
     customer.save()
 
     response = signed_in.get(URL)
 
-    assert "Invalid customer ID" in response.content.decode()
+    assert "The domain service has no record of this." in response.content.decode()
+    assert "Invalid customer ID" not in response.content.decode()
+    customer.user.is_staff = True
+    customer.user.save()
+    assert "Invalid customer ID" in signed_in.get(URL).content.decode()
 
 
 def test_a_purchase_shows_at_once_even_with_the_listing_cached(signed_in, customer, sandbox_orders):

@@ -190,7 +190,7 @@ def test_a_term_that_sanitises_to_nothing_says_why(client, provider):
         assert response.status_code == 200
         html = response.content.decode()
         assert "We can't search for “!!!”." in html
-        assert "search_term is required and must not be empty after sanitisation" in html
+        assert "Please type a domain name: letters, digits and hyphens" in html  # the gateway's sentence
         assert "result-row" not in html
 
 

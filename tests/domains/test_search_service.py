@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from domains import search
 from domains.search import fallback_availability, metasearch_cached
-from storefront.gateway import RateLimited, ResellerGateway, ValidationRejected, gateway
+from storefront.gateway import RateLimited, ResellerGateway, ValidationRejected, gateway, transport
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,21 +73,28 @@ def test_it_asks_again_once_the_cached_answer_expires(provider, calls):
     assert calls == ["metasearch bluebird", "metasearch bluebird"]
 
 
-def test_it_does_not_cache_errors(provider, calls, sandbox_control):
+def test_it_does_not_cache_errors(provider, calls, monkeypatch, sandbox_control):
     with override_settings(RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
         with sandbox_control.fault(rate_limited=True), pytest.raises(RateLimited):
             metasearch_cached("bluebird")
+        # The provider's Retry-After (2 s) is honoured: the gateway fails fast until it has passed...
+        with pytest.raises(RateLimited):
+            metasearch_cached("bluebird")
+        # ...and then the search is asked afresh, not answered from a cached error.
+        real_time = transport.time.time
+        monkeypatch.setattr(transport.time, "time", lambda: real_time() + 5)
         answer = metasearch_cached("bluebird")
     gateway.cache_clear()
-    assert calls == ["metasearch bluebird", "metasearch bluebird"]
+    assert calls == ["metasearch bluebird"] * 3
     assert answer.hero.domain_name == "bluebird.com"
 
 
 def test_it_raises_the_providers_sanitising_error(provider):
     with pytest.raises(ValidationRejected) as caught:
         metasearch_cached("!!!")
-    assert caught.value.message == "search_term is required and must not be empty after sanitisation"
+    assert caught.value.provider_message == "search_term is required and must not be empty after sanitisation"
+    assert caught.value.message.startswith("Please type a domain name")
 
 
 def test_identical_concurrent_searches_make_one_provider_call(provider, calls, sandbox_control):

@@ -35,6 +35,7 @@ class ScriptedServer:
         self.answers: list[Answer] = []
         self.default = Answer()
         self.seen: list[Seen] = []
+        self.arrivals: list[float] = []  # wall-clock time of each request, for rate tests
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -59,6 +60,7 @@ class ScriptedServer:
                 body = self.rfile.read(length) if length else b""
                 seen = Seen(self.command, self.path, dict(self.headers.items()), body, self.client_address[1])
                 server.seen.append(seen)
+                server.arrivals.append(time.time())
                 answer = server._next_answer()
                 if answer.delay:
                     time.sleep(answer.delay)

@@ -191,14 +191,16 @@ def test_422_with_message_only_shape(client, server):
     server.script(Answer(status=422, body={"message": "The search term field is required."}))
     with pytest.raises(ValidationRejected) as caught:
         client.domain_suggestions(search_term="")
-    assert caught.value.message == "The search term field is required."
+    assert caught.value.provider_message == "The search term field is required."
+    assert "letters, digits and hyphens" in caught.value.message
 
 
 def test_422_with_status_and_message_shape(client, server):
     server.script(Answer(status=422, body={"status": "ERROR", "message": "Unable to register domain"}))
     with pytest.raises(ValidationRejected) as caught:
         client.domain_register(customer_id=1, domain_name="taken.com", duration=1)
-    assert caught.value.message == "Unable to register domain"
+    assert caught.value.provider_message == "Unable to register domain"
+    assert "you have not been charged" in caught.value.message
 
 
 def test_422_invalid_order_id_is_not_found(client, server):
@@ -230,7 +232,8 @@ def test_metasearch_sanitising_error_shape_is_validation_rejected(client, server
     server.script(Answer(status=400, body={"error": message}))
     with pytest.raises(ValidationRejected) as caught:
         client.metasearch(search_term="!!!")
-    assert caught.value.message == message
+    assert caught.value.provider_message == message
+    assert "letters, digits and hyphens" in caught.value.message
 
 
 def test_429_carries_retry_after(client, server):

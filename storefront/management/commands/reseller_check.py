@@ -10,7 +10,7 @@ from storefront.gateway import GatewayError, gateway, key_environment
 
 
 class Command(BaseCommand):
-    help = "Calls the provider's hello endpoint and reports whether the key works, its environment and the round trip."
+    help = "Calls the provider's hello endpoint and MetaSearch: does the key work, its environment, the round trips."
 
     def handle(self, *args: Any, **options: Any) -> None:
         environment = key_environment(settings.RESELLER_API_KEY)
@@ -34,3 +34,13 @@ class Command(BaseCommand):
                 f"Key works: provider answered {hello.message!r} at {hello.server_time} in {elapsed_ms:.0f} ms"
             )
         )
+        self.stdout.write(f"MetaSearch: {settings.RESELLER_METASEARCH_URL}")
+        started = time.perf_counter()
+        try:
+            gateway().metasearch(search_term="example", autosuggest=False, aisuggest=False)
+        except GatewayError as err:
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            said = err.provider_message or err.message
+            raise CommandError(f"MetaSearch not working: {type(err).__name__}: {said} ({elapsed_ms:.0f} ms)") from err
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        self.stdout.write(self.style.SUCCESS(f"MetaSearch works: answered in {elapsed_ms:.0f} ms"))

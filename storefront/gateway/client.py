@@ -1,0 +1,501 @@
+"""The provider client: one method per endpoint of its interface, typed arguments, dataclass results.
+
+Views and services never build provider URLs or read provider status codes; this is the only place the
+provider's keys are read.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any, Literal
+
+import requests
+from django.conf import settings
+from django.core.signals import setting_changed
+
+from storefront import request_stats
+from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
+from storefront.gateway.results import (
+    Ack,
+    AutoLoginToken,
+    CustomerCreated,
+    DnsRecord,
+    DomainResult,
+    Hello,
+    MetaSearch,
+    MetaSearchMeta,
+    OrderPage,
+    PricedSuggestion,
+    PriceList,
+    Registered,
+    TldPrices,
+    TransferCode,
+    _ack,
+    _decimal,
+    _dns_record,
+    _domain_result,
+    _int,
+    _list,
+    _metasearch_result,
+    _order,
+    _price_map,
+    _priced_suggestion,
+    _str,
+)
+from storefront.gateway.transport import (
+    CallSlots,
+    CircuitBreaker,
+    RateGuard,
+    Service,
+    certainly_not_sent,
+    interpret,
+    log_answer,
+    new_session,
+    read_body,
+)
+
+logger = logging.getLogger("storefront.gateway")
+
+RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "SOA"]
+EDITABLE_RECORD_TYPES: tuple[RecordType, ...] = ("A", "AAAA", "CNAME", "MX", "TXT")
+
+
+def normalise_base_url(url: str) -> str:
+    """The provider's root: its docs write the base URL both with and without `/api/v1`; paths add it."""
+    return url.strip().rstrip("/").removesuffix("/api/v1").rstrip("/")
+
+
+def normalise_metasearch_url(url: str) -> str:
+    """MetaSearch's root: the demo's setting holds the whole `…/v1/search`; the client adds that path."""
+    return url.strip().rstrip("/").removesuffix("/v1/search").rstrip("/")
+
+
+class ResellerGateway:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        metasearch_url: str,
+        api_key: str,
+        connect_timeout: float,
+        read_timeout: float,
+        get_retries: int,
+        metasearch_key: str = "",
+        search_read_timeout: float | None = None,
+        max_concurrent_calls: int = 0,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        rate_limit: int = 0,
+        search_rate_limit: int = 0,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.base_url = normalise_base_url(base_url)
+        self.metasearch_url = normalise_metasearch_url(metasearch_url)
+        self._api_key = api_key
+        # The demo gives MetaSearch tokens of its own; whether the main key works there is not documented.
+        self._metasearch_key = metasearch_key or api_key
+        self.timeout = (connect_timeout, read_timeout)
+        # MetaSearch answers while the customer types; when it hangs, the page falls back to the availability
+        # endpoint, so it gets a shorter wait and one retry at most.
+        self.search_timeout = (connect_timeout, search_read_timeout or read_timeout)
+        self.get_retries = get_retries
+        self.session = session or new_session(get_retries=get_retries)
+        self.search_session = session or new_session(get_retries=min(get_retries, 1))
+        # Each service fails on its own: a MetaSearch outage must not stop registrations, and the reverse.
+        self.main = Service(
+            name="main",
+            base_url=self.base_url,
+            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
+            slots=CallSlots(max_concurrent_calls),
+            rate=RateGuard(service="main", api_key=api_key, per_second=rate_limit),
+        )
+        self.search = Service(
+            name="search",
+            base_url=self.metasearch_url,
+            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
+            slots=CallSlots(max_concurrent_calls),
+            rate=RateGuard(service="search", api_key=self._metasearch_key, per_second=search_rate_limit),
+        )
+        # The main interface's search endpoints count against the search limit, but hold main-interface slots.
+        self.main_search = Service(
+            name="main-search",
+            base_url=self.base_url,
+            breaker=self.main.breaker,
+            slots=self.main.slots,
+            rate=RateGuard(service="search", api_key=api_key, per_second=search_rate_limit),
+        )
+        self.breakers = {self.base_url: self.main.breaker, self.metasearch_url: self.search.breaker}
+
+    def __repr__(self) -> str:
+        return f"<ResellerGateway {self.base_url}>"
+
+    @property
+    def is_test_key(self) -> bool:
+        return key_environment(self._api_key) == "test"
+
+    # Health -------------------------------------------------------------------------------------------------
+
+    def hello(self) -> Hello:
+        data = self._get("/api/v1/hello", endpoint="hello")
+        return Hello(server_time=str(data.get("server_time", "")), message=str(data.get("message", "")))
+
+    # Pricing ------------------------------------------------------------------------------------------------
+
+    def pricing(self) -> PriceList:
+        """The partner's cost prices, in USD (the provider quotes no other currency)."""
+        data = self._get("/api/v1/pricing", endpoint="pricing")
+        tlds: dict[str, TldPrices] = {}
+        privacy = None
+        for slug, value in data.items():
+            if slug == "privacy_protection":
+                privacy = _decimal(value)
+            elif isinstance(value, dict) and slug.startswith("dot") and len(slug) > 3:
+                tld = slug.removeprefix("dot")
+                tlds[tld] = TldPrices(
+                    tld=tld,
+                    register=_price_map(value.get("register")),
+                    renew=_price_map(value.get("renew")),
+                    transfer=_price_map(value.get("transfer")),
+                    restore=_price_map(value.get("restore")),
+                )
+        return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
+
+    # Customers ----------------------------------------------------------------------------------------------
+
+    def customer_signup(
+        self,
+        *,
+        name: str,
+        address: str,
+        city: str,
+        state: str,
+        country: str,
+        zipcode: str,
+        country_code: str,
+        phone: str,
+        email: str,
+        password: str,
+        company: str = "",
+    ) -> CustomerCreated:
+        body = {
+            "name": name,
+            "address": address,
+            "city": city,
+            "state": state,
+            "country": country,
+            "zipcode": zipcode,
+            "country_code": country_code,
+            "phone": phone,
+            "email": email,
+            "password": password,
+        }
+        if company:
+            body["company"] = company
+        data = self._send("POST", "/api/v1/customers/signup", body, endpoint="signup")
+        return CustomerCreated(customer_id=_int(data, "customer_id"), message=str(data.get("message", "")))
+
+    def customer_auto_login(self, *, email: str) -> AutoLoginToken:
+        data = self._send("POST", "/api/v1/customers/auto-login", {"email": email}, endpoint="auto-login")
+        return AutoLoginToken(
+            email=str(data.get("email", email)), token=_str(data, "token"), expires_at=str(data.get("expires_at", ""))
+        )
+
+    # Search -------------------------------------------------------------------------------------------------
+
+    def domain_availability(self, *, search_terms: str | Sequence[str], tlds: Sequence[str] = ()) -> list[DomainResult]:
+        params: list[tuple[str, str]] = _term_params(search_terms)
+        params += [("tlds[]", tld) for tld in tlds]
+        data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.main_search)
+        return [_domain_result(row) for row in _list(data, "results")]
+
+    def domain_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[DomainResult]:
+        params = [("search_term", search_term)]
+        if len(tlds) == 1:
+            params.append(("tld", tlds[0]))
+        else:
+            params += [("tld[]", tld) for tld in tlds]
+        data = self._get("/api/v1/domains/suggestions", params, endpoint="search", service=self.main_search)
+        return [_domain_result(row) for row in _list(data, "results")]
+
+    def priced_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[PricedSuggestion]:
+        """`GET {base_url}/domain-suggestions`: the one path without the /api/v1 prefix."""
+        params = [("search_term", search_term)] + [("tlds[]", tld) for tld in tlds]
+        data = self._get("/domain-suggestions", params, endpoint="search", service=self.main_search)
+        return [_priced_suggestion(row) for row in _list(data, "results")]
+
+    def metasearch(
+        self,
+        *,
+        search_term: str,
+        autosuggest: bool = True,
+        aisuggest: bool = True,
+        read_timeout: float | None = None,
+    ) -> MetaSearch:
+        """`GET {metasearch_url}/v1/search`; `read_timeout` overrides the search wait (AI suggestions: 8 to 17 s)."""
+        params = [
+            ("search_term", search_term),
+            ("autosuggest", _bool_param(autosuggest)),
+            ("aisuggest", _bool_param(aisuggest)),
+        ]
+        data = self._get(
+            "/v1/search",
+            params,
+            endpoint="search",
+            service=self.search,
+            timeout=(self.search_timeout[0], read_timeout) if read_timeout else self.search_timeout,
+        )
+        meta = data.get("meta") or {}
+        return MetaSearch(
+            results=[_metasearch_result(row) for row in _list(data, "results")],
+            results_total=int(data.get("results_total") or 0),
+            results_hidden=int(data.get("results_hidden") or 0),
+            meta=MetaSearchMeta(
+                search_term=str(meta.get("search_term", search_term)),
+                typed_tld=meta.get("typed_tld"),
+                autosuggest=bool(meta.get("autosuggest", autosuggest)),
+                aisuggest=bool(meta.get("aisuggest", aisuggest)),
+            ),
+            message=data.get("message"),
+        )
+
+    # Domains ------------------------------------------------------------------------------------------------
+
+    def domain_register(self, *, customer_id: int, domain_name: str, duration: int) -> Registered:
+        body = {"customer_id": int(customer_id), "domain_name": domain_name, "duration": int(duration)}
+        data = self._send("POST", "/api/v1/domains/register", body, endpoint="register")
+        return Registered(order_id=_int(data, "order_id"), message=str(data.get("message", "")))
+
+    def domain_orders(self, *, customer_id: int, page: int = 1, search: str = "") -> OrderPage:
+        params = [("customer_id", str(int(customer_id))), ("page", str(int(page)))]
+        if search:
+            params.append(("search", search))
+        data = self._get("/api/v1/domains/orders", params, endpoint="orders")
+        orders = [_order(row) for row in _list(data, "orders")]
+        return OrderPage(
+            total_orders=int(data.get("total_orders") or 0),
+            orders_on_page=int(data.get("orders_on_page") or len(orders)),
+            orders=orders,
+        )
+
+    def domain_renew(self, *, order_id: int, duration: int, expiry_timestamp: int) -> Ack:
+        body = {"order_id": int(order_id), "duration": int(duration), "expiry_timestamp": int(expiry_timestamp)}
+        return _ack(self._send("POST", "/api/v1/domains/renew", body, endpoint="renew"))
+
+    # DNS ----------------------------------------------------------------------------------------------------
+
+    def dns_activate(self, *, order_id: int) -> Ack:
+        return _ack(self._send("POST", "/api/v1/dns/activate", {"order_id": int(order_id)}, endpoint="dns"))
+
+    def dns_records(self, *, order_id: int, record_type: RecordType = "A") -> list[DnsRecord]:
+        params = [("order_id", str(int(order_id))), ("record_type", record_type)]
+        data = self._get("/api/v1/dns/dns-records", params, endpoint="dns")
+        return [_dns_record(row, record_type) for row in _list(data, "dns_records")]
+
+    def dns_record_add(
+        self,
+        *,
+        order_id: int,
+        record_type: RecordType,
+        value: str,
+        host: str = "",
+        ttl: int | None = None,
+        priority: int | None = None,
+    ) -> Ack:
+        body: dict[str, Any] = {"order_id": int(order_id), "value": value}
+        _add_record_options(body, record_type, host=host, ttl=ttl, priority=priority)
+        return _ack(self._send("POST", _record_path(record_type), body, endpoint="dns"))
+
+    def dns_record_modify(
+        self,
+        *,
+        order_id: int,
+        record_type: RecordType,
+        current_value: str,
+        new_value: str,
+        host: str = "",
+        ttl: int | None = None,
+        priority: int | None = None,
+    ) -> Ack:
+        body: dict[str, Any] = {"order_id": int(order_id), "current_value": current_value, "new_value": new_value}
+        _add_record_options(body, record_type, host=host, ttl=ttl, priority=priority)
+        return _ack(self._send("PUT", _record_path(record_type), body, endpoint="dns"))
+
+    def dns_record_delete(self, *, order_id: int, record_type: RecordType, value: str, host: str = "") -> Ack:
+        body = {"order_id": int(order_id), "value": value, "host": host or "@"}
+        return _ack(self._send("DELETE", _record_path(record_type), body, endpoint="dns"))
+
+    # Transfers ----------------------------------------------------------------------------------------------
+
+    def transfer_auth_code(self, *, order_id: int) -> TransferCode:
+        data = self._get("/api/v1/transfers/auth-code", [("order_id", str(int(order_id)))], endpoint="transfer")
+        return TransferCode(order_id=_int(data, "order_id"), transfer_code=_str(data, "transfer_code"))
+
+    # Transport ----------------------------------------------------------------------------------------------
+
+    def _get(
+        self,
+        path: str,
+        params: Sequence[tuple[str, str]] = (),
+        *,
+        endpoint: str,
+        service: Service | None = None,
+        timeout: tuple[float, float] | None = None,
+    ) -> dict[str, Any]:
+        # Retried by the session's urllib3 Retry (a GET changes nothing); see transport.new_session.
+        return self._call("GET", path, params=params, endpoint=endpoint, service=service or self.main, timeout=timeout)
+
+    def _send(self, method: str, path: str, body: Mapping[str, Any], *, endpoint: str) -> dict[str, Any]:
+        # Never retried: the provider may have acted on a request whose answer we lost.
+        return self._call(method, path, json_body=body, endpoint=endpoint, service=self.main)
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        endpoint: str,
+        service: Service,
+        params: Sequence[tuple[str, str]] = (),
+        json_body: Mapping[str, Any] | None = None,
+        timeout: tuple[float, float] | None = None,
+    ) -> dict[str, Any]:
+        changes_state = method != "GET"
+        url = service.base_url + path
+        try:
+            service.breaker.before_call()
+        except Unavailable:
+            logger.warning("provider %s %s skipped: circuit open", method, path)
+            raise
+        started = time.perf_counter()
+        try:
+            service.rate.acquire()
+            with service.slots.hold(method, path):
+                response = self._exchange(
+                    method, url, service=service, params=params, json_body=json_body, timeout=timeout or self.timeout
+                )
+        except (RateLimited, Unavailable):
+            # Raised before anything was sent (cooling down, over budget, no free slot): it proves nothing.
+            service.breaker.abandoned()
+            raise
+        except requests.RequestException as err:
+            elapsed = time.perf_counter() - started
+            record_provider_call(elapsed)
+            logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
+            service.breaker.failed()
+            if changes_state and not certainly_not_sent(err):
+                raise OutcomeUnknown() from err
+            raise Unavailable(type(err).__name__) from err
+        elapsed = time.perf_counter() - started
+        record_provider_call(elapsed)
+        data = read_body(response)
+        log_answer(method, path, response, data, elapsed)
+        try:
+            answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
+        except RateLimited as err:
+            service.rate.cool_down(err.retry_after)
+            service.breaker.succeeded()  # it answered: the service is up, only busy
+            raise
+        except Unavailable:
+            service.breaker.failed()
+            raise
+        except GatewayError:
+            service.breaker.succeeded()  # the service answered deliberately: it is up
+            raise
+        service.breaker.succeeded()
+        return answer
+
+    def _exchange(
+        self,
+        method: str,
+        url: str,
+        *,
+        service: Service,
+        params: Sequence[tuple[str, str]],
+        json_body: Mapping[str, Any] | None,
+        timeout: tuple[float, float],
+    ) -> requests.Response:
+        key = self._metasearch_key if service is self.search else self._api_key
+        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+        arguments = {"params": list(params) or None, "json": json_body, "headers": headers, "timeout": timeout}
+        if method == "GET":
+            session = self.search_session if service is self.search else self.session
+            return session.request(method, url, **arguments)
+        # A state-changing call never reuses a kept-alive connection: one the provider closes just as we send
+        # would leave the outcome unknown. A connection of its own costs a handshake on the rare POST, PUT or
+        # DELETE, and spares an order or a signup a reconciliation. Its session has no retries at all.
+        with requests.Session() as once:
+            return once.request(method, url, **{**arguments, "headers": {**headers, "Connection": "close"}})
+
+
+def _bool_param(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _term_params(search_terms: str | Sequence[str]) -> list[tuple[str, str]]:
+    if isinstance(search_terms, str):
+        return [("search_term", search_terms)]
+    if len(search_terms) == 1:
+        return [("search_term", search_terms[0])]
+    return [("search_term[]", term) for term in search_terms]
+
+
+def _record_path(record_type: RecordType) -> str:
+    if record_type not in EDITABLE_RECORD_TYPES:
+        raise ValueError(f"{record_type} records cannot be changed through the interface")
+    return f"/api/v1/dns/{record_type.lower()}-record"
+
+
+def _add_record_options(
+    body: dict[str, Any], record_type: RecordType, *, host: str, ttl: int | None, priority: int | None
+) -> None:
+    body["host"] = host or "@"
+    if ttl is not None:
+        body["time_to_live"] = int(ttl)
+    if record_type == "MX" and priority is not None:
+        body["priority"] = int(priority)
+
+
+def key_environment(api_key: str) -> Literal["test", "live", "unknown"]:
+    """Which environment a key belongs to, from its prefix (`test_`/`live_`, also `nk_test_`/`nk_live_`)."""
+    bare = api_key.removeprefix("nk_")
+    if bare.startswith("test_"):
+        return "test"
+    if bare.startswith("live_"):
+        return "live"
+    return "unknown"
+
+
+def record_provider_call(seconds: float) -> None:
+    """Per-request accounting, read by the request log."""
+    request_stats.add_provider_call(seconds)
+
+
+@cache
+def gateway() -> ResellerGateway:
+    """The gateway configured from settings; one per process, so connections are pooled and reused."""
+    return ResellerGateway(
+        base_url=settings.RESELLER_BASE_URL,
+        metasearch_url=settings.RESELLER_METASEARCH_URL,
+        api_key=settings.RESELLER_API_KEY,
+        metasearch_key=settings.RESELLER_METASEARCH_KEY,
+        connect_timeout=settings.RESELLER_CONNECT_TIMEOUT,
+        read_timeout=settings.RESELLER_READ_TIMEOUT,
+        get_retries=settings.RESELLER_GET_RETRIES,
+        search_read_timeout=settings.RESELLER_SEARCH_READ_TIMEOUT,
+        max_concurrent_calls=settings.RESELLER_MAX_CONCURRENT_CALLS,
+        breaker_threshold=settings.RESELLER_BREAKER_FAILURES,
+        breaker_cooldown=settings.RESELLER_BREAKER_SECONDS,
+        rate_limit=settings.RESELLER_RATE_LIMIT,
+        search_rate_limit=settings.RESELLER_SEARCH_RATE_LIMIT,
+    )
+
+
+def _forget_gateway(*, setting: str, **_: Any) -> None:
+    if setting.startswith("RESELLER_"):
+        gateway.cache_clear()
+
+
+setting_changed.connect(_forget_gateway)

@@ -1,0 +1,53 @@
+"""How every view shows a provider error: one helper (`provider_error`) and one partial
+(`storefront/_provider_error.html`).
+
+The customer reads the error's own sentence (`GatewayError.message`, decided once in the gateway); an outage
+or a refused key names what could not be done; staff also see what the provider said and its HTTP status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
+
+PROVIDER_DOWN = "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
+
+
+@dataclass(frozen=True)
+class ProviderError:
+    """What the partial renders. `str()` is the customer's sentence, so it also fits a plain `{{ error }}`."""
+
+    message: str
+    provider_message: str
+    status: int | None
+    tone: str  # warn: try again later; error: refused
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __bool__(self) -> bool:
+        return bool(self.message)
+
+
+def provider_error(err: GatewayError, *, what: str = "", check: str = "") -> ProviderError:
+    """The error as the customer should read it. `what` names the action for outages ("renew the domain");
+    `check` names what to look at after an unknown outcome ("the list of records")."""
+    message = err.message
+    if what and isinstance(err, (Unauthorized, Unavailable)) and not isinstance(err, OutcomeUnknown):
+        message = PROVIDER_DOWN.format(what=what)
+    if isinstance(err, OutcomeUnknown):
+        message = f"{err.message} Check {check or 'the result'} before trying again."
+    tone = "warn" if isinstance(err, (Unavailable, RateLimited, Unauthorized)) else "error"
+    return ProviderError(message=message, provider_message=err.provider_message, status=err.status, tone=tone)
+
+
+def provider_error_status(err: GatewayError, *, fragment: bool = False) -> int:
+    """The HTTP status of a page showing the error. htmx swaps only 2xx answers, so fragments get 200."""
+    if fragment:
+        return 200
+    if isinstance(err, RateLimited):
+        return 429
+    if isinstance(err, (Unavailable, Unauthorized)):
+        return 503
+    return 200
