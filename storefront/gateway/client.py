@@ -395,7 +395,8 @@ class ResellerGateway:
         try:
             answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
         except RateLimited as err:
-            service.rate.cool_down(err.retry_after)
+            # The caller is told the whole shared wait (Retry-After plus jitter): asking sooner fails fast anyway.
+            err.retry_after = service.rate.cool_down(err.retry_after)
             service.breaker.succeeded()  # it answered: the service is up, only busy
             raise
         except Unavailable:

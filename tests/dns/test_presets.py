@@ -78,13 +78,13 @@ def test_apply_adds_each_record_and_reports_it(signed_in, active_order, provider
 
 
 def test_apply_reports_a_refusal_and_carries_on(signed_in, active_order, monkeypatch):
-    from storefront.gateway import ResellerGateway, ValidationRejected
+    from storefront.gateway import DuplicateRecord, ResellerGateway
 
     original = ResellerGateway.dns_record_add
 
     def refuse_the_apex(self, **kwargs):
         if kwargs["host"] == "@":
-            raise ValidationRejected("Duplicate record found", status=400)
+            raise DuplicateRecord("Duplicate record found", status=422)
         return original(self, **kwargs)
 
     monkeypatch.setattr(ResellerGateway, "dns_record_add", refuse_the_apex)

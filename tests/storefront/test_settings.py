@@ -26,6 +26,9 @@ PRODUCTION = {
     "RESELLER_BASE_URL": "https://provider.example.net",
     "RESELLER_METASEARCH_URL": "https://metasearch.example.net",
     "RESELLER_PANEL_URL": "https://panel.example.net",
+    # A live key signs customers up at the real provider: its own countries file (tests read the shared copy).
+    "COUNTRIES_FILE": str(ROOT.parent / "shared" / "reference" / "countries.json"),
+    "EMAIL_URL": "smtp+tls://mailer:pw@smtp.example.com:587",
 }
 
 
@@ -33,13 +36,6 @@ def test_production_refuses_to_start_without_a_secret_key():
     result = _run_manage("check")
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
-
-
-PRODUCTION = {
-    "DJANGO_SECRET_KEY": "a-long-random-production-secret-" + "x7Qp2" * 10,
-    "DJANGO_ALLOWED_HOSTS": "shop.example.com",
-    "EMAIL_URL": "smtp+tls://mailer:pw@smtp.example.com:587",
-}
 
 
 def _without_email(**env: str) -> subprocess.CompletedProcess[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import time as real_time
+from types import SimpleNamespace
 
 import pytest
 from django.test import override_settings
@@ -11,7 +13,7 @@ from django.utils import timezone
 from domains import sync
 from domains.models import CustomerSync, Order
 from domains.tasks import sync_orders
-from storefront.gateway import gateway
+from storefront.gateway import gateway, transport
 from tests.sandbox_control import SandboxOrder, session_sandbox
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,6 +41,15 @@ def fake_time(monkeypatch) -> FakeTime:
     fake = FakeTime()
     monkeypatch.setattr(sync, "_clock", fake.clock)
     monkeypatch.setattr(sync, "_sleep", fake.sleep)
+    # The gateway's shared Retry-After cooldown reads the wall clock: the sync's waiting must pass for it too.
+    start = fake.now
+    wall = SimpleNamespace(
+        time=lambda: real_time.time() + (fake.now - start),
+        monotonic=real_time.monotonic,
+        sleep=real_time.sleep,
+        perf_counter=real_time.perf_counter,
+    )
+    monkeypatch.setattr(transport, "time", wall)
     return fake
 
 
