@@ -26,11 +26,11 @@ from storefront.gateway import (
     DomainResult,
     GatewayError,
     MetaSearchResult,
-    RateLimited,
     Unauthorized,
     Unavailable,
     ValidationRejected,
 )
+from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,6 @@ logger = logging.getLogger(__name__)
 # Rows of the results list shown before "Show N more" (MetaSearch counts the rest in `results_hidden`).
 VISIBLE_RESULTS = 10
 
-UNAUTHORIZED_MESSAGE = "Search is not available right now. Please try again later."
 DOWN_MESSAGE = "Search is unavailable right now. Please try again in a moment."
 
 
@@ -100,17 +99,15 @@ def _results(term: str) -> dict[str, Any]:
     try:
         answer = metasearch_cached(term)
     except ValidationRejected as err:
-        return {"state": "rejected", "error": err.message}
+        return {"state": "rejected", "error": provider_error(err)}
     except Unauthorized as err:
         # Staff need to know the key was refused; the customer only that search is unavailable.
         logger.error("search: provider refused the storefront's key (%s)", err.status)
-        return {"state": "error", "error": UNAUTHORIZED_MESSAGE}
-    except RateLimited as err:
-        return {"state": "error", "error": err.message}
+        return {"state": "error", "error": provider_error(err, what="search for domains")}
     except Unavailable:
         return _fallback(term)
     except GatewayError as err:
-        return {"state": "error", "error": err.message}
+        return {"state": "error", "error": provider_error(err, what="search for domains")}
 
     if not answer.results:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
@@ -135,11 +132,9 @@ def _fallback(term: str) -> dict[str, Any]:
     try:
         rows = fallback_availability(term)
     except ValidationRejected as err:
-        return {"state": "error", "error": err.message}
-    except Unauthorized:
-        return {"state": "error", "error": UNAUTHORIZED_MESSAGE}
-    except GatewayError:
-        return {"state": "error", "error": DOWN_MESSAGE}
+        return {"state": "error", "error": provider_error(err)}
+    except GatewayError as err:
+        return {"state": "error", "error": provider_error(err, what="search for domains")}
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     typed = term.strip().lower()
@@ -176,7 +171,7 @@ class Listing:
 
 def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, featured: bool = False) -> Row:
     pricing = getattr(result, "pricing", None)
-    if result.available:
+    if result.sellable:
         status = "available"
     elif result.premium:
         status = "premium"

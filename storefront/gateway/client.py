@@ -119,6 +119,15 @@ class ResellerGateway:
             slots=CallSlots(max_concurrent_calls),
             rate=RateGuard(service="search", api_key=self._metasearch_key, per_second=search_rate_limit),
         )
+        # AI suggestions are MetaSearch too, but take 8 to 17 s on a cache miss: timeouts there say nothing about
+        # the quick results, so they trip a breaker of their own and hold slots of their own (the budget is shared).
+        self.ai = Service(
+            name="ai",
+            base_url=self.metasearch_url,
+            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
+            slots=CallSlots(max_concurrent_calls),
+            rate=self.search.rate,
+        )
         # The main interface's search endpoints count against the search limit, but hold main-interface slots.
         self.main_search = Service(
             name="main-search",
@@ -244,7 +253,7 @@ class ResellerGateway:
             "/v1/search",
             params,
             endpoint="search",
-            service=self.search,
+            service=self.ai if aisuggest else self.search,
             timeout=(self.search_timeout[0], read_timeout) if read_timeout else self.search_timeout,
         )
         meta = data.get("meta") or {}
@@ -418,11 +427,11 @@ class ResellerGateway:
         json_body: Mapping[str, Any] | None,
         timeout: tuple[float, float],
     ) -> requests.Response:
-        key = self._metasearch_key if service is self.search else self._api_key
+        key = self._metasearch_key if service in (self.search, self.ai) else self._api_key
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
         arguments = {"params": list(params) or None, "json": json_body, "headers": headers, "timeout": timeout}
         if method == "GET":
-            session = self.search_session if service is self.search else self.session
+            session = self.search_session if service in (self.search, self.ai) else self.session
             return session.request(method, url, **arguments)
         # A state-changing call never reuses a kept-alive connection: one the provider closes just as we send
         # would leave the outcome unknown. A connection of its own costs a handshake on the rare POST, PUT or

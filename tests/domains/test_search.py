@@ -207,7 +207,7 @@ def test_a_refused_partner_key_says_search_is_not_available(client, provider):
         for response in (page(client, "bluebird"), fragment(client, "bluebird")):
             assert response.status_code == 200
             html = response.content.decode()
-            assert "Search is not available right now" in html
+            assert "not available right now, so we could not search for domains" in html
             assert "test_wrong" not in html
             assert "Invalid partner token" not in html
 
@@ -239,7 +239,7 @@ def test_with_every_search_down_it_says_so(client, provider, sandbox_control):
         for response in (page(client, "bluebird"), fragment(client, "bluebird")):
             assert response.status_code == 200
             html = response.content.decode()
-            assert "Search is unavailable right now" in html
+            assert "not available right now, so we could not search for domains" in html
             assert "result-row" not in html
 
 

@@ -369,7 +369,7 @@ def test_without_metasearch_or_price_list_search_says_it_is_unavailable(
     monkeypatch.setattr(ResellerGateway, "pricing", no_prices)
     with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
-    assert "Search is unavailable right now" in html
+    assert "not available right now, so we could not search for domains" in html
     assert "result-row" not in html
     assert availability_calls == []
 
@@ -380,7 +380,7 @@ def test_an_empty_price_list_is_not_guessed_at(client, provider, availability_ca
     )
     with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
-    assert "Search is unavailable right now" in html
+    assert "not available right now, so we could not search for domains" in html
     assert availability_calls == []
 
 

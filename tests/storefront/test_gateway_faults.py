@@ -345,3 +345,20 @@ def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
         assert [future.result().message for future in slow] == ["Authorized", "Authorized"]
     assert len(server.seen) == 2  # the third call never reached the provider
     assert client.hello().message == "Authorized"  # slots are given back
+
+
+def test_slow_ai_suggestions_never_stop_the_quick_search(server):
+    """AI takes seconds on a cache miss; its timeouts open a breaker of its own, not the results' one."""
+    client = make_client(server, get_retries=0, breaker_threshold=2, breaker_cooldown=60)
+    results = {"results": [], "results_total": 0, "results_hidden": 0, "meta": {}, "message": "No results"}
+    server.script(*[Answer(body=results, delay=0.5)] * 2, Answer(body=results))
+    for _ in range(2):
+        with pytest.raises(Unavailable):
+            client.metasearch(search_term="coffee", aisuggest=True, read_timeout=0.2)
+    # The AI breaker is open now: AI fails fast, sending nothing...
+    before = len(server.seen)
+    with pytest.raises(Unavailable):
+        client.metasearch(search_term="coffee", aisuggest=True, read_timeout=0.2)
+    assert len(server.seen) == before
+    # ...while the results themselves are still asked for and answered.
+    assert client.metasearch(search_term="coffee", aisuggest=False).message == "No results"
