@@ -73,8 +73,15 @@ class SandboxControl:
         self._session = requests.Session()
 
     def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> Any:
+        # A connection of its own each time: the sandbox's server closes idle keep-alive connections after a couple
+        # of seconds, and a test that waited longer (a hang fault) would otherwise send on one already closed.
         response = self._session.request(
-            method, f"{self.base_url}/_control/{path}", params=params, json=body if body is not None else {}, timeout=30
+            method,
+            f"{self.base_url}/_control/{path}",
+            params=params,
+            json=body if body is not None else {},
+            headers={"Connection": "close"},
+            timeout=30,
         )
         if response.status_code >= 400:
             raise ControlError(f"{method} /_control/{path}: {response.status_code} {response.text}")
