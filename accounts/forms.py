@@ -7,7 +7,7 @@ import unicodedata
 from typing import Any
 
 import phonenumbers
-from allauth.account.forms import ReauthenticateForm
+from allauth.account.forms import AddEmailForm, ReauthenticateForm
 from allauth.mfa.models import Authenticator
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
@@ -426,3 +426,18 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
         if not any(authenticator.wrap().validate_code(code) for authenticator in self.authenticators):
             raise ValidationError("That code is not correct. Please try again.", code="incorrect_code")
         return code
+
+
+class CustomerAddEmailForm(AddEmailForm):
+    """allauth's email change, refused once the provider customer exists: the provider keeps the email given at
+    signup (it has no way to change it yet), and the control-panel hand-off finds the customer by that email."""
+
+    def clean_email(self) -> str:
+        customer = getattr(self.user, "customer", None)
+        if customer is not None and customer.customer_id is not None:
+            raise ValidationError(
+                "Your email address is also your contact at the domain registry, which cannot change it yet. "
+                "Please contact us to change it.",
+                code="email_locked",
+            )
+        return super().clean_email()

@@ -8,12 +8,15 @@ from allauth.account.signals import email_confirmed
 from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
+from django.utils import timezone
 
 from accounts import services
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
 from accounts.notices import security_notice
-from storefront.gateway import GatewayError
+from accounts.tasks import provider_signup_retry
+from storefront.background import retry_delay
+from storefront.gateway import GatewayError, RateLimited, Unavailable
 from storefront.provider_errors import provider_error
 
 
@@ -27,6 +30,10 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
     except services.SignupError as err:
         messages.error(request, err.message)
     except GatewayError as err:
+        if isinstance(err, Unavailable | RateLimited) and provider_signup_retry.get_backend().supports_defer:
+            # The address cannot be confirmed twice: the worker tries again, with a growing delay.
+            run_after = timezone.now() + retry_delay(attempt=1)
+            provider_signup_retry.using(run_after=run_after).enqueue(customer_pk=customer.pk)
         messages.error(request, f"Your email is confirmed, but we could not finish your account. {provider_error(err)}")
     else:
         messages.success(request, "Your email is confirmed and your account is ready to buy domains.")

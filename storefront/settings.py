@@ -148,14 +148,18 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_SESSION_REMEMBER = None
 ACCOUNT_CHANGE_EMAIL = True
-ACCOUNT_FORMS = {"reauthenticate": "accounts.forms.PasswordAndCodeReauthenticateForm"}
+ACCOUNT_FORMS = {
+    "reauthenticate": "accounts.forms.PasswordAndCodeReauthenticateForm",
+    "add_email": "accounts.forms.CustomerAddEmailForm",
+}
 # A reset asked for an address with no account sends nothing (no mail anyone could make us send to anybody).
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # Notices of password, email and two-factor changes (sent through the worker by the adapter).
 ACCOUNT_EMAIL_NOTIFICATIONS = True
+# Changing the email address asks for the password again (turning two-factor off always does: allauth.mfa).
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
 ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{env.str('STORE_NAME', default='Domain Store')}] "
-ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if DEBUG else "https"
 # Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
 # failures, not a lock; a successful password reset clears the account's count.
 ACCOUNT_RATE_LIMITS = {
@@ -337,6 +341,8 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # Absolute address of the site, for links in emails sent by the worker (it has no request to ask).
 SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# allauth's links (address confirmation, password reset) use the site's own scheme.
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
 # Env: ADMINS="Ops <ops@example.com>,noc@example.com".
 ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", default=[])) if address]

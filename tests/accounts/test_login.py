@@ -221,3 +221,41 @@ def test_a_password_change_is_emailed(client, make_customer, mailoutbox):
     )
     assert [m.to for m in mailoutbox] == [["ada@example.org"]]
     assert "Password Changed" in mailoutbox[0].subject
+
+
+# --- Re-authentication of dangerous changes -------------------------------------------------------------------
+
+
+def test_changing_the_email_asks_for_the_password_first(client, make_customer):
+    make_customer("ada@example.org", customer_id=None)
+    from accounts.models import Customer
+
+    Customer.objects.update(customer_id=None)  # not yet at the provider: the address may still change
+    _login(client, "ada@example.org")
+    response = client.post("/accounts/email/", {"action_add": "", "email": "ada@elsewhere.example"})
+    assert response["Location"].startswith("/accounts/reauthenticate/")
+    from allauth.account.models import EmailAddress
+
+    assert not EmailAddress.objects.filter(email="ada@elsewhere.example").exists()
+    client.post(response["Location"], {"password": PASSWORD}, follow=True)  # the change goes on by itself
+
+    assert EmailAddress.objects.filter(email="ada@elsewhere.example", verified=False).exists()
+
+
+def test_turning_two_factor_off_asks_for_password_and_code(client, with_totp):
+    secret, _codes = with_totp
+    _login(client, "ada@example.org")
+    client.post("/accounts/2fa/authenticate/", {"code": totp_code(secret)})
+    response = client.post("/accounts/2fa/totp/deactivate/")
+    assert response["Location"].startswith("/accounts/reauthenticate/")
+    assert 'name="code"' in client.get(response["Location"]).content.decode()
+
+
+def test_once_at_the_provider_the_email_cannot_change_here(client, make_customer):
+    make_customer("ada@example.org")
+    _login(client, "ada@example.org")
+    page = client.post("/accounts/email/", {"action_add": "", "email": "ada@elsewhere.example"}).content.decode()
+    assert "cannot change it yet" in page
+    from allauth.account.models import EmailAddress
+
+    assert not EmailAddress.objects.filter(email="ada@elsewhere.example").exists()

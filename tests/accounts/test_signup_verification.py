@@ -157,3 +157,22 @@ def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(clien
     linked = services.customer_provider_signup(customer=_long_ago(customer))
     (provider,) = _provider_customers("ada@example.org")
     assert linked.customer_id == provider["customer_id"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_provider_outage_at_confirmation_is_retried_by_the_worker(client, seeded):
+    from django_tasks_db.models import DBTaskResult
+
+    from accounts.tasks import provider_signup_retry
+
+    _signup(client)
+    unreachable = {"RESELLER_BASE_URL": "http://127.0.0.1:9/sandbox"}  # never sent: a definite outage
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}, **unreachable):
+        gateway.cache_clear()
+        page = client.post(_link(), follow=True).content.decode()
+        gateway.cache_clear()
+        assert "could not finish your account" in page
+        queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")
+        assert queued.args_kwargs["kwargs"] == {"customer_pk": Customer.objects.get().pk}
+    provider_signup_retry.call(customer_pk=Customer.objects.get().pk)  # what the worker does, later
+    assert Customer.objects.get().customer_id is not None
