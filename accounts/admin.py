@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
@@ -20,16 +20,24 @@ CONTACT_READ_ONLY = (
 )
 
 
+# Without a provider id, a customer either has not confirmed their email yet (no provider call was made: nothing
+# for staff to do) or sent the provider signup and never learnt its answer (staff reconcile it). Accounts made
+# before confirmation existed were left inactive instead.
+_NEEDS_RECONCILIATION = Q(signup_sent_at__isnull=False) | Q(user__is_active=False)
+
+
 class ProviderLinkFilter(admin.SimpleListFilter):
     title = "provider link"
     parameter_name = "provider_link"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("missing", "Needs reconciliation"), ("linked", "Linked")]
+        return [("missing", "Needs reconciliation"), ("unconfirmed", "Email not confirmed yet"), ("linked", "Linked")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Customer]) -> QuerySet[Customer]:
         if self.value() == "missing":
-            return queryset.filter(customer_id__isnull=True)
+            return queryset.filter(customer_id__isnull=True).filter(_NEEDS_RECONCILIATION)
+        if self.value() == "unconfirmed":
+            return queryset.filter(customer_id__isnull=True).exclude(_NEEDS_RECONCILIATION)
         if self.value() == "linked":
             return queryset.filter(customer_id__isnull=False)
         return queryset
@@ -79,6 +87,8 @@ class CustomerAdmin(admin.ModelAdmin):
 
     @admin.display(description="Provider ID", ordering="customer_id")
     def provider_customer_id(self, obj: Customer) -> str:
+        if obj.customer_id is None and obj.signup_sent_at is None and obj.user.is_active:
+            return "Email not confirmed yet"
         if obj.customer_id is None:
             return format_html(
                 '<strong title="{}">\u26a0 Needs reconciliation</strong>',
@@ -90,8 +100,10 @@ class CustomerAdmin(admin.ModelAdmin):
     def reconciliation_help(self, obj: Customer) -> str:
         if obj.customer_id is not None:
             return "Linked to the provider."
+        if obj.signup_sent_at is None and obj.user.is_active:
+            return "The customer has not confirmed their email yet; the provider customer is created when they do."
         return (
-            "The provider's answer to this signup was lost, so the account is inactive. Look the email up at the "
+            "The provider's answer to this signup was lost. Look the email up at the "
             "provider: if the customer exists there, enter its customer ID above and save (the account is then "
             "activated); if not, use the list's action 'Discard unconfirmed signups' so they can sign up again."
         )

@@ -7,15 +7,15 @@ import unicodedata
 from typing import Any
 
 import phonenumbers
+from allauth.account.forms import AddEmailForm, ReauthenticateForm
+from allauth.mfa.models import Authenticator
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, PasswordResetForm, SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts import passwords
-from accounts.tasks import send_password_reset_email
 from storefront import countries
 
 User = get_user_model()
@@ -399,80 +399,45 @@ def _is_unconfirmed(user: Any) -> bool:
     return customer is not None and customer.customer_id is None and not user.is_active
 
 
-class EmailAuthenticationForm(AuthenticationForm):
-    """Django's sign-in form with the email as username (usernames are lowercased emails)."""
-
-    error_messages = {
-        **AuthenticationForm.error_messages,
-        "invalid_login": "That email and password do not match an account. Check them and try again.",
-        "unconfirmed": "Your account is waiting for confirmation from the domain registry. "
-        "Our staff have been notified; please contact support if this takes more than a day.",
-    }
-
-    def __init__(self, request: Any = None, *args: Any, locked_message: str = "", **kwargs: Any) -> None:
-        super().__init__(request, *args, **kwargs)
-        self.locked_message = locked_message
-        self.fields["username"].label = "Email"
-        self.fields["username"].widget = forms.EmailInput(
-            attrs={"autocomplete": "email", "autofocus": True, "inputmode": "email", "maxlength": 254}
-        )
-
-    def clean_username(self) -> str:
-        return (self.cleaned_data.get("username") or "").strip().lower()
-
-    def clean(self) -> dict[str, Any]:
-        if self.locked_message:
-            # Locked: refuse before authenticate() so the password is not even checked.
-            raise ValidationError(self.locked_message, code="throttled")
-        try:
-            return super().clean()
-        except ValidationError as err:
-            if err.code == "invalid_login" and self._is_unconfirmed_owner():
-                raise ValidationError(self.error_messages["unconfirmed"], code="unconfirmed") from err
-            raise
-
-    def _is_unconfirmed_owner(self) -> bool:
-        user = User.objects.filter(username=self.cleaned_data.get("username", "")).first()
-        password = self.cleaned_data.get("password") or ""
-        return user is not None and _is_unconfirmed(user) and user.check_password(password)
-
-
-class ProviderPasswordMixin:
-    """Password change and reset: the site's validators (the provider's rules among them) report under the
-    new password itself. Django puts them under the confirmation field, where "too common" reads as if the
-    two passwords differed."""
+class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
+    """allauth's re-authentication (before a transfer code, an email change, turning two-factor off), asking for
+    the password AND, when two-factor is on, a current code or a recovery code: a stolen session plus a
+    phished password is not enough to move a domain away."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        first = self.fields["new_password1"]  # type: ignore[attr-defined]
-        first.widget = _password_widget("new-password")
-        first.help_text = passwords.SUMMARY  # the partial shows the rules as a checklist
-
-    def validate_password_for_user(self, user: Any, *_: Any, **__: Any) -> None:
-        super().validate_password_for_user(user, password_field_name="new_password1")  # type: ignore[misc]
-
-
-class CustomerPasswordChangeForm(ProviderPasswordMixin, PasswordChangeForm):
-    pass
-
-
-class CustomerSetPasswordForm(ProviderPasswordMixin, SetPasswordForm):
-    pass
-
-
-class QueuedPasswordResetForm(PasswordResetForm):
-    """Django's reset form, with the email handed to the worker (a slow mail server never holds the page, and
-    a failed send is retried). Only the user's id and the host go in the task (accounts/tasks.py)."""
-
-    def send_mail(
-        self,
-        subject_template_name: str,
-        email_template_name: str,
-        context: dict[str, Any],
-        from_email: str | None,
-        to_email: str,
-        html_email_template_name: str | None = None,
-    ) -> None:
-        send_password_reset_email.enqueue(
-            user_id=context["user"].pk, domain=context["domain"], protocol=context["protocol"]
+        self.authenticators = list(
+            Authenticator.objects.filter(
+                user_id=self.user.pk, type__in=[Authenticator.Type.TOTP, Authenticator.Type.RECOVERY_CODES]
+            )
         )
+        if self.authenticators:
+            self.fields["code"] = forms.CharField(
+                label="Two-factor code",
+                help_text="The 6-digit code from your authenticator app, or one of your recovery codes.",
+                widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
+                error_messages={"required": "Enter the code from your authenticator app."},
+            )
+
+    def clean_code(self) -> str:
+        code = self.cleaned_data["code"].strip().replace(" ", "")
+        if "password" not in self.cleaned_data:
+            return code  # a code is used up once accepted: never spend it on an attempt that fails anyway
+        if not any(authenticator.wrap().validate_code(code) for authenticator in self.authenticators):
+            raise ValidationError("That code is not correct. Please try again.", code="incorrect_code")
+        return code
+
+
+class CustomerAddEmailForm(AddEmailForm):
+    """allauth's email change, refused once the provider customer exists: the provider keeps the email given at
+    signup (it has no way to change it yet), and the control-panel hand-off finds the customer by that email."""
+
+    def clean_email(self) -> str:
+        customer = getattr(self.user, "customer", None)
+        if customer is not None and customer.customer_id is not None:
+            raise ValidationError(
+                "Your email address is also your contact at the domain registry, which cannot change it yet. "
+                "Please contact us to change it.",
+                code="email_locked",
+            )
+        return super().clean_email()

@@ -23,6 +23,9 @@ class Customer(models.Model):
     zipcode = models.CharField(max_length=32)
     country_code = models.CharField(max_length=4)
     phone = models.CharField(max_length=20)
+    # When the provider signup was sent and its answer not yet stored: set with `customer_id` empty means the
+    # outcome is unknown (staff reconcile it). See accounts/services.py.
+    signup_sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

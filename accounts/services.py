@@ -1,38 +1,45 @@
-"""Customer signup: the provider's customer and our local account, created together.
+"""Customer signup in two steps: our account at once, the provider's customer once the address is confirmed.
 
-How "together" works without holding a database transaction open across the provider call (with SQLite, every
-other request that writes would wait on our lock until the call timed out):
+The provider customer is created only for a VERIFIED address: otherwise anyone could claim someone else's
+email at the provider (it refuses a second customer with the same email, so the owner could never sign up).
 
-1. Our record first, committed: an *inactive* User (username = the email lowercased) and its Customer with
-   `customer_id` empty. This is the record of the attempt; the unique username stops a second concurrent signup
-   for the same email before it reaches the provider.
-2. The provider's signup.
-3. Success: `customer_id` stored and the user activated, in one short transaction.
-   A definite refusal (invalid details, duplicate email, key refused, rate limited, never sent): the record made
-   in step 1 is deleted, so nothing is left half-created.
-   Unknown outcome (the request went out and the answer was lost): the record is KEPT, inactive, with
-   `customer_id` empty. Staff see it in the admin ("needs reconciliation") and a log line names it.
+1. `customer_register`: an active User (username = the email lowercased), its Customer with `customer_id`
+   empty, and its unconfirmed allauth EmailAddress, in one transaction. The customer may sign in and fill a
+   cart; checkout refuses to buy until the provider customer exists.
+2. `customer_provider_signup`, when the address is confirmed (accounts/receivers.py): the provider's signup,
+   idempotent. Under a row lock it records that the signup was sent (`signup_sent_at`), then calls:
+   - success: `customer_id` stored;
+   - a definite refusal (invalid details, key refused, rate limited, never sent): `signup_sent_at` cleared,
+     so a later attempt is a first attempt again;
+   - unknown outcome (the request went out and the answer was lost): `signup_sent_at` KEPT; staff are told.
+     A later attempt re-sends with exactly the same email string: the provider refuses a duplicate email, so
+     the re-send either creates the one customer (the first never landed) or is refused as a duplicate (the
+     first did land but we never learnt its id): then staff reconcile it (admin: "needs reconciliation").
+   An attempt sent less than `IN_FLIGHT` ago is not repeated: two confirmations at once call the provider once.
 
-A retry after an unknown outcome never blindly creates a second provider customer: it finds the kept record,
-and only when the same password is given (so nobody else can take over the pending account) does it send the
-signup again, with exactly the email string of the first attempt. The provider refuses a duplicate email, so
-the re-send either creates the one customer (the first attempt never landed: the account is completed and the
-customer signed in) or is refused as a duplicate (the first attempt did land, but we never learnt its
-`customer_id`): then the customer is told we could not confirm the account and staff reconcile it.
+The provider's password is not the customer's: the customer signs in here, and the control panel opens through
+the provider's auto-login by email. It is made at random to the provider's rules and never stored.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import secrets
 
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from accounts import passwords
 from accounts.models import Customer
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
 
 logger = logging.getLogger(__name__)
 User = get_user_model()
+IN_FLIGHT = dt.timedelta(minutes=2)
+CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
 
 
 class SignupError(Exception):
@@ -57,109 +64,70 @@ class SignupUnconfirmed(SignupError):
     """The provider may or may not have created the customer; the local record waits for staff."""
 
     message = (
-        "We could not confirm your account with the domain registry. Please do not sign up again: our staff "
-        "have been notified and will confirm it, or contact support."
+        "We could not confirm your account with the domain registry. Our staff have been notified and will "
+        "confirm it; you can buy as soon as they have. Please contact support if this takes more than a day."
     )
 
 
-def customer_signup(
-    *,
-    name: str,
-    company: str = "",
-    address: str,
-    city: str,
-    state: str,
-    country: str,
-    zipcode: str,
-    country_code: str,
-    phone: str,
-    email: str,
-    password: str,
-) -> Customer:
-    """Create the provider customer and our User + Customer; returns the Customer, its user active.
-
-    Raises EmailTaken, SignupUnconfirmed, or the gateway's error (its `.message` is for the customer) after
-    removing anything this call created.
-    """
-    details = {
-        "name": name,
-        "company": company,
-        "address": address,
-        "city": city,
-        "state": state,
-        "country": country,
-        "zipcode": zipcode,
-        "country_code": country_code,
-        "phone": phone,
-    }
-    customer, created_now = _record_attempt(email=email, password=password, details=details)
-    try:
-        created = gateway().customer_signup(**details, email=customer.user.email, password=password)
-    except CustomerExists as err:
-        if created_now:
-            _forget_attempt(customer)
-            raise EmailTaken(at_provider=True) from err
-        # A re-send refused as a duplicate: the earlier, unconfirmed attempt did create the provider customer.
-        _notify_staff(customer, "the provider already has this email after an unknown outcome")
-        raise SignupUnconfirmed() from err
-    except OutcomeUnknown as err:
-        _notify_staff(customer, "the provider's answer to signup was lost")
-        raise SignupUnconfirmed() from err
-    except GatewayError:
-        if created_now:
-            _forget_attempt(customer)
-        raise
-    return _complete(customer, customer_id=created.customer_id)
-
-
-def _record_attempt(*, email: str, password: str, details: dict[str, str]) -> tuple[Customer, bool]:
-    """Our pending record for this signup: a new one, or the one an earlier unknown outcome left behind."""
-    username = email.strip().lower()
-    existing = User.objects.filter(username=username).first()
-    if existing is not None:
-        customer = Customer.objects.filter(user=existing).first()
-        pending = customer is not None and customer.customer_id is None and not existing.is_active
-        if not pending:
-            raise EmailTaken()
-        if not existing.check_password(password):
-            # Someone who cannot prove it is the same person: the pending account is not theirs to complete.
-            raise SignupUnconfirmed()
-        Customer.objects.filter(pk=customer.pk).update(**details)
-        customer.refresh_from_db()
-        return customer, False
+def customer_register(*, details: dict[str, str], email: str, password: str) -> Customer:
+    """Our account for a new customer, its address not yet confirmed. Raises EmailTaken."""
+    email = email.strip()
     try:
         with transaction.atomic():
-            user = User.objects.create_user(username=username, email=email.strip(), password=password)
-            user.is_active = False
-            user.save(update_fields=["is_active"])
+            user = User.objects.create_user(username=email.lower(), email=email, password=password)
             customer = Customer.objects.create(user=user, customer_id=None, **details)
+            EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
     except IntegrityError as err:
         raise EmailTaken() from err  # a concurrent signup for the same email won the race
-    return customer, True
-
-
-def _forget_attempt(customer: Customer) -> None:
-    try:
-        customer.user.delete()  # cascades to the Customer
-    except DatabaseError:
-        # Left inactive with customer_id empty: a retry re-sends safely and staff see it in the admin.
-        logger.exception("Could not remove the local record of refused signup (customer pk %s)", customer.pk)
-
-
-def _complete(customer: Customer, *, customer_id: int) -> Customer:
-    try:
-        with transaction.atomic():
-            customer.customer_id = customer_id
-            customer.save(update_fields=["customer_id"])
-            customer.user.is_active = True
-            customer.user.save(update_fields=["is_active"])
-    except DatabaseError as err:
-        # The provider has the customer; we could not store its id. The id is in this log line for staff.
-        logger.exception(
-            "Provider customer %s created but not stored on local customer pk %s: reconcile", customer_id, customer.pk
-        )
-        raise SignupUnconfirmed() from err
     return customer
+
+
+def customer_provider_signup(*, customer: Customer) -> Customer:
+    """The provider customer for this (verified) customer; returns the Customer, `customer_id` set on success.
+
+    Raises EmailTaken(at_provider=True), SignupUnconfirmed, or the gateway's error (its `.message` is for
+    the customer). Safe to call again: a linked customer is returned as it is.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Customer.objects.select_for_update().select_related("user").get(pk=customer.pk)
+        if locked.customer_id is not None:
+            return locked
+        if not EmailAddress.objects.filter(user=locked.user, email__iexact=locked.user.email, verified=True).exists():
+            raise SignupError("Please confirm your email address first.")
+        resend = locked.signup_sent_at is not None
+        if resend and now - locked.signup_sent_at < IN_FLIGHT:
+            return locked  # another request is calling the provider right now
+        locked.signup_sent_at = now
+        locked.save(update_fields=["signup_sent_at"])
+    details = {field: getattr(locked, field) for field in CONTACT_FIELDS}
+    try:
+        created = gateway().customer_signup(**details, email=locked.user.email, password=provider_password())
+    except CustomerExists as err:
+        _notify_staff(locked, "the provider already has this email" + (" after an unknown outcome" if resend else ""))
+        if resend:
+            raise SignupUnconfirmed() from err
+        raise EmailTaken(at_provider=True) from err
+    except OutcomeUnknown as err:
+        _notify_staff(locked, "the provider's answer to signup was lost")
+        raise SignupUnconfirmed() from err
+    except GatewayError:
+        if not resend:
+            Customer.objects.filter(pk=locked.pk).update(signup_sent_at=None)
+        raise
+    Customer.objects.filter(pk=locked.pk).update(customer_id=created.customer_id)
+    locked.customer_id = created.customer_id
+    return locked
+
+
+def provider_password() -> str:
+    """A random password that keeps every provider rule: one of each required class, the rest mixed."""
+    rng = secrets.SystemRandom()
+    classes = ["ABCDEFGHJKLMNPQRSTUVWXYZ", "abcdefghijkmnpqrstuvwxyz", "23456789", passwords.SPECIALS]
+    chosen = [rng.choice(chars) for chars in classes]
+    chosen += [rng.choice("".join(classes[:3])) for _ in range(passwords.MAX_LENGTH - len(chosen))]
+    rng.shuffle(chosen)
+    return "".join(chosen)
 
 
 def _notify_staff(customer: Customer, why: str) -> None:

@@ -1,31 +1,33 @@
-from django.contrib.auth import views as auth_views
-from django.urls import path
+"""`/accounts/`: our signup (the provider's rules) and the panel hand-off; allauth's views under their old names.
+
+Sign-in, sign-out, password change and reset, address confirmation, re-authentication and two-factor are
+allauth's (included after these in storefront/urls.py). The old names (`login`, `logout`, `password_change`,
+`password_reset`) point at allauth's views at the same paths, so links and `LOGIN_URL` keep working; the old
+reset-link path redirects to the reset form (its links were single-use and short-lived anyway).
+"""
+
+from allauth.account import views as allauth_views
+from django.urls import path, re_path
+from django.views.generic import RedirectView
 
 from accounts import views
-from accounts.forms import CustomerPasswordChangeForm, CustomerSetPasswordForm, QueuedPasswordResetForm
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("signup/states/", views.signup_states, name="signup_states"),
-    path("login/", views.login, name="login"),
-    path("logout/", views.SignOutView.as_view(), name="logout"),
-    path(
-        "password/change/",
-        auth_views.PasswordChangeView.as_view(form_class=CustomerPasswordChangeForm),
-        name="password_change",
+    path("login/", allauth_views.login, name="login"),
+    path("logout/", allauth_views.logout, name="logout"),
+    path("password/change/", allauth_views.password_change, name="password_change"),
+    path("password/reset/", allauth_views.password_reset, name="password_reset"),
+    # Django's old reset links (not allauth's `key/…` ones, included later).
+    re_path(
+        r"^password/reset/(?!key/)[^/]+/[^/]+/$",
+        RedirectView.as_view(url="/accounts/password/reset/", permanent=False),
+        name="password_reset_confirm_old",
     ),
-    path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
-    path(
-        "password/reset/",
-        auth_views.PasswordResetView.as_view(form_class=QueuedPasswordResetForm),
-        name="password_reset",
-    ),
-    path("password/reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
-    path(
-        "password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(form_class=CustomerSetPasswordForm),
-        name="password_reset_confirm",
-    ),
-    path("password/reset/complete/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
+    # Re-authentication takes the password and the code together (accounts.forms): the code alone is not offered.
+    path("2fa/reauthenticate/", RedirectView.as_view(pattern_name="account_reauthenticate", query_string=True)),
     path("panel/", views.panel, name="panel"),
+    path("export/", views.account_export, name="account_export"),
+    path("delete/", views.account_delete, name="account_delete"),
 ]

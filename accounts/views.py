@@ -1,31 +1,34 @@
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from allauth.account.decorators import reauthentication_required
+from allauth.account.internal.flows.signup import complete_signup
+from allauth.mfa.utils import is_mfa_enabled
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth import login as auth_login
-from django.contrib.auth import views as auth_views
+from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts import services, throttle
-from accounts.forms import EmailAuthenticationForm, SignupForm, initial_state
+from accounts import privacy, services
+from accounts.adapter import VERIFY_NEXT_KEY
+from accounts.forms import SignupForm, initial_state
 from accounts.models import Customer
+from accounts.verification import is_verified
 from storefront import countries
 from storefront.gateway import GatewayError, gateway
 from storefront.provider_errors import provider_error, provider_error_status
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import client_address, safe_next
+from storefront.request_helpers import safe_next
 
 User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
@@ -74,23 +77,22 @@ def signup(request: HttpRequest) -> HttpResponse:
         return _render_signup(request, form, next_url)
 
     try:
-        customer = services.customer_signup(
-            **form.details(), email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+        customer = services.customer_register(
+            details=form.details(), email=form.cleaned_data["email"], password=form.cleaned_data["password"]
         )
-    except services.EmailTaken as err:
-        code = "email_taken_provider" if err.at_provider else "email_taken"
-        form.add_error("email", ValidationError(form.email_taken_message(form.cleaned_data["email"]), code=code))
+    except services.EmailTaken:
+        form.add_error(
+            "email", ValidationError(form.email_taken_message(form.cleaned_data["email"]), code="email_taken")
+        )
         return _render_signup(request, form, next_url)
-    except services.SignupUnconfirmed as err:
-        return render(request, "accounts/signup_unconfirmed.html", {"message": err.message}, status=202)
-    except GatewayError as err:
-        form.add_error(None, str(provider_error(err)))
-        return _render_signup(request, form, next_url, status=_status_for(err))
 
-    # login() keeps the session's data (the cart): it only cycles the session key.
-    auth_login(request, customer.user, backend="django.contrib.auth.backends.ModelBackend")
-    messages.success(request, "Welcome! Your account is ready.")
-    return HttpResponseRedirect(next_url or reverse("orders"))
+    # allauth sends the confirmation (queued for the worker by the adapter) and signs the customer in; login
+    # keeps the session's data (the cart): it only cycles the session key.
+    request.signing_up = True  # type: ignore[attr-defined]  # the browser the account is made in is no news
+    response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
+    # Where the confirmation link brings the customer back (the checkout, the cart kept in this session).
+    request.session[VERIFY_NEXT_KEY] = next_url or reverse("checkout")
+    return response
 
 
 def _initial_from_query(query: QueryDict) -> dict[str, str]:
@@ -153,54 +155,6 @@ def signup_states(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/_state_select.html", context)
 
 
-class _ThrottledLoginView(auth_views.LoginView):
-    form_class = EmailAuthenticationForm
-    template_name = "registration/login.html"
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        self.locked_seconds = 0
-        if request.method == "POST":
-            self.locked_seconds = throttle.locked_for(email=self._email(), address=client_address(request))
-        return super().dispatch(request, *args, **kwargs)
-
-    def _email(self) -> str:
-        return (self.request.POST.get("username") or "").strip().lower()
-
-    def get_form_kwargs(self) -> dict[str, Any]:
-        kwargs = super().get_form_kwargs()
-        if self.locked_seconds:
-            minutes = throttle.minutes(self.locked_seconds)
-            kwargs["locked_message"] = (
-                f"Too many failed sign-in attempts. Try again in {minutes} minute{'s' if minutes != 1 else ''}."
-            )
-        return kwargs
-
-    def form_valid(self, form: EmailAuthenticationForm) -> HttpResponse:
-        throttle.clear_account(email=self._email())
-        return super().form_valid(form)
-
-    def form_invalid(self, form: EmailAuthenticationForm) -> HttpResponse:
-        if self.locked_seconds:
-            return self.render_to_response(self.get_context_data(form=form), status=429)
-        if form.has_error("__all__", "invalid_login") or form.has_error("__all__", "unconfirmed"):
-            throttle.record_failure(email=self._email(), address=client_address(self.request))
-        return super().form_invalid(form)
-
-    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        context = super().get_context_data(**kwargs)
-        context["signup_url"] = reverse("signup") + (
-            f"?{urlencode({'next': context['next']})}" if context.get("next") else ""
-        )
-        return context
-
-
-_login_view = _ThrottledLoginView.as_view()
-
-
-def login(request: HttpRequest) -> HttpResponse:
-    return _login_view(request)
-
-
 @never_cache  # the redirect carries the token: no cache anywhere may keep it
 @require_POST
 @rate_limit("panel", per="user")
@@ -225,16 +179,38 @@ def panel(request: HttpRequest) -> HttpResponse:
 def account(request: HttpRequest) -> HttpResponse:
     """The customer's account: their contact (read-only, as the provider holds it) and their password."""
     customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
-    return render(request, "accounts/account.html", {"customer": customer})
+    context = {
+        "customer": customer,
+        "mfa_enabled": is_mfa_enabled(request.user),
+        "email_verified": is_verified(request.user),
+    }
+    return render(request, "accounts/account.html", context)
 
 
-class SignOutView(auth_views.LogoutView):
-    """Django's sign-out (POST only), then a word on the home page that it worked."""
+@login_required
+@require_GET
+def account_export(request: HttpRequest) -> HttpResponse:
+    """Everything we hold about the signed-in customer, as a JSON download."""
+    customer = Customer.objects.filter(user=request.user).first()
+    if customer is None:
+        raise Http404
+    response = JsonResponse(privacy.customer_export(customer=customer), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = 'attachment; filename="my-domain-store-data.json"'
+    response["Cache-Control"] = "no-store"
+    return response
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        was_signed_in = request.user.is_authenticated
-        response = super().post(request, *args, **kwargs)
-        if was_signed_in:
-            # Added after the session is flushed: the message travels in the new (anonymous) session or cookie.
-            messages.info(request, "You are signed out. See you next time.")
-        return response
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@reauthentication_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Ask for the account to be deleted (after confirming the password, and a code with two-factor on)."""
+    customer = Customer.objects.filter(user=request.user).first()
+    if customer is None:
+        raise Http404
+    if request.method == "GET" or request.POST.get("confirm") != "delete":
+        return render(request, "accounts/account_delete.html", {"customer": customer})
+    privacy.customer_delete(customer=customer)
+    auth_logout(request)
+    messages.info(request, "Your account was deleted. We have asked the domain registry to delete your details too.")
+    return redirect("home")

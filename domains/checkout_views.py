@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
+from accounts.verification import not_ready_to_buy
 from domains import services
 from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total
 from domains.emails import queue_checkout_confirmation
@@ -114,7 +115,9 @@ def _review(request: HttpRequest) -> HttpResponse:
         "customer": customer,
         "can_buy": can_buy,
         "checkout_id": checkout_id,
-        "not_linked": request.user.is_authenticated and (customer is None or customer.customer_id is None),
+        "not_linked": not_ready_to_buy(request.user)
+        if request.user.is_authenticated and (customer is None or customer.customer_id is None)
+        else "",
         "next": reverse("checkout"),
     }
     return render(request, "domains/checkout.html", context, status=503 if error else 200)
@@ -192,7 +195,8 @@ def _place(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(reverse("checkout"))
     customer = _get_customer(request.user)
     if customer is None or customer.customer_id is None:
-        messages.error(request, "Your account is not linked to the domain service yet. Please contact support.")
+        # The provider customer exists only for a confirmed address (accounts/services.py): must be verified.
+        messages.error(request, not_ready_to_buy(request.user))
         return redirect("checkout")
     form = CheckoutForm(request.POST)
     if not form.is_valid():

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from allauth.account.decorators import reauthentication_required
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.views import redirect_to_login
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
@@ -24,6 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import Customer
+from accounts.notices import security_notice
 from domains import orders as services
 from domains.models import Order
 from domains.ownership import get_order_for_user
@@ -35,8 +36,6 @@ from storefront.ratelimit import rate_limit
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
 RENEW_TOKENS_KEPT = 5
-TRANSFER_FAILS_ALLOWED = 5
-TRANSFER_FAILS_WINDOW = 15 * 60
 
 
 # --- Forms ------------------------------------------------------------------------------------------------------
@@ -66,41 +65,7 @@ class RenewForm(forms.Form):
 
 
 class TransferCodeForm(forms.Form):
-    """The customer's own password, re-entered. Wrong answers are throttled per user."""
-
-    password = forms.CharField(
-        label="Your password",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-        error_messages={"required": "Enter your password to see the transfer code."},
-    )
-
-    error_messages = {
-        "password_incorrect": "That password is not correct. Please try again.",
-        "throttled": "Too many wrong passwords. Please wait 15 minutes and try again.",
-    }
-
-    def __init__(self, user: AbstractBaseUser, *args: Any, **kwargs: Any) -> None:
-        self.user = user
-        super().__init__(*args, **kwargs)
-
-    def _fails_key(self) -> str:
-        return f"orders:transfer-fails:{self.user.pk}"
-
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        key = self._fails_key()
-        if (cache.get(key) or 0) >= TRANSFER_FAILS_ALLOWED:
-            raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
-        if not self.user.check_password(password):
-            cache.add(key, 0, TRANSFER_FAILS_WINDOW)
-            try:
-                cache.incr(key)
-            except ValueError:
-                cache.set(key, 1, TRANSFER_FAILS_WINDOW)
-            raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
-        cache.delete(key)
-        return password
+    """Nothing to type: the password (and the two-factor code, when on) is asked by allauth's re-authentication."""
 
 
 # --- Helpers ------------------------------------------------------------------------------------------------------
@@ -186,7 +151,7 @@ def _render_detail(
         "renew_form": renew_form or RenewForm(),
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
-        "transfer_form": transfer_form or TransferCodeForm(request.user),
+        "transfer_form": transfer_form or TransferCodeForm(),
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
         "panel_template": _panel_template(),
@@ -288,18 +253,20 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
 @require_POST
 @never_cache
 @rate_limit("transfer_code", per="user")
+@reauthentication_required
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
+    # A stolen session alone must not move a domain away: allauth asks for the password (and the two-factor
+    # code when it is on) unless the customer confirmed it in the last few minutes, then resumes this POST.
     order = _get_order_for_user(request, order_id)
-    form = TransferCodeForm(request.user, request.POST)
+    form = TransferCodeForm()
     code = ""
-    error = ""
-    if form.is_valid():
-        try:
-            code = services.order_transfer_code(order=order).transfer_code
-        except GatewayError as err:
-            error = _explain(err, "fetch the transfer code")
-        # The password is never echoed back, whatever happened.
-        form = TransferCodeForm(request.user)
+    error: str | ProviderError = ""
+    try:
+        code = services.order_transfer_code(order=order).transfer_code
+    except GatewayError as err:
+        error = _explain(err, "fetch the transfer code")
+    else:
+        security_notice(request=request, what="transfer_code", detail=order.domain_name)
     if not _is_fragment(request):
         return _render_detail(request, order, transfer_form=form, transfer_code=code, transfer_error=error)
     context = {"order": order, "transfer_form": form, "transfer_code": code, "transfer_error": error}

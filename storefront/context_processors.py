@@ -4,6 +4,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from storefront.gateway import key_environment
+from storefront.mailbox import mailbox_enabled
 
 
 def storefront(request: HttpRequest) -> dict[str, Any]:
@@ -12,5 +13,6 @@ def storefront(request: HttpRequest) -> dict[str, Any]:
         # A test storefront must never be mistaken for a live one.
         "provider_is_sandbox": settings.RESELLER_SANDBOX or key_environment(settings.RESELLER_API_KEY) == "test",
         "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
+        "mailbox_enabled": mailbox_enabled(),
         "cart_count": len(cart) if isinstance(cart, dict) else 0,
     }

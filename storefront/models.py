@@ -16,3 +16,20 @@ class ScheduledRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job} @ {self.period_start:%Y-%m-%d %H:%M}"
+
+
+class MailboxMessage(models.Model):
+    """An email the storefront sent while running without a mail server (development only): shown on the
+    mailbox page so a verification link can be followed. See storefront/mailbox.py."""
+
+    to = models.TextField()
+    subject = models.CharField(max_length=998)
+    body = models.TextField()
+    html = models.TextField(blank=True)
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-sent_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.subject} → {self.to}"

@@ -39,6 +39,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_tasks",
     "django_tasks_db",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
     "storefront",
     "accounts",
     "domains",
@@ -56,6 +59,12 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Suspends a request that needs a fresh password (transfer code, email change) and resumes it afterwards.
+    "allauth.account.middleware.AccountMiddleware",
+    # Staff without two-factor sign-in are sent to set it up before the admin opens (production only).
+    "accounts.middleware.StaffTwoFactorMiddleware",
+    # Notices of sign-ins from a browser the account never used (a signed cookie of accounts seen).
+    "accounts.middleware.KnownBrowserMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -98,13 +107,18 @@ CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache"
 
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.
-_EMAIL_URL = env.str("EMAIL_URL", default="" if not DEBUG else "consolemail://")
+_EMAIL_URL = env.str("EMAIL_URL", default="")
 if not DEBUG and (not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail")):
     raise ImproperlyConfigured(
         "EMAIL_URL must name a real mail backend when DJANGO_DEBUG is off, e.g. smtp+tls://user:pass@host:587."
     )
-EMAIL_CONFIG = env.email_url_config(_EMAIL_URL)
-vars().update(EMAIL_CONFIG)
+if _EMAIL_URL:
+    EMAIL_CONFIG = env.email_url_config(_EMAIL_URL)
+    vars().update(EMAIL_CONFIG)
+else:
+    # Development without a mail server: emails are kept in the database and shown on the mailbox page
+    # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
+    EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -116,6 +130,54 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "orders"
 LOGOUT_REDIRECT_URL = "home"
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# --- Sign-in, signup, verification, two-factor (django-allauth) -------------------------------------------------
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+# Signing in works before the address is confirmed (the cart and the account page are there); buying does not:
+# the provider customer is created only once the address is confirmed (accounts/verification.py).
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_SESSION_REMEMBER = None
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_FORMS = {
+    "reauthenticate": "accounts.forms.PasswordAndCodeReauthenticateForm",
+    "add_email": "accounts.forms.CustomerAddEmailForm",
+}
+# A reset asked for an address with no account sends nothing (no mail anyone could make us send to anybody).
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
+# Notices of password, email and two-factor changes (sent through the worker by the adapter).
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+# Changing the email address asks for the password again (turning two-factor off always does: allauth.mfa).
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
+ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
+ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{env.str('STORE_NAME', default='Domain Store')}] "
+# Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
+# failures, not a lock; a successful password reset clears the account's count.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key"),
+    "login": "30/m/ip",
+    "confirm_email": "1/3m/key",
+    "reset_password": "20/m/ip,5/5m/key",
+    "reset_password_from_key": "20/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+    "reauthenticate": "10/5m/user",
+}
+MFA_ADAPTER = "accounts.adapter.MFAAdapter"
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = env.str("STORE_NAME", default="Domain Store")
+# Browsers allow WebAuthn on http only for localhost; the test server is plain http.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -279,6 +341,8 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # Absolute address of the site, for links in emails sent by the worker (it has no request to ask).
 SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# allauth's links (address confirmation, password reset) use the site's own scheme.
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
 # Env: ADMINS="Ops <ops@example.com>,noc@example.com".
 ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", default=[])) if address]

@@ -36,6 +36,27 @@ def _fresh_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _staff_have_two_factor(request) -> Iterator[None]:
+    """Production requires two-factor sign-in of staff (accounts/middleware.py) and the suite runs production
+    settings: every staff user made in a test gets a TOTP authenticator, as a real one would have set up.
+    Tests of the requirement itself opt out with `@pytest.mark.staff_without_two_factor`."""
+    if request.node.get_closest_marker("staff_without_two_factor"):
+        yield
+        return
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+    from django.contrib.auth import get_user_model
+    from django.db.models.signals import post_save
+
+    def give_totp(sender, instance, created, **kwargs):
+        if created and instance.is_staff:
+            TOTP.activate(instance, generate_totp_secret())
+
+    post_save.connect(give_totp, sender=get_user_model(), dispatch_uid="tests-staff-totp")
+    yield
+    post_save.disconnect(sender=get_user_model(), dispatch_uid="tests-staff-totp")
+
+
+@pytest.fixture(autouse=True)
 def _fresh_gateway() -> Iterator[None]:
     """Each test starts with a new gateway, so one test's failures never leave the circuit breaker open."""
     gateway.cache_clear()

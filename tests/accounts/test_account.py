@@ -38,7 +38,20 @@ def test_it_links_to_change_the_password(client, make_customer):
 def test_it_shows_no_placeholder_sections(client, make_customer):
     client.force_login(make_customer().user)
     page = client.get(URL).content.decode()
-    assert "Security" not in page and "Billing" not in page and "coming" not in page.lower()
+    assert "Billing" not in page and "coming" not in page.lower()
+
+
+def test_the_security_section_offers_two_factor_email_export_and_deletion(client, make_customer):
+    client.force_login(make_customer().user)
+    page = client.get(URL).content.decode()
+    assert "Two-factor sign-in: <strong>off</strong>" in page
+    for link in (
+        'href="/accounts/2fa/"',
+        'href="/accounts/email/"',
+        'href="/accounts/export/"',
+        'href="/accounts/delete/"',
+    ):
+        assert link in page
 
 
 def test_a_staff_sign_in_without_a_customer_record_gets_the_page(client):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
+from accounts.models import Customer
 from domains.models import Order
 
 pytestmark = pytest.mark.django_db
@@ -27,13 +29,17 @@ def test_it_lists_customers_with_their_provider_id_date_and_country(staff, make_
 
 
 def test_a_customer_without_provider_id_is_highlighted(staff, make_customer):
-    pending = make_customer("pending@example.org")
-    pending.customer_id = None
-    pending.save()
+    pending = make_customer("pending@example.org", customer_id=None)
+    Customer.objects.filter(pk=pending.pk).update(customer_id=None, signup_sent_at=timezone.now())
+    make_customer("unconfirmed@example.org").__class__.objects.filter(user__email="unconfirmed@example.org").update(
+        customer_id=None
+    )
     page = staff.get(URL).content.decode()
-    assert "Needs reconciliation" in page
+    assert "Needs reconciliation" in page and "Email not confirmed yet" in page
     filtered = staff.get(URL, {"provider_link": "missing"}).content.decode()
-    assert "pending@example.org" in filtered
+    assert "pending@example.org" in filtered and "unconfirmed@example.org" not in filtered
+    waiting = staff.get(URL, {"provider_link": "unconfirmed"}).content.decode()
+    assert "unconfirmed@example.org" in waiting and "pending@example.org" not in waiting
 
 
 def test_it_searches_by_email_and_name(staff, make_customer):

@@ -69,7 +69,7 @@ def test_a_provider_failure_stays_on_the_site_with_a_message(client, customer, s
     with sandbox_control.fault(error_rate=1.0, scope="customers"):
         response = client.post(URL, headers={"Referer": "http://testserver/orders/7/"})
     assert response["Location"] == "/orders/7/"
-    assert "We could not open your control panel" in client.get("/accounts/login/").content.decode()
+    assert "We could not open your control panel" in client.get("/account/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -89,7 +89,7 @@ def test_a_provider_error_shows_a_message_and_stays_on_the_site(client, seeded, 
     response = client.post(URL, headers={"Referer": "http://testserver/orders/42/"})
     assert response.status_code == 302
     assert response["Location"] == "/orders/42/"
-    page = client.get("/accounts/login/").content.decode()  # any page shows the queued message
+    page = client.get("/account/").content.decode()  # any page shows the queued message
     assert "We could not open your control panel. The domain service has no record of this." in page
     assert "Invalid customer email" not in page  # the provider's text is for staff
 

@@ -1,4 +1,5 @@
-"""/accounts/signup/: every provider rule on the form, the provider call, and what the customer sees."""
+"""/accounts/signup/: every provider rule on the form and what the customer sees (the provider call, made once
+the address is confirmed, is in test_signup_verification.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from django.test import override_settings
 from accounts.forms import SignupForm
 from accounts.models import Customer
 from storefront import countries
-from storefront.gateway import InvalidDetails, RateLimited, ResellerGateway, Unauthorized, gateway
-from tests.sandbox_control import session_sandbox
 
 from .conftest import VALID
 
@@ -352,167 +351,6 @@ def test_it_offers_exactly_the_states_of_the_providers_countries_file(client):
         # A state typed into a forged request is still refused: it is not on the list.
         form = SignupForm({**VALID, "country": "AL", "state": "Bulqizë!", "country_code": "355", "phone": "672345678"})
         assert "state_not_in_country" in [e.code for e in form.errors.as_data()["state"]]
-
-
-# --- With the provider (the sandbox over HTTP) ---------------------------------------------------------------
-
-
-def _sandbox_customers(email: str) -> list[dict]:
-    """The customers the sandbox holds under this email (any case), read through its control endpoint."""
-    return session_sandbox().customers(email)
-
-
-def _one(rows: list[dict]) -> dict:
-    (row,) = rows
-    return row
-
-
-@pytest.mark.django_db(transaction=True)
-def test_success_signs_in_stores_the_customer_id_and_goes_to_next(client, seeded):
-    session = client.session
-    session["cart"] = {"ada-lovelace.com": {"duration": 1}}
-    session.save()
-    response = _post(client, email="Ada@Example.org", next="/checkout/")
-    assert response.status_code == 302
-    assert response["Location"] == "/checkout/"
-    provider = _one(_sandbox_customers("ada@example.org"))
-    customer = Customer.objects.get()
-    assert customer.customer_id == provider["customer_id"]
-    assert customer.user.username == "ada@example.org"
-    assert customer.user.email == "Ada@example.org"  # as typed; Django lowercases the domain part
-    assert customer.user.is_active
-    assert (customer.name, customer.state, customer.phone) == ("Ada Lovelace", "England", "2079460000")
-    assert int(client.session["_auth_user_id"]) == customer.user.pk
-    assert client.session["cart"] == {"ada-lovelace.com": {"duration": 1}}
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_unsafe_next_goes_to_the_orders_instead(client, seeded):
-    response = _post(client, next="https://evil.example/steal")
-    assert response["Location"] == "/orders/"
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_email_the_provider_already_has_tells_the_customer_to_sign_in(client, seeded, provider_calls):
-    gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
-    response = _post(client)
-    assert "email_taken_provider" in _codes(response, "email")
-    assert "Please sign in instead" in response.content.decode()
-    assert not User.objects.exists()  # our attempt record is removed again
-    assert len(_sandbox_customers("ada@example.org")) == 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_refused_key_shows_the_message_keeps_the_details_and_leaves_nothing(client, seeded):
-    with override_settings(RESELLER_API_KEY="test_wrong"):
-        gateway.cache_clear()
-        response = _post(client, company="Analytical Engines")
-    gateway.cache_clear()
-    assert response.status_code == 503
-    page = response.content.decode()
-    assert Unauthorized.default_message in page
-    assert "Unauthorized" not in page  # nothing about our key reaches the customer
-    assert 'value="Analytical Engines"' in page and 'value="12 St James&#x27;s Square"' in page
-    assert "Engine#1843x" not in page
-    assert not User.objects.exists() and not Customer.objects.exists()
-    assert not _sandbox_customers("ada@example.org")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_provider_rejection_shows_our_sentence_and_keeps_the_details(client, seeded, monkeypatch):
-    # Our form is stricter than the provider, so the sandbox cannot be made to refuse valid details.
-    def refuse(self, **kwargs):
-        raise InvalidDetails("Signup Failed, please ensure that all the fields are valid and in English", status=500)
-
-    monkeypatch.setattr(ResellerGateway, "customer_signup", refuse)
-    response = _post(client, name="Grace Hopper")
-    assert response.status_code == 200
-    page = response.content.decode()
-    assert InvalidDetails.default_message in page
-    assert "Signup Failed" not in page  # the provider's text is for staff
-    assert 'value="Grace Hopper"' in page and 'value="ada@example.org"' in page
-    assert "Engine#1843x" not in page
-    assert not User.objects.exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_unreachable_provider_shows_a_message_and_leaves_nothing(client, seeded):
-    with override_settings(RESELLER_BASE_URL="http://127.0.0.1:9/sandbox"):
-        gateway.cache_clear()
-        response = _post(client)
-    gateway.cache_clear()
-    assert response.status_code == 503
-    assert "unavailable" in response.content.decode()
-    assert not User.objects.exists()
-
-
-def _answer_lost():
-    """The provider creates the customer but its answer never arrives (the gateway's read timeout is 2 s)."""
-    return session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="customers")
-
-
-def _server_error():
-    """The provider fails with a 500 before creating anything; for a POST the gateway cannot know that."""
-    return session_sandbox().fault(error_rate=1.0, scope="customers")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_unknown_outcome_keeps_an_inactive_record_for_staff(client, seeded, caplog):
-    with _answer_lost():
-        response = _post(client)
-    assert response.status_code == 202
-    assert "We could not confirm your account" in response.content.decode()
-    customer = Customer.objects.get()
-    assert customer.customer_id is None and not customer.user.is_active
-    assert "_auth_user_id" not in client.session
-    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
-    assert len(_sandbox_customers("ada@example.org")) == 1  # it did land at the provider
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_retry_after_an_unknown_outcome_does_not_create_a_second_customer(client, seeded):
-    with _answer_lost():
-        _post(client)
-    response = _post(client)
-    assert response.status_code == 202
-    assert "staff have been notified" in response.content.decode()
-    assert len(_sandbox_customers("ada@example.org")) == 1
-    assert Customer.objects.get().customer_id is None
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded):
-    with _server_error():
-        first = _post(client)
-    assert first.status_code == 202
-    assert not _sandbox_customers("ada@example.org")
-    response = _post(client, next="/cart/")
-    assert response["Location"] == "/cart/"
-    customer = Customer.objects.get()
-    assert customer.customer_id == _one(_sandbox_customers("ada@example.org"))["customer_id"]
-    assert customer.user.is_active
-    assert int(client.session["_auth_user_id"]) == customer.user.pk
-
-
-@pytest.mark.django_db(transaction=True)
-def test_rate_limiting_shows_the_message_and_leaves_nothing(client, seeded):
-    with session_sandbox().fault(rate_limited=True, scope="customers"):
-        response = _post(client)
-    assert response.status_code == 429
-    assert RateLimited.default_message in response.content.decode()
-    assert 'value="ada@example.org"' in response.content.decode()
-    assert not User.objects.exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_someone_else_cannot_take_over_an_unconfirmed_signup(client, seeded, provider_calls):
-    with _server_error():
-        _post(client)
-    provider_calls.clear()
-    response = _post(client, password="Other#12345", password2="Other#12345")
-    assert response.status_code == 202
-    assert provider_calls == []
-    assert Customer.objects.get().customer_id is None
 
 
 @pytest.mark.django_db

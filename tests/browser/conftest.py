@@ -195,3 +195,40 @@ def screenshot(page: Page, watch: Watch):
         return paths
 
     return take
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_mailbox(settings, live_server) -> None:
+    """As in development without a mail server: emails land in the mailbox page, where the journeys open them.
+    The worker writes links on SITE_URL (it has no request): here, the live server."""
+    from storefront.mailbox import BACKEND
+
+    settings.EMAIL_BACKEND = BACKEND
+    settings.SITE_URL = live_server.url
+    settings.ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http"
+
+
+HELPER_SHOTS = Path("/work/helpers/shots")
+SHOT_SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture
+def shots(page: Page, watch: Watch):
+    """Screenshots for review at 1280x800 and 390x844 (auth-<name>-desktop.png, -phone.png), into
+    /work/helpers/shots when that folder exists, else beside the others. A phone-width page must fit."""
+    folder = HELPER_SHOTS if HELPER_SHOTS.is_dir() else SCREENSHOTS
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def take(name: str) -> None:
+        before = page.viewport_size or DESKTOP
+        for size_name, size in SHOT_SIZES.items():
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)  # let the layout settle at the new width
+            page.screenshot(path=str(folder / f"{name}-{size_name}.png"), full_page=True)
+            if size_name == "phone":
+                wide = page.evaluate(_OVERFLOWING)
+                if wide:
+                    watch.errors.append(f"{name}: {page.url} is wider than a phone:\n  " + "\n  ".join(wide))
+        page.set_viewport_size(before)
+
+    return take

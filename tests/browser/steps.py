@@ -57,13 +57,28 @@ def fill_signup(page: Page, person: Person) -> None:
     page.get_by_label("Password again").fill(person.password)
 
 
+def confirm_email(page: Page, person: Person) -> None:
+    """Opens the confirmation email in the sandbox mailbox (linked from the test banner) and follows its link;
+    the customer ends where the link brings them back (the checkout, or the page `next` named at signup)."""
+    page.get_by_role("link", name="Emails sent").click()
+    message = page.locator(".mailbox-message", has_text=person.email).first
+    expect(message).to_be_visible()
+    if message.get_attribute("open") is None:
+        message.locator("summary").click()
+    message.locator('a[href*="/accounts/confirm-email/"]').first.click()
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.get_by_text("Your email is confirmed and your account is ready to buy domains.")).to_be_visible()
+
+
 def sign_up(page: Page, person: Person) -> None:
-    """Creates the account from the signup page; the customer ends on the page `next` named (or their domains)."""
+    """Creates the account from the signup page and confirms the address from the sandbox mailbox; the
+    customer ends on the page `next` named (or the checkout)."""
     if "/accounts/signup/" not in page.url:
         page.goto("/accounts/signup/")
     fill_signup(page, person)
     page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_text("Welcome! Your account is ready.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
+    confirm_email(page, person)
 
 
 def add_to_cart(page: Page, domain_name: str) -> None:

@@ -94,7 +94,7 @@ def test_the_cart_survives_signing_in(client):
         username="ada@example.org", email="ada@example.org", password="Pass#word12"
     )
     put_in_cart(client, line("brand.com", duration=2))
-    response = client.post("/accounts/login/", {"username": "ada@example.org", "password": "Pass#word12"})
+    response = client.post("/accounts/login/", {"login": "ada@example.org", "password": "Pass#word12"})
     assert response.status_code == 302
     assert response.wsgi_request.user == user
     assert cart_of(client)["brand.com"]["duration"] == 2

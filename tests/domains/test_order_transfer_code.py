@@ -1,11 +1,15 @@
-"""The transfer code, POST /orders/<order_id>/transfer-code/ (password): shown once, never kept anywhere."""
+"""The transfer code, POST /orders/<order_id>/transfer-code/: re-authentication first (allauth: the password, and
+the two-factor code when on), then shown once, never kept anywhere, and the customer is emailed a notice."""
 
 from __future__ import annotations
 
 import logging
+import time
 
 import pytest
+from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, generate_totp_secret, hotp_value
 from django.contrib.sessions.models import Session
+from django.core import mail
 from django.core.cache import cache
 from django.urls import reverse
 
@@ -23,14 +27,23 @@ def code_calls(calls: list) -> int:
     return sum(1 for name, _ in calls if name == "transfer_auth_code")
 
 
+@pytest.fixture
+def confirmed(signed_in, customer, password):
+    """`signed_in`, having just typed the password (allauth's re-authentication), as after signing in."""
+    response = signed_in.post("/accounts/reauthenticate/", {"password": password})
+    assert response.status_code == 302
+    return signed_in
+
+
 def test_it_checks_ownership(client, customer, other_customer, sandbox_orders, provider_calls, password):
     order = sandbox_orders.register(customer, "notyourcode.com")
     other_customer.user.set_password(password)
     other_customer.user.save()
     client.force_login(other_customer.user)
+    client.post("/accounts/reauthenticate/", {"password": password})
     provider_calls.clear()
 
-    response = client.post(url(order), {"password": password})
+    response = client.post(url(order))
 
     assert response.status_code == 404
     assert provider_calls == []
@@ -45,7 +58,7 @@ def test_it_only_accepts_post(signed_in, customer, sandbox_orders):
 def test_it_requires_login(client, customer, sandbox_orders, password):
     order = sandbox_orders.register(customer, "anoncode.com")
 
-    response = client.post(url(order), {"password": password})
+    response = client.post(url(order))
 
     assert response.status_code == 302
     assert reverse("login") in response["Location"]
@@ -62,25 +75,53 @@ def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(clien
     assert response["HX-Redirect"] == f"{reverse('login')}?next={page}"
 
 
-def test_a_wrong_password_shows_an_error_and_no_code(signed_in, customer, sandbox_orders, provider_calls):
-    order = sandbox_orders.register(customer, "wrongpw.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
-
-    response = signed_in.post(url(order), {"password": "not-my-password"})
-
-    body = response.content.decode()
-    assert response.status_code == 200
-    assert "That password is not correct" in body
-    assert code not in body
-    assert "not-my-password" not in body
-    assert code_calls(provider_calls) == 0
-
-
-def test_the_right_password_shows_the_code_once_with_a_copy_button(signed_in, customer, sandbox_orders, password):
+def test_without_a_recent_password_it_asks_for_it_then_shows_the_code(signed_in, customer, sandbox_orders, password):
     order = sandbox_orders.register(customer, "rightpw.com")
     code = sandbox_orders.at_sandbox(order).transfer_code
 
-    response = signed_in.post(url(order), {"password": password})
+    asked = signed_in.post(url(order))
+    assert asked.status_code == 302 and asked["Location"].startswith("/accounts/reauthenticate/")
+    wrong = signed_in.post(asked["Location"], {"password": "not-my-password"})
+    assert wrong.status_code == 200 and code not in wrong.content.decode()
+    resumed = signed_in.post(asked["Location"], {"password": password}, follow=True)
+    assert f'<code id="transfer-code" class="transfer-code">{code}</code>' in resumed.content.decode()
+
+
+def test_with_two_factor_the_code_is_asked_too(signed_in, customer, sandbox_orders, password):
+    secret = generate_totp_secret()
+    TOTP.activate(customer.user, secret)
+    order = sandbox_orders.register(customer, "twofactor.com")
+    code = sandbox_orders.at_sandbox(order).transfer_code
+
+    asked = signed_in.post(url(order))["Location"]
+    assert 'name="code"' in signed_in.get(asked).content.decode()
+    totp = format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+    password_only = signed_in.post(asked, {"password": password})
+    assert password_only.status_code == 200 and code not in password_only.content.decode()
+    code_only = signed_in.post(asked, {"code": totp})
+    assert code_only.status_code == 200 and code not in code_only.content.decode()
+    # The code alone is not offered as another way in.
+    assert signed_in.get("/accounts/2fa/reauthenticate/")["Location"].startswith("/accounts/reauthenticate/")
+    resumed = signed_in.post(asked, {"password": password, "code": totp}, follow=True)
+    assert code in resumed.content.decode()
+
+
+def test_the_customer_is_emailed_when_a_code_is_shown(confirmed, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "noticed.com")
+    mail.outbox.clear()
+    confirmed.post(url(order), REMOTE_ADDR="203.0.113.5")
+    (notice,) = mail.outbox
+    assert notice.to == [customer.user.email]
+    assert "The transfer code of noticed.com was shown" in notice.subject
+    assert "203.0.113.5" in notice.body
+    assert sandbox_orders.at_sandbox(order).transfer_code not in notice.body
+
+
+def test_the_right_password_shows_the_code_once_with_a_copy_button(confirmed, customer, sandbox_orders, password):
+    order = sandbox_orders.register(customer, "rightpw2.com")
+    code = sandbox_orders.at_sandbox(order).transfer_code
+
+    response = confirmed.post(url(order))
 
     body = response.content.decode()
     assert response.status_code == 200
@@ -88,17 +129,16 @@ def test_the_right_password_shows_the_code_once_with_a_copy_button(signed_in, cu
     assert 'data-copy-target="transfer-code"' in body
     assert "js/orders.js" in body
     assert "no-store" in response["Cache-Control"]
-    assert password not in body
 
     # Shown once: the page itself never shows it again.
-    assert code not in signed_in.get(reverse("order_detail", args=[order.order_id])).content.decode()
+    assert code not in confirmed.get(reverse("order_detail", args=[order.order_id])).content.decode()
 
 
-def test_htmx_gets_only_the_transfer_section(signed_in, customer, sandbox_orders, password):
+def test_htmx_gets_only_the_transfer_section(confirmed, customer, sandbox_orders):
     order = sandbox_orders.register(customer, "fragmentcode.com")
     code = sandbox_orders.at_sandbox(order).transfer_code
 
-    response = signed_in.post(url(order), {"password": password}, headers={"HX-Request": "true"})
+    response = confirmed.post(url(order), headers={"HX-Request": "true"})
 
     body = response.content.decode()
     assert "<html" not in body
@@ -108,23 +148,14 @@ def test_htmx_gets_only_the_transfer_section(signed_in, customer, sandbox_orders
     assert "no-store" in response["Cache-Control"]
 
 
-def test_htmx_gets_the_password_error_in_place(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "fragmentpw.com")
-
-    response = signed_in.post(url(order), {"password": "nope"}, headers={"HX-Request": "true"})
-
-    assert response.status_code == 200
-    assert "That password is not correct" in response.content.decode()
-
-
-def test_the_code_is_never_logged_cached_or_kept_in_the_session(signed_in, customer, sandbox_orders, caplog, password):
+def test_the_code_is_never_logged_cached_or_kept_in_the_session(confirmed, customer, sandbox_orders, caplog):
     order = sandbox_orders.register(customer, "secretcode.com")
     code = sandbox_orders.at_sandbox(order).transfer_code
     caplog.set_level(logging.DEBUG)
 
-    signed_in.get(reverse("order_detail", args=[order.order_id]))
-    response = signed_in.post(url(order), {"password": password})
-    htmx = signed_in.post(url(order), {"password": password}, headers={"HX-Request": "true"})
+    confirmed.get(reverse("order_detail", args=[order.order_id]))
+    response = confirmed.post(url(order))
+    htmx = confirmed.post(url(order), headers={"HX-Request": "true"})
 
     assert code in response.content.decode() and code in htmx.content.decode()
     assert caplog.records, "the gateway logs its calls, so the log was captured"
@@ -136,36 +167,40 @@ def test_the_code_is_never_logged_cached_or_kept_in_the_session(signed_in, custo
     for session in Session.objects.all():
         assert code not in str(session.get_decoded())
     assert code not in str(response.cookies)
+    for message in mail.outbox:
+        assert code not in message.body
 
 
 def test_wrong_passwords_are_throttled(signed_in, customer, sandbox_orders, provider_calls, password):
     order = sandbox_orders.register(customer, "guessing.com")
-    for _ in range(5):
-        signed_in.post(url(order), {"password": "guess"})
+    asked = signed_in.post(url(order))["Location"]
+    for _ in range(10):
+        signed_in.post(asked, {"password": "Guess#12345"})
 
-    response = signed_in.post(url(order), {"password": password})
+    response = signed_in.post(asked, {"password": password})
 
-    assert "Too many wrong passwords" in response.content.decode()
+    assert response.status_code == 429 or "Too many" in response.content.decode()
     assert code_calls(provider_calls) == 0
 
 
-def test_a_provider_failure_shows_its_message(signed_in, customer, sandbox_orders, password, sandbox_control):
+def test_a_provider_failure_shows_its_message(confirmed, customer, sandbox_orders, sandbox_control):
     order = sandbox_orders.register(customer, "codedown.com")
 
     with sandbox_control.fault(error_rate=1.0, scope="transfers"):
-        response = signed_in.post(url(order), {"password": password}, headers={"HX-Request": "true"})
+        response = confirmed.post(url(order), headers={"HX-Request": "true"})
 
     assert response.status_code == 200
     body = response.content.decode()
     assert 'class="notice notice-error"' in body
-    assert 'name="password"' in body
+    assert "Show transfer code" in body
+    assert mail.outbox == [] or all("transfer code" not in m.subject for m in mail.outbox)
 
 
-def test_reveals_are_rate_limited_per_customer(signed_in, customer, sandbox_orders, provider_calls, password, settings):
+def test_reveals_are_rate_limited_per_customer(confirmed, customer, sandbox_orders, provider_calls, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, 900)}
     order = sandbox_orders.register(customer, "ratelimited.com")
-    assert signed_in.post(url(order), {"password": password}).status_code == 200
-    response = signed_in.post(url(order), {"password": password})
+    assert confirmed.post(url(order)).status_code == 200
+    response = confirmed.post(url(order))
     assert response.status_code == 429
     assert "Please wait" in response.content.decode()
     assert code_calls(provider_calls) == 1

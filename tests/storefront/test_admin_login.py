@@ -1,6 +1,10 @@
-"""/admin/login/: wrong guesses are limited per address, so a guessed password is not accepted after many tries."""
+"""/admin/login/: staff sign in through the storefront's sign-in (allauth, with two-factor), the admin login page
+stays limited per address, and in production staff without two-factor are sent to set it up."""
+
+import time
 
 import pytest
+from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, generate_totp_secret, hotp_value
 from django.contrib.auth import get_user_model
 
 pytestmark = pytest.mark.django_db
@@ -14,31 +18,50 @@ def staff():
     return get_user_model().objects.create_superuser("staff@example.org", "staff@example.org", PASSWORD)
 
 
-def _try(client, password: str):
-    return client.post(URL, {"username": "staff@example.org", "password": password, "next": "/admin/"})
+def _try(client, password: str, **extra):
+    return client.post(URL, {"username": "staff@example.org", "password": password, "next": "/admin/"}, **extra)
 
 
-def test_the_right_password_signs_in(client, staff):
-    response = _try(client, PASSWORD)
+def test_the_admin_login_sends_to_the_storefront_sign_in(client, staff):
+    response = client.get(URL + "?next=/admin/")
     assert response.status_code == 302
-    assert response.url == "/admin/"
+    assert response["Location"] == "/accounts/login/?next=%2Fadmin%2F"
 
 
-def test_after_ten_wrong_guesses_even_the_right_password_is_turned_away(client, staff):
+def test_after_ten_tries_the_admin_login_is_turned_away(client, staff):
     for attempt in range(10):
-        assert _try(client, f"wrong-{attempt}").status_code == 200  # the form again, with its error
+        assert _try(client, f"wrong-{attempt}").status_code == 302  # sent on to the storefront's sign-in
     response = _try(client, PASSWORD)
     assert response.status_code == 429
     assert int(response["Retry-After"]) > 0
-    assert "_auth_user_id" not in client.session
+    assert _try(client, PASSWORD, REMOTE_ADDR="198.51.100.7").status_code == 302  # other addresses are not limited
 
 
-def test_other_addresses_are_not_limited(client, staff):
-    for attempt in range(11):
-        _try(client, f"wrong-{attempt}")
-    assert (
-        client.post(
-            URL, {"username": "staff@example.org", "password": PASSWORD, "next": "/admin/"}, REMOTE_ADDR="198.51.100.7"
-        ).url
-        == "/admin/"
-    )
+@pytest.mark.staff_without_two_factor
+def test_staff_sign_in_asks_for_the_code_and_then_opens_the_admin(client, staff):
+    secret = generate_totp_secret()
+    TOTP.activate(staff, secret)
+    step = client.post("/accounts/login/", {"login": "staff@example.org", "password": PASSWORD, "next": "/admin/"})
+    assert step["Location"] == "/accounts/2fa/authenticate/"
+    code = format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+    assert client.post("/accounts/2fa/authenticate/", {"code": code})["Location"] == "/admin/"
+    assert client.get("/admin/").status_code == 200
+
+
+@pytest.mark.staff_without_two_factor
+def test_in_production_staff_without_two_factor_cannot_reach_the_admin(client, staff, settings):
+    assert settings.DEBUG is False  # the suite runs production settings
+    client.force_login(staff)
+    for path in ("/admin/", "/admin/accounts/customer/"):
+        response = client.get(path)
+        assert response.status_code == 302
+        assert response["Location"] == "/accounts/2fa/totp/activate/"
+    # Setting it up asks for the password first (force_login signed in without one).
+    assert client.get("/accounts/2fa/totp/activate/")["Location"].startswith("/accounts/reauthenticate/")
+
+
+@pytest.mark.staff_without_two_factor
+def test_with_debug_on_staff_may_use_the_admin_without_two_factor(client, staff, settings):
+    settings.DEBUG = True
+    client.force_login(staff)
+    assert client.get("/admin/").status_code == 200

@@ -94,6 +94,10 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
         },
     )
     assert signup.status_code == 302, "signup should succeed"
+    from django.core import mail
+
+    confirm = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body).group(1)
+    visit("post", confirm)
     review = visit("get", "/checkout/")
     placed = visit("post", "/checkout/", {"checkout_id": _hidden(review.content.decode(), "checkout_id")})
     assert placed.status_code == 302
@@ -108,8 +112,9 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
         f"/orders/{order.order_id}/renew/",
         {"duration": "1", "renew_token": _hidden(detail.content.decode(), "renew_token")},
     )
-    visit("post", f"/orders/{order.order_id}/transfer-code/", {"password": "Wrong*Pass1"})
-    code_page = visit("post", f"/orders/{order.order_id}/transfer-code/", {"password": PASSWORD})
+    asked = visit("post", f"/orders/{order.order_id}/transfer-code/")  # re-authentication first
+    visit("post", asked["Location"], {"password": "Wrong*Pass1"})
+    code_page = visit("post", asked["Location"], {"password": PASSWORD}, follow=True)
     visit("post", f"/orders/{order.order_id}/dns/activate/")
     visit("get", f"/orders/{order.order_id}/dns/", {"type": "A"})
     visit("post", f"/orders/{order.order_id}/dns/add/", {"type": "A", "host": "@", "value": "203.0.113.10", "ttl": ""})

@@ -1,0 +1,65 @@
+"""Staff must use two-factor sign-in in production: without it, the admin sends them to set it up first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from allauth.mfa.utils import is_mfa_enabled
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+
+
+class StaffTwoFactorMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if (
+            not settings.DEBUG
+            and user is not None
+            and user.is_authenticated
+            and user.is_staff
+            and request.path.startswith("/admin/")
+            and not is_mfa_enabled(user)
+        ):
+            messages.warning(request, "Staff accounts need two-factor sign-in. Set it up to open the admin.")
+            return redirect("mfa_activate_totp")
+        return self.get_response(request)
+
+
+KNOWN_BROWSER_COOKIE = "known_browser"
+KNOWN_BROWSER_SALT = "accounts.known-browser"
+KNOWN_BROWSER_MAX_AGE = 400 * 24 * 3600  # browsers cap cookies at 400 days
+
+
+def known_browser_users(request: HttpRequest) -> set[str]:
+    """The accounts that have signed in from this browser before (a signed cookie of user ids)."""
+    value = request.get_signed_cookie(KNOWN_BROWSER_COOKIE, default="", salt=KNOWN_BROWSER_SALT)
+    return {part for part in value.split(",") if part}
+
+
+class KnownBrowserMiddleware:
+    """Remembers, in a signed cookie, which accounts signed in from this browser, so a sign-in from a browser
+    never seen before sends the owner a notice (accounts/receivers.py marks the request)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user_id = getattr(request, "known_browser_add", None)
+        if user_id is not None:
+            users = sorted(known_browser_users(request) | {str(user_id)})[-20:]
+            response.set_signed_cookie(
+                KNOWN_BROWSER_COOKIE,
+                ",".join(users),
+                salt=KNOWN_BROWSER_SALT,
+                max_age=KNOWN_BROWSER_MAX_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

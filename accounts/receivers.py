@@ -1,0 +1,50 @@
+"""allauth's signals: the provider customer is created when the customer's address is confirmed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from allauth.account.signals import email_confirmed
+from django.contrib import messages
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
+from django.utils import timezone
+
+from accounts import services
+from accounts.middleware import known_browser_users
+from accounts.models import Customer
+from accounts.notices import security_notice
+from accounts.tasks import provider_signup_retry
+from storefront.background import retry_delay
+from storefront.gateway import GatewayError, RateLimited, Unavailable
+from storefront.provider_errors import provider_error
+
+
+@receiver(email_confirmed)
+def provider_signup_on_confirmation(sender: Any, request: Any, email_address: Any, **kwargs: Any) -> None:
+    customer = Customer.objects.filter(user=email_address.user, customer_id__isnull=True).first()
+    if customer is None or email_address.email.lower() != customer.user.email.lower():
+        return
+    try:
+        services.customer_provider_signup(customer=customer)
+    except services.SignupError as err:
+        messages.error(request, err.message)
+    except GatewayError as err:
+        if isinstance(err, Unavailable | RateLimited) and provider_signup_retry.get_backend().supports_defer:
+            # The address cannot be confirmed twice: the worker tries again, with a growing delay.
+            run_after = timezone.now() + retry_delay(attempt=1)
+            provider_signup_retry.using(run_after=run_after).enqueue(customer_pk=customer.pk)
+        messages.error(request, f"Your email is confirmed, but we could not finish your account. {provider_error(err)}")
+    else:
+        messages.success(request, "Your email is confirmed and your account is ready to buy domains.")
+
+
+@receiver(user_logged_in)
+def notice_of_a_new_browser(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """A sign-in from a browser this account never signed in from is emailed to its owner (not the signup's
+    own first sign-in: that browser is the one the account was made in)."""
+    if request is None or user is None or not request.META.get("REMOTE_ADDR"):
+        return  # not a browser: Django's test client `force_login`, a script
+    if str(user.pk) not in known_browser_users(request) and not getattr(request, "signing_up", False):
+        security_notice(request=request, what="new_browser", user=user)
+    request.known_browser_add = user.pk

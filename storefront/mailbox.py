@@ -1,0 +1,45 @@
+"""The development mailbox: an email backend that keeps messages in the database, and the page that lists them.
+
+Only for a storefront running with DEBUG on and no EMAIL_URL (settings): a newcomer with no mail server can
+still follow a verification link. Production refuses to start without a real mail backend, and the page
+answers 404 unless this backend is the one in use, so it can never show customers' emails on a live site.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.core.mail.backends.base import BaseEmailBackend
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from storefront.models import MailboxMessage
+
+BACKEND = "storefront.mailbox.MailboxBackend"
+SHOWN = 50
+
+
+class MailboxBackend(BaseEmailBackend):
+    def send_messages(self, email_messages: Sequence[EmailMessage]) -> int:
+        for message in email_messages:
+            html = next((body for body, kind in getattr(message, "alternatives", []) if kind == "text/html"), "")
+            MailboxMessage.objects.create(
+                to=", ".join(message.recipients()), subject=str(message.subject), body=str(message.body), html=html
+            )
+        return len(email_messages)
+
+
+def mailbox_enabled() -> bool:
+    return settings.EMAIL_BACKEND == BACKEND
+
+
+@never_cache
+@require_safe
+def mailbox(request: HttpRequest) -> HttpResponse:
+    if not mailbox_enabled():
+        raise Http404
+    return render(request, "storefront/mailbox.html", {"messages_sent": MailboxMessage.objects.all()[:SHOWN]})

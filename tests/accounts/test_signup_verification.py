@@ -1,0 +1,178 @@
+"""Signup stores the contact locally and sends a confirmation link; the provider customer is created only when
+the address is confirmed (idempotent, unknown outcomes kept for staff); an unconfirmed account cannot buy."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.test import override_settings
+
+from accounts import services
+from accounts.models import Customer
+from storefront.gateway import Unauthorized, gateway
+from tests.sandbox_control import session_sandbox
+
+from .conftest import VALID
+
+User = get_user_model()
+URL = "/accounts/signup/"
+
+
+def _signup(client, **changes):
+    return client.post(URL, {**VALID, **changes})
+
+
+def _link() -> str:
+    (message,) = [m for m in mail.outbox if "confirm" in m.subject.lower()]
+    return re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", message.body).group(1)
+
+
+def _confirm(client):
+    return client.post(_link())
+
+
+def _provider_customers(email: str) -> list[dict]:
+    return session_sandbox().customers(email)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_signup_signs_in_keeps_the_cart_and_sends_a_link_without_calling_the_provider(client, seeded, provider_calls):
+    session = client.session
+    session["cart"] = {"ada-lovelace.com": {"duration": 1}}
+    session.save()
+    response = _signup(client, email="Ada@Example.org", next="/checkout/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/confirm-email/"
+    customer = Customer.objects.get()
+    assert customer.customer_id is None and customer.user.is_active
+    assert (customer.user.username, customer.user.email) == ("ada@example.org", "Ada@example.org")
+    assert int(client.session["_auth_user_id"]) == customer.user.pk
+    assert client.session["cart"] == {"ada-lovelace.com": {"duration": 1}}
+    assert mail.outbox[0].to == ["Ada@example.org"]
+    assert "customer_signup" not in provider_calls
+    assert _provider_customers("ada@example.org") == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_link_creates_the_provider_customer_and_goes_back_to_checkout(client, seeded):
+    _signup(client, next="/checkout/")
+    response = _confirm(client)
+    assert response.status_code == 302 and response["Location"] == "/checkout/"
+    (provider,) = _provider_customers("ada@example.org")
+    assert Customer.objects.get().customer_id == provider["customer_id"]
+    assert "ready to buy" in client.get("/checkout/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_confirming_twice_creates_one_provider_customer(client, seeded, provider_calls):
+    _signup(client)
+    link = _link()
+    client.post(link)
+    client.post(link)
+    services.customer_provider_signup(customer=Customer.objects.get())
+    assert provider_calls.count("customer_signup") == 1
+    assert len(_provider_customers("ada@example.org")) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(client, seeded, provider_calls):
+    from tests.domains.conftest import line, put_in_cart
+
+    _signup(client)
+    put_in_cart(client, line("ada-lovelace.com"))
+    page = client.get("/checkout/").content.decode()
+    assert "Please confirm your email address to buy" in page
+    assert 'name="checkout_id"' not in page
+    response = client.post("/checkout/", {"checkout_id": "8a4f1c1e-1a2b-4c3d-9e8f-000000000001"}, follow=True)
+    assert "Please confirm your email address to buy" in response.content.decode()
+    assert "customer_signup" not in provider_calls and "domain_register" not in provider_calls
+    assert _provider_customers("ada@example.org") == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_email_the_provider_already_has_is_told_and_left_for_staff(client, seeded, caplog):
+    gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
+    _signup(client)
+    page = client.post(_link(), follow=True).content.decode()
+    assert "An account with this email already exists" in page
+    customer = Customer.objects.get()
+    assert customer.customer_id is None
+    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_key_shows_the_message_and_a_later_confirmation_tries_again(client, seeded):
+    _signup(client)
+    with override_settings(RESELLER_API_KEY="test_wrong_key"):
+        gateway.cache_clear()
+        page = client.post(_link(), follow=True).content.decode()
+    gateway.cache_clear()
+    assert Unauthorized.default_message in page
+    customer = Customer.objects.get()
+    assert customer.customer_id is None and customer.signup_sent_at is None
+    assert services.customer_provider_signup(customer=customer).customer_id is not None
+
+
+def _answer_lost():
+    """The provider creates the customer but its answer never arrives (the gateway's read timeout is 2 s)."""
+    return session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="customers")
+
+
+def _server_error():
+    """The provider fails with a 500 before creating anything; for a POST the gateway cannot know that."""
+    return session_sandbox().fault(error_rate=1.0, scope="customers")
+
+
+def _long_ago(customer: Customer) -> Customer:
+    Customer.objects.filter(pk=customer.pk).update(signup_sent_at=customer.signup_sent_at - services.IN_FLIGHT * 2)
+    return Customer.objects.get(pk=customer.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unknown_outcome_is_kept_for_staff_and_a_retry_never_makes_a_second_customer(client, seeded, caplog):
+    _signup(client)
+    with _answer_lost():
+        page = client.post(_link(), follow=True).content.decode()
+    assert "We could not confirm your account" in page
+    customer = Customer.objects.get()
+    assert customer.customer_id is None and customer.signup_sent_at is not None
+    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
+    # A retry at once is taken as the same attempt still in flight: nothing is sent.
+    assert services.customer_provider_signup(customer=customer).customer_id is None
+    with pytest.raises(services.SignupUnconfirmed):
+        services.customer_provider_signup(customer=_long_ago(customer))
+    assert len(_provider_customers("ada@example.org")) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded):
+    _signup(client)
+    with _server_error():
+        client.post(_link())
+    customer = Customer.objects.get()
+    assert customer.customer_id is None and _provider_customers("ada@example.org") == []
+    linked = services.customer_provider_signup(customer=_long_ago(customer))
+    (provider,) = _provider_customers("ada@example.org")
+    assert linked.customer_id == provider["customer_id"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_provider_outage_at_confirmation_is_retried_by_the_worker(client, seeded):
+    from django_tasks_db.models import DBTaskResult
+
+    from accounts.tasks import provider_signup_retry
+
+    _signup(client)
+    unreachable = {"RESELLER_BASE_URL": "http://127.0.0.1:9/sandbox"}  # never sent: a definite outage
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}, **unreachable):
+        gateway.cache_clear()
+        page = client.post(_link(), follow=True).content.decode()
+        gateway.cache_clear()
+        assert "could not finish your account" in page
+        queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")
+        assert queued.args_kwargs["kwargs"] == {"customer_pk": Customer.objects.get().pk}
+    provider_signup_retry.call(customer_pk=Customer.objects.get().pk)  # what the worker does, later
+    assert Customer.objects.get().customer_id is not None

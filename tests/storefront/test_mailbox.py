@@ -1,0 +1,55 @@
+"""/mailbox/: in development without a mail server, the emails the storefront sent, with their links."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.mail import send_mail
+
+from storefront.mailbox import BACKEND
+from tests.accounts.conftest import VALID
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_is_not_there_with_a_real_mail_backend(client, settings):
+    assert settings.EMAIL_BACKEND != BACKEND
+    send_mail("Hello", "A body", None, ["ada@example.org"])
+    assert client.get("/mailbox/").status_code == 404
+    assert "Emails sent" not in client.get("/").content.decode()
+
+
+def test_it_lists_what_was_sent_newest_first_and_the_banner_links_it(client, settings):
+    settings.EMAIL_BACKEND = BACKEND
+    send_mail("First", "Body one", None, ["ada@example.org"])
+    send_mail("Second", "See https://shop.example/x", None, ["grace@example.org"])
+    page = client.get("/mailbox/").content.decode()
+    assert page.index("Second") < page.index("First")
+    assert '<a href="https://shop.example/x"' in page
+    assert 'href="/mailbox/"' in client.get("/").content.decode()
+
+
+def test_the_signup_confirmation_arrives_there_with_its_link(client, settings):
+    settings.EMAIL_BACKEND = BACKEND
+    client.post("/accounts/signup/", VALID)
+    page = client.get("/mailbox/").content.decode()
+    assert "ada@example.org" in page
+    assert "/accounts/confirm-email/" in page
+
+
+def test_the_development_default_is_the_mailbox_and_production_refuses_it():
+    import subprocess
+    import sys
+
+    def settings_of(env: dict[str, str]) -> subprocess.CompletedProcess:
+        code = "from django.conf import settings; print(settings.EMAIL_BACKEND)"
+        return subprocess.run(
+            [sys.executable, "-c", f"import django, os; django.setup(); {code}"],
+            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "storefront.settings", **env},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert settings_of({"DJANGO_DEBUG": "true"}).stdout.strip() == BACKEND
+    production = settings_of({"DJANGO_SECRET_KEY": "x", "RESELLER_SANDBOX": "true"})
+    assert production.returncode != 0 and "EMAIL_URL must name a real mail backend" in production.stderr
