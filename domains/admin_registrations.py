@@ -1,11 +1,65 @@
-"""Admin for registrations (issue 6): what was bought, each line's outcome, and re-checking lost answers."""
+"""Admin for registrations (issue 6): what was bought, each line's outcome, and re-checking lost answers;
+each sale's retail price, cost and margin, and a revenue and margin summary per month."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.db.models import Count, QuerySet, Sum
+from django.db.models.functions import TruncMonth
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 
 from domains import services
 from domains.models import Registration
+from pricing.money import Money, format_money
+
+
+@dataclass(frozen=True)
+class MonthSummary:
+    """Registered sales of one month in one currency; `unknown_cost` counts sales recorded without a cost."""
+
+    month: str
+    currency: str
+    sales: int
+    revenue: Money
+    cost: Money
+    unknown_cost: int
+
+    @property
+    def margin(self) -> Money:
+        return self.revenue - self.cost
+
+
+def month_summaries() -> list[MonthSummary]:
+    """Revenue, cost and margin of registered domains per month (newest first) and currency, in one query."""
+    rows = (
+        Registration.objects.filter(status=Registration.REGISTERED)
+        .exclude(currency="")
+        .annotate(month=TruncMonth("created_at"))
+        .values("month", "currency")
+        .annotate(
+            sales=Count("id"),
+            revenue=Sum("total_price"),
+            cost=Sum("cost_price"),
+            with_cost=Count("cost_price"),
+        )
+        .order_by("-month", "currency")
+    )
+    return [
+        MonthSummary(
+            month=f"{row['month']:%B %Y}",
+            currency=row["currency"],
+            sales=row["sales"],
+            revenue=Money(row["revenue"] or Decimal(0), row["currency"]),
+            cost=Money(row["cost"] or Decimal(0), row["currency"]),
+            unknown_cost=row["sales"] - row["with_cost"],
+        )
+        for row in rows
+    ]
 
 
 class FailureKindFilter(admin.SimpleListFilter):
@@ -29,8 +83,9 @@ class RegistrationAdmin(admin.ModelAdmin):
         "status",
         "failure_kind",
         "duration",
-        "total_price",
-        "currency",
+        "retail",
+        "cost",
+        "margin",
         "provider_order_id",
         "short_message",
         "created_at",
@@ -40,6 +95,7 @@ class RegistrationAdmin(admin.ModelAdmin):
     list_select_related = ["customer__user"]
     date_hierarchy = "created_at"
     actions = ["recheck_unconfirmed"]
+    change_list_template = "admin/domains/registration/change_list.html"
     # A registration is a record of what happened with the provider: staff read it, they do not edit it.
     readonly_fields = [
         "customer",
@@ -49,6 +105,9 @@ class RegistrationAdmin(admin.ModelAdmin):
         "register_price",
         "renew_price",
         "total_price",
+        "cost_price",
+        "provider_cost",
+        "price_rule",
         "status",
         "failure_kind",
         "provider_message",
@@ -67,6 +126,33 @@ class RegistrationAdmin(admin.ModelAdmin):
     @admin.display(description="provider message")
     def short_message(self, obj: Registration) -> str:
         return obj.provider_message if len(obj.provider_message) <= 80 else obj.provider_message[:79] + "…"
+
+    @admin.display(description="retail", ordering="total_price")
+    def retail(self, obj: Registration) -> str:
+        return format_money(obj.retail) if obj.retail else "—"
+
+    @admin.display(description="cost", ordering="cost_price")
+    def cost(self, obj: Registration) -> str:
+        return format_money(obj.cost) if obj.cost else "—"
+
+    @admin.display(description="margin")
+    def margin(self, obj: Registration) -> str:
+        return format_money(obj.margin) if obj.margin else "—"
+
+    def get_urls(self) -> list[URLPattern]:
+        revenue = self.admin_site.admin_view(self.revenue_view)
+        return [path("revenue/", revenue, name="domains_registration_revenue"), *super().get_urls()]
+
+    def revenue_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            return TemplateResponse(request, "admin/domains/registration/revenue.html", {"denied": True}, status=403)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Revenue and margin per month",
+            "opts": self.model._meta,
+            "months": month_summaries(),
+        }
+        return TemplateResponse(request, "admin/domains/registration/revenue.html", context)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,11 +1,13 @@
 """The shopping cart, kept in the session so a visitor can fill it before signing up.
 
 `request.session["cart"]` is a dict keyed by domain name (the layout's cart count is its length); each value is
-JSON-safe: `{"duration": int, "currency": str, "register": "12.99", "renew": "14.99",
-"is_free_first_year": bool, "summary": str, "min_term": int}`. Prices are kept as strings and read as Decimal.
+JSON-safe: `{"duration": int, "currency": str, "price": "12.99", "renew": "14.99" | None, "terms": [1, 2, 3],
+"min_term": int, "text": str}`. Amounts are kept as strings and read as Decimal.
 
-Minimum terms: MetaSearch has no minimum-term field; the provider's price list does (a TLD has no register
-price below its minimum), so a line's minimum comes from `domains.terms.register_min_term`.
+Every price is our retail price (`pricing.quotes`), quoted when the line was added or its term changed: `price`
+is the total for the line's term, as the customer was shown it; checkout honours it unless it would now sell
+below cost (`pricing.quotes.requote`). `terms` are the terms the price book sells, so the cart offers only those;
+the shortest is the TLD's minimum term (the provider prices nothing below it).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 from django.contrib.sessions.backends.base import SessionBase
 
-from domains.terms import register_min_term
-from storefront.gateway import MetaSearchResult
+from pricing.models import Operation
+from pricing.money import Money
+from pricing.quotes import PriceBook
 
 SESSION_KEY = "cart"
 MIN_DURATION = 1
@@ -32,89 +35,65 @@ class CartLine:
     domain_name: str
     duration: int
     currency: str
-    register: Decimal
-    renew: Decimal
-    is_free_first_year: bool
-    summary: str
+    price: Decimal  # retail total for `duration` years, as quoted to the customer
+    renew: Decimal | None  # retail price of a later one-year renewal, for the customer's information
+    terms: tuple[int, ...]  # the registration terms for sale, shortest first
     min_term: int
+    text: str = ""  # the storefront's own price text for the TLD
 
     @property
     def tld(self) -> str:
         return self.domain_name.rpartition(".")[2]
 
     @property
-    def first_year_price(self) -> Decimal:
-        return Decimal("0.00") if self.is_free_first_year else self.register
+    def total(self) -> Money:
+        return Money(self.price, self.currency)
 
     @property
-    def total(self) -> Decimal:
-        """First year at the register price (free when the TLD offers it), later years at the renew price."""
-        return self.first_year_price + self.renew * (self.duration - 1)
+    def renew_money(self) -> Money | None:
+        return Money(self.renew, self.currency) if self.renew is not None else None
 
     @property
-    def durations(self) -> range:
-        return range(MIN_DURATION, MAX_DURATION + 1)
-
-    @property
-    def first_year_display(self) -> str:
-        return "Free" if self.is_free_first_year else format_money(self.register, self.currency)
-
-    @property
-    def renew_display(self) -> str:
-        return format_money(self.renew, self.currency)
-
-    @property
-    def total_display(self) -> str:
-        return "Free" if not self.total else format_money(self.total, self.currency)
+    def durations(self) -> list[int]:
+        return [years for years in self.terms if years >= self.min_term] or [self.duration]
 
     def as_session(self) -> dict[str, Any]:
         return {
             "duration": self.duration,
             "currency": self.currency,
-            "register": str(self.register),
-            "renew": str(self.renew),
-            "is_free_first_year": self.is_free_first_year,
-            "summary": self.summary,
+            "price": str(self.price),
+            "renew": None if self.renew is None else str(self.renew),
+            "terms": list(self.terms),
             "min_term": self.min_term,
+            "text": self.text,
         }
 
-    def same_price(self, other: CartLine) -> bool:
-        return (self.currency, self.register, self.renew, self.is_free_first_year) == (
-            other.currency,
-            other.register,
-            other.renew,
-            other.is_free_first_year,
-        )
 
-
-def line_from_result(result: MetaSearchResult, *, duration: int = 0, min_term: int = 1) -> CartLine:
-    """A cart line for an available MetaSearch row (the caller has checked it is available and priced)."""
-    assert result.pricing is not None
-    pricing = result.pricing
-    min_term = max(min_term, register_min_term(result.tld or _tld(result)))
+def line_quote(*, book: PriceBook, domain_name: str, duration: int = 0, min_term: int = 1) -> CartLine | None:
+    """A cart line for this domain priced from the book, for `duration` years (raised to the shortest term sold
+    from there); None when the TLD or that term is not for sale here."""
+    tld = domain_name.rpartition(".")[2].lower()
+    terms = tuple(t for t in book.terms(tld=tld, operation=Operation.REGISTER) if MIN_DURATION <= t <= MAX_DURATION)
+    if not terms:
+        return None
+    min_term = max(min_term, terms[0])
+    years = next((t for t in terms if t >= max(duration, min_term)), None)
+    if years is None:
+        return None
+    quote = book.retail_price(tld=tld, operation=Operation.REGISTER, years=years)
+    if quote is None:
+        return None
+    renew = book.retail_price(tld=tld, operation=Operation.RENEW, years=1)
     return CartLine(
-        domain_name=result.domain_name.lower(),
-        duration=min(max(duration, min_term, MIN_DURATION), MAX_DURATION),
-        currency=pricing.currency,
-        register=pricing.register.quantize(Decimal("0.01")),
-        renew=pricing.renew.quantize(Decimal("0.01")),
-        is_free_first_year=pricing.is_free_first_year,
-        summary=pricing.summary,
+        domain_name=domain_name.lower(),
+        duration=years,
+        currency=quote.retail.currency,
+        price=quote.retail.amount,
+        renew=renew.retail.amount if renew else None,
+        terms=terms,
         min_term=min(min_term, MAX_DURATION),
+        text=book.price_text(tld=tld) or "",
     )
-
-
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
-
-
-def format_money(amount: Decimal, currency: str) -> str:
-    amount = amount.quantize(Decimal("0.01"))
-    symbol = _SYMBOLS.get(currency.upper())
-    return f"{symbol}{amount:,}" if symbol else f"{amount:,} {currency}".strip()
-
-
-def format_totals(totals: dict[str, Decimal]) -> list[str]:
-    return [format_money(amount, currency) for currency, amount in totals.items()]
 
 
 class Cart:
@@ -165,16 +144,16 @@ class Cart:
         self._save(raw)
         return True
 
-    def totals(self) -> dict[str, Decimal]:
-        """The cart total per currency (one entry in practice: the partner's catalogue has one currency)."""
+    def totals(self) -> list[Money]:
+        """The cart total per currency (one in practice: the store sells in STORE_CURRENCY)."""
         return lines_total(self.lines())
 
 
-def lines_total(lines: list[CartLine]) -> dict[str, Decimal]:
-    totals: dict[str, Decimal] = {}
+def lines_total(lines: list[CartLine]) -> list[Money]:
+    totals: dict[str, Money] = {}
     for line in lines:
-        totals[line.currency] = totals.get(line.currency, Decimal("0.00")) + line.total
-    return totals
+        totals[line.currency] = totals.get(line.currency, Money.zero(line.currency)) + line.total
+    return list(totals.values())
 
 
 def _parse_line(name: Any, data: Any) -> CartLine | None:
@@ -183,19 +162,19 @@ def _parse_line(name: Any, data: Any) -> CartLine | None:
     try:
         min_term = int(data.get("min_term") or 1)
         duration = int(data.get("duration") or min_term)
-        return CartLine(
+        renew = data.get("renew")
+        line = CartLine(
             domain_name=name,
             duration=min(max(duration, MIN_DURATION), MAX_DURATION),
-            currency=str(data.get("currency") or ""),
-            register=Decimal(str(data["register"])),
-            renew=Decimal(str(data["renew"])),
-            is_free_first_year=bool(data.get("is_free_first_year")),
-            summary=str(data.get("summary") or ""),
+            currency=str(data["currency"]),
+            # A line kept from before retail prices (no "price") is dropped: its figure was the provider's.
+            price=Decimal(str(data["price"])),
+            renew=None if renew is None else Decimal(str(renew)),
+            terms=tuple(int(t) for t in data.get("terms") or (duration,)),
             min_term=min(max(min_term, MIN_DURATION), MAX_DURATION),
+            text=str(data.get("text") or ""),
         )
+        line.total  # noqa: B018 - validates the currency code
     except (KeyError, TypeError, ValueError, InvalidOperation):
         return None
-
-
-def _tld(result: MetaSearchResult) -> str:
-    return result.domain_name.rpartition(".")[2].lower()
+    return line

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from django import forms
@@ -14,8 +13,9 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
-from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, format_totals, line_from_result
+from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, line_quote
 from domains.search import metasearch_cached
+from pricing.quotes import price_book
 from storefront.gateway import GatewayError, MetaSearchResult
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
@@ -70,7 +70,18 @@ class DurationForm(forms.Form):
                 code="below_minimum_term",
                 params={"tld": self.line.tld, "years": self.line.min_term},
             )
+        if self.line is not None and duration not in self.line.durations:
+            raise forms.ValidationError(
+                "Domains ending in .%(tld)s are sold for %(terms)s years.",
+                code="term_not_sold",
+                params={"tld": self.line.tld, "terms": _terms_text(self.line.durations)},
+            )
         return duration
+
+
+def _terms_text(terms: list[int]) -> str:
+    words = [str(t) for t in terms]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 @require_safe
@@ -98,8 +109,10 @@ def cart_add(request: HttpRequest) -> HttpResponse:
     problem = _why_not_buyable(name, row)
     if problem:
         return _added(request, ok=False, message=problem, domain_name=name)
-    assert row is not None
-    basket.put(line_from_result(row))
+    line = line_quote(book=price_book(tlds=[name.rpartition(".")[2]]), domain_name=name)
+    if line is None:
+        return _added(request, ok=False, message=f"{name} is not sold here.", domain_name=name)
+    basket.put(line)
     return _added(request, ok=True, message=f"{name} is in your cart.", domain_name=name)
 
 
@@ -129,7 +142,15 @@ def cart_update(request: HttpRequest) -> HttpResponse:
         if request.htmx:
             return _render_cart(request, fragment=True, errors=errors)
         return _render_cart(request, errors=errors, status=400)
-    basket.put(replace(line, duration=form.cleaned_data["duration"]))
+    # A new term is a new quote: the line's price is always the one for its term.
+    book = price_book(tlds=[line.tld])
+    priced = line_quote(book=book, domain_name=name, duration=form.cleaned_data["duration"], min_term=line.min_term)
+    if priced is None or priced.duration != form.cleaned_data["duration"]:
+        errors = {name: [f"{name} cannot be bought for that term any more. Remove it or choose another term."]}
+        if request.htmx:
+            return _render_cart(request, fragment=True, errors=errors)
+        return _render_cart(request, errors=errors, status=400)
+    basket.put(priced)
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
@@ -146,7 +167,7 @@ def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
         return f"We could not find {name}. Search for it again."
     if row.premium:
         return f"{name} is a premium name and cannot be bought here."
-    if not row.available or row.pricing is None:
+    if not row.sellable:
         return f"{name} is already taken."
     return ""
 
@@ -169,7 +190,7 @@ def _render_cart(
     lines = basket.lines()
     context = {
         "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
-        "totals": format_totals(basket.totals()),
+        "totals": basket.totals(),
         "cart_count": len(lines),
         "oob_count": fragment,
         "checkout_url": reverse("checkout"),

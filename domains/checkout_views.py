@@ -1,8 +1,12 @@
-"""Checkout: review the cart with fresh prices, place the order once, and show each line's outcome.
+"""Checkout: review the cart with fresh availability, place the order once, and show each line's outcome.
 
-The review (GET) asks MetaSearch again for every line, bypassing the search cache; what changed is shown and
-written to the cart, and the reviewed lines are kept in the session with a checkout id. The POST buys exactly
-those lines: if the cart changed since the review, the customer reviews again. The checkout id is the
+The review (GET) asks MetaSearch again for every line's availability, bypassing the search cache, and re-quotes
+its retail price (`pricing.quotes.requote`): the price the customer was quoted stands unless selling at it would
+now lose money (then today's price is shown as a change); a lower price today is passed on. What changed is shown
+and written to the cart, and the reviewed lines are kept in the session with a checkout id. The POST buys exactly
+those lines at the reviewed prices, after re-quoting each once more: a line whose cost rose past its price since
+the review is re-quoted and shown as changed, and nothing is bought. If the cart changed since the review, the
+customer reviews again. The checkout id is the
 idempotency key: a repeated or concurrent POST of the same checkout reuses the lines it recorded.
 """
 
@@ -24,10 +28,13 @@ from django.views.decorators.http import require_http_methods, require_safe
 from accounts.models import Customer
 from accounts.verification import not_ready_to_buy
 from domains import services
-from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total
+from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
 from domains.terms import register_min_term
+from pricing.models import Operation
+from pricing.money import Money, format_money
+from pricing.quotes import price_book, requote
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
@@ -109,7 +116,7 @@ def _review(request: HttpRequest) -> HttpResponse:
         }
     context: dict[str, Any] = {
         "lines": lines,
-        "totals": format_totals(lines_total(lines)),
+        "totals": lines_total(lines),
         "changes": changes,
         "error": error,
         "customer": customer,
@@ -137,7 +144,8 @@ def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
 
 
 def _recheck(basket: Cart) -> list[Change]:
-    """Ask MetaSearch afresh for every line; update or drop lines whose price or availability changed."""
+    """Ask MetaSearch afresh whether every line can still be bought, and re-quote its price; update or drop the
+    lines that changed."""
     changes = []
     for line in basket.lines():
         answer = gateway().metasearch(search_term=line.domain_name, autosuggest=False, aisuggest=False)
@@ -147,13 +155,56 @@ def _recheck(basket: Cart) -> list[Change]:
             basket.remove(line.domain_name)
             changes.append(Change(line.domain_name, f"{line.domain_name} {gone}, so we removed it from your cart."))
             continue
-        assert row is not None
-        fresh = line_from_result(row, duration=line.duration, min_term=line.min_term)
-        if not fresh.same_price(line):
-            changes.append(Change(line.domain_name, _price_change(line, fresh)))
-        if fresh != line:
-            basket.put(fresh)
+        changes += _requote_line(basket, line, lower_too=True)
     return changes
+
+
+def _requote_lines(basket: Cart) -> list[Change]:
+    """At Buy: re-quote every line; a line whose quoted price would now sell below cost is re-priced."""
+    changes = []
+    for line in basket.lines():
+        changes += _requote_line(basket, line, lower_too=False)
+    return changes
+
+
+def _requote_line(basket: Cart, line: CartLine, *, lower_too: bool) -> list[Change]:
+    """The quoted price stands unless it would lose money; at review, a lower price today is passed on too.
+
+    A term no longer sold (the TLD's minimum rose) is raised to the next one sold, at that term's price.
+    """
+    name = line.domain_name
+    today = line_quote(
+        book=price_book(tlds=[line.tld]), domain_name=name, duration=line.duration, min_term=line.min_term
+    )
+    if today is None:
+        basket.remove(name)
+        return [Change(name, f"{name} is not sold here any more, so we removed it from your cart.")]
+    if today.duration != line.duration:
+        basket.put(today)
+        text = (
+            f"Domains ending in .{line.tld} are sold for at least {today.duration} years, so {name} is now "
+            f"{today.duration} years at {format_money(today.total)}."
+        )
+        return [Change(name, text)]
+    quoted = line.total
+    again = requote(tld=line.tld, operation=Operation.REGISTER, years=line.duration, quoted=quoted)
+    if again.price is None or again.quote is None:
+        basket.remove(name)
+        return [Change(name, f"{name} is not sold here any more, so we removed it from your cart.")]
+    price = again.price
+    if lower_too and again.quote.retail < price:
+        price = again.quote.retail
+    # Today's renewal price and text go with the honoured price: they are information, not a quote.
+    fresh = _repriced(today, price)
+    if fresh != line:
+        basket.put(fresh)
+    if price == quoted:
+        return []
+    return [Change(name, _price_change(name, old=quoted, new=price, years=line.duration))]
+
+
+def _repriced(line: CartLine, price: Money) -> CartLine:
+    return replace(line, price=price.amount, currency=price.currency)
 
 
 def _not_buyable(row: MetaSearchResult | None) -> str:
@@ -161,16 +212,14 @@ def _not_buyable(row: MetaSearchResult | None) -> str:
         return "could not be found any more"
     if row.premium:
         return "is now a premium name, which cannot be bought here"
-    if not row.available or row.pricing is None:
+    if not row.sellable:
         return "is no longer available"
     return ""
 
 
-def _price_change(old: CartLine, new: CartLine) -> str:
-    return (
-        f"The price of {new.domain_name} changed: first year {old.first_year_display} → {new.first_year_display}, "
-        f"renewal {old.renew_display} → {new.renew_display}/yr. Its total is now {new.total_display}."
-    )
+def _price_change(domain_name: str, *, old: Money, new: Money, years: int) -> str:
+    term = f"{years} year{'s' if years != 1 else ''}"
+    return f"The price of {domain_name} for {term} changed from {format_money(old)} to {format_money(new)}."
 
 
 def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
@@ -221,6 +270,14 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
         return redirect("checkout")
 
+    # The reviewed price is what is charged, unless the cost rose past it since: then nothing is bought and the
+    # customer reviews the new price.
+    changes = _requote_lines(basket)
+    if changes:
+        for change in changes:
+            messages.warning(request, change.text)
+        return redirect("checkout")
+
     placed = [
         services.registration_place(customer=customer, line=line, checkout_id=checkout_id) for line in basket.lines()
     ]
@@ -253,8 +310,19 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
         elif registration.failure_kind == services.MINIMUM_TERM:
             line = basket.get(registration.domain_name)
             if line is not None:
+                # The refusal looked the minimum up afresh (domains.services), which register_min_term now knows.
                 minimum = max(register_min_term(line.tld), line.min_term)
-                basket.put(replace(line, min_term=minimum, duration=max(line.duration, minimum)))
+                # A longer term is a new quote: priced for it, never the shorter term's price.
+                priced = line_quote(
+                    book=price_book(tlds=[line.tld]),
+                    domain_name=line.domain_name,
+                    duration=max(line.duration, minimum),
+                    min_term=minimum,
+                )
+                if priced is None:
+                    basket.remove(line.domain_name)
+                else:
+                    basket.put(priced)
 
 
 def _order_url(request: HttpRequest, checkout_id: uuid.UUID) -> str:

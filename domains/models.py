@@ -2,6 +2,7 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import Customer
+from pricing.money import Money
 
 
 class Order(models.Model):
@@ -57,10 +58,26 @@ class Registration(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="registrations")
     domain_name = models.CharField(max_length=80)
     duration = models.PositiveSmallIntegerField()
+    # The sale as it was made: the retail price the customer was quoted (total_price, for the whole term, in
+    # `currency`), what it cost us then in the same currency (cost_price), the provider's own figure in its
+    # currency (provider_cost, USD) and the rule that set the price. Kept, so margins stay true after prices move.
     currency = models.CharField(max_length=3, blank=True)
-    register_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    renew_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
-    total_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    register_price = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="Retail price of the registration term."
+    )
+    renew_price = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="Retail price of a later one-year renewal."
+    )
+    total_price = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="Retail total charged, in the currency."
+    )
+    cost_price = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="Our cost at the time of sale, same currency."
+    )
+    provider_cost = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="The provider's charge, in USD."
+    )
+    price_rule = models.CharField(max_length=200, blank=True, help_text="The pricing rule that set the price.")
     status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=PENDING, db_index=True)
     # Plain-words outcome kind for the confirmation page: unavailable, premium, billing, minimum_term, ...
     failure_kind = models.CharField(max_length=32, blank=True)
@@ -90,6 +107,19 @@ class Registration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.domain_name} ({self.get_status_display()})"
+
+    @property
+    def retail(self) -> Money | None:
+        return Money(self.total_price, self.currency) if self.total_price is not None and self.currency else None
+
+    @property
+    def cost(self) -> Money | None:
+        return Money(self.cost_price, self.currency) if self.cost_price is not None and self.currency else None
+
+    @property
+    def margin(self) -> Money | None:
+        retail, cost = self.retail, self.cost
+        return retail - cost if retail is not None and cost is not None else None
 
 
 class RenewalReminder(models.Model):

@@ -136,7 +136,8 @@ def _render_detail(
     if current is None and not provider_error:
         listed = False
     row = services.order_row(current) if current is not None else services.order_row(order)
-    pricing = services.renew_pricing(domain_name=order.domain_name) if listed and row.can_renew else None
+    renewable = listed and row.can_renew
+    pricing = services.renew_pricing(domain_name=order.domain_name) if renewable else None
     selected = 1
     if renew_form is not None and renew_form.is_bound:
         selected = renew_form.cleaned_data.get("duration", 1) if renew_form.is_valid() else 1
@@ -146,7 +147,7 @@ def _render_detail(
         "listed": listed,
         "provider_error": provider_error,
         "pricing": pricing,
-        "renew_options": services.renew_options(pricing),
+        "renew_options": services.renew_options(domain_name=order.domain_name) if renewable else [],
         "renew_selected": selected,
         "renew_form": renew_form or RenewForm(),
         "renew_token": _issue_renew_token(request, order),

@@ -14,7 +14,6 @@ import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.core.cache import cache
 from django.db.models import Max
@@ -22,14 +21,15 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import Order, Registration
-from domains.search import metasearch_cached
 from domains.terms import renew_min_term
+from pricing.models import Operation
+from pricing.money import Money
+from pricing.quotes import Quote, price_book, retail_price
 from storefront.gateway import (
     GatewayError,
     MinimumTerm,
     OrderPage,
     OutcomeUnknown,
-    Pricing,
     RenewalRefused,
     TransferCode,
     gateway,
@@ -372,29 +372,27 @@ def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
     )
 
 
-def renew_pricing(*, domain_name: str) -> Pricing | None:
-    """The renewal price of this domain from MetaSearch (asked without AI, so quick), or None when unknown.
-
-    A registered name comes back taken (pricing null), so the TLD's price from another row is used.
-    """
-    try:
-        result = metasearch_cached(domain_name)
-    except GatewayError:
-        return None
-    tld = domain_name.rsplit(".", 1)[-1].lower()
-    rows = [r for r in result.results if r.pricing is not None and r.tld.lower() == tld]
-    exact = next((r for r in rows if r.domain_name.lower() == domain_name.lower()), None)
-    if exact is not None:
-        return exact.pricing
-    # Premium rows carry a premium price, not the TLD's.
-    standard = next((r for r in rows if r.sellable), None)
-    return standard.pricing if standard else None
+def renew_pricing(*, domain_name: str) -> Quote | None:
+    """The retail price of renewing this domain for one year (our price list, no provider call); None when its
+    TLD has no renewal price here."""
+    return retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=1)
 
 
-def renew_options(pricing: Pricing | None) -> list[tuple[int, Decimal | None]]:
-    """(years, total price) for each renewal term offered; the price is None when unknown."""
-    renew = pricing.renew if pricing and pricing.renew else None
-    return [(years, renew * years if renew is not None else None) for years in RENEW_YEARS]
+def renew_options(*, domain_name: str) -> list[tuple[int, Money | None]]:
+    """(years, retail total) for each renewal term offered: the priced ones, or every term unpriced when the
+    TLD has no renewal price here."""
+    book = price_book(tlds=[_tld(domain_name)])
+    minimum = renew_min_term(_tld(domain_name))
+    priced = []
+    for years in (y for y in RENEW_YEARS if y >= minimum):
+        quote = book.retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=years)
+        if quote is not None:
+            priced.append((years, quote.retail))
+    return priced or [(years, None) for years in RENEW_YEARS]
+
+
+def _tld(domain_name: str) -> str:
+    return domain_name.rpartition(".")[2].lower()
 
 
 # --- Transfer code ----------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from decimal import Decimal
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -99,16 +98,14 @@ def reminders_send(*, now: dt.datetime | None = None) -> int:
 def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAlternatives:
     order = reminder.order
     customer = order.customer
-    pricing = renew_pricing(domain_name=order.domain_name)
-    renew_price: Decimal | None = pricing.renew if pricing is not None else None
+    quote = renew_pricing(domain_name=order.domain_name)
     days_left = (order.expires_at - now) / _DAY
     context = {
         "customer": customer,
         "order": order,
         "expired": days_left < 0,
         "days": abs(round(days_left)),
-        "renew_price": renew_price,
-        "currency": pricing.currency if pricing is not None else "",
+        "renew_price": quote.retail if quote is not None else None,
         "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
     }
     subject = render_to_string("domains/email/renewal_subject.txt", context).strip()

@@ -7,7 +7,8 @@ the results never wait for MetaSearch's slow AI.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
 from typing import Any, Literal
@@ -21,7 +22,11 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
+from domains.cart import Cart
+from domains.models import Order
 from domains.search import ai_suggestions_cached, ai_suggestions_if_cached, fallback_availability, metasearch_cached
+from pricing.models import Operation
+from pricing.quotes import PriceBook, price_book
 from storefront.gateway import (
     DomainResult,
     GatewayError,
@@ -58,7 +63,7 @@ def search(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         context.update(state="error", error=form.errors["q"][0])
     elif form.cleaned_data["q"]:
-        context.update(_results(form.cleaned_data["q"]))
+        context.update(_results(form.cleaned_data["q"], seen=_seen_by(request)))
 
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
     fragment = request.htmx and not (request.htmx.history_restore_request or request.htmx.boosted)
@@ -78,12 +83,30 @@ def search_suggestions(request: HttpRequest) -> HttpResponse:
         # Only the results page asks for this block; a person who opens the address gets that page.
         response: HttpResponse = redirect(f"{reverse('search')}?{urlencode({'q': request.GET.get('q', '')})}")
     else:
-        response = render(request, "domains/_search_ai.html", _ai_block(term))
+        response = render(request, "domains/_search_ai.html", _ai_block(term, seen=_seen_by(request)))
     patch_vary_headers(response, ("HX-Request",))
     return response
 
 
-def _ai_block(term: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Seen:
+    """What this visitor already has, so rows say so without asking the provider: the session's cart, and the
+    signed-in customer's domains (our copy of their order listing) by name, with each one's order id."""
+
+    in_cart: frozenset[str] = frozenset()
+    owned: dict[str, int] = field(default_factory=dict)
+
+
+def _seen_by(request: HttpRequest) -> Seen:
+    in_cart = frozenset(line.domain_name for line in Cart(request.session).lines())
+    owned: dict[str, int] = {}
+    if request.user.is_authenticated:
+        orders = Order.objects.filter(customer__user=request.user).values_list("domain_name", "order_id")
+        owned = {name.lower(): order_id for name, order_id in orders}
+    return Seen(in_cart=in_cart, owned=owned)
+
+
+def _ai_block(term: str, *, seen: Seen) -> dict[str, Any]:
     if not term:
         return {"ai_state": "loaded", "ai_rows": ()}
     try:
@@ -92,10 +115,19 @@ def _ai_block(term: str) -> dict[str, Any]:
         # Quietly: the results above are complete without these ideas.
         logger.info("search: AI suggestions unavailable (%s)", type(err).__name__)
         return {"ai_state": "unavailable", "ai_rows": ()}
-    return {"ai_state": "loaded", "ai_rows": tuple(_row(result) for result in found)}
+    book = price_book(tlds=_tlds(found))
+    return {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in found)}
 
 
-def _results(term: str) -> dict[str, Any]:
+def _tlds(results: Iterable[MetaSearchResult | DomainResult | None]) -> set[str]:
+    return {_tld_of(result) for result in results if result is not None}
+
+
+def _tld_of(result: MetaSearchResult | DomainResult) -> str:
+    return (result.tld or result.domain_name.rpartition(".")[2]).lower().lstrip(".")
+
+
+def _results(term: str, *, seen: Seen) -> dict[str, Any]:
     try:
         answer = metasearch_cached(term)
     except ValidationRejected as err:
@@ -105,30 +137,32 @@ def _results(term: str) -> dict[str, Any]:
         logger.error("search: provider refused the storefront's key (%s)", err.status)
         return {"state": "error", "error": provider_error(err, what="search for domains")}
     except Unavailable:
-        return _fallback(term)
+        return _fallback(term, seen=seen)
     except GatewayError as err:
         return {"state": "error", "error": provider_error(err, what="search for domains")}
 
     if not answer.results:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
-    listed = tuple(_row(result) for result in answer.listed)
+    cached = ai_suggestions_if_cached(term)
+    # One price book for every TLD on the page: a few queries, whatever the number of rows.
+    book = price_book(tlds=_tlds([*answer.results, *(cached or ())]))
+    listed = tuple(_row(result, book=book, seen=seen) for result in answer.listed)
     listing = Listing(
-        hero=_row(answer.hero, featured=True) if answer.hero else None,
+        hero=_row(answer.hero, book=book, seen=seen, featured=True) if answer.hero else None,
         shown=listed[:VISIBLE_RESULTS],
         more=listed[VISIBLE_RESULTS:],
         more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
     )
     # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
     # asks for them itself once the results are on screen.
-    cached = ai_suggestions_if_cached(term)
     if cached is None:
         ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': term})}"}
     else:
-        ai = {"ai_state": "loaded", "ai_rows": tuple(_row(result) for result in cached)}
+        ai = {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in cached)}
     return {"state": "results", "searched": answer.meta.search_term, "listing": listing, **ai}
 
 
-def _fallback(term: str) -> dict[str, Any]:
+def _fallback(term: str, *, seen: Seen) -> dict[str, Any]:
     try:
         rows = fallback_availability(term)
     except ValidationRejected as err:
@@ -138,8 +172,13 @@ def _fallback(term: str) -> dict[str, Any]:
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     typed = term.strip().lower()
-    listing = Listing(shown=tuple(_row(row, mine=row.domain_name == typed) for row in rows), title="Availability")
+    book = price_book(tlds=_tlds(rows))
+    shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == typed) for row in rows)
+    listing = Listing(shown=shown, title="Availability")
     return {"state": "fallback", "listing": listing}
+
+
+Status = Literal["available", "premium", "unpriced", "taken", "yours", "in_cart"]
 
 
 @dataclass(frozen=True)
@@ -147,11 +186,12 @@ class Row:
     """One domain of the results, and its HTML."""
 
     domain: str
-    status: Literal["available", "premium", "taken"]
-    summary: str  # the provider's ready-made price text; empty in the fallback
+    status: Status
+    price: str  # the storefront's own price text from retail prices; empty when not for sale here
     free_first_year: bool
     mine: bool  # the exact domain the customer typed
     featured: bool = False
+    order_id: int | None = None  # the customer's own order of this domain ("yours")
 
     @property
     def html(self) -> SafeString:
@@ -169,21 +209,40 @@ class Listing:
     title: str = "More domains"
 
 
-def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, featured: bool = False) -> Row:
-    pricing = getattr(result, "pricing", None)
-    if result.sellable:
-        status = "available"
+def _row(
+    result: MetaSearchResult | DomainResult,
+    *,
+    book: PriceBook,
+    seen: Seen,
+    mine: bool = False,
+    featured: bool = False,
+) -> Row:
+    """The row of one result, priced from our retail prices: the provider's own price and text are never shown."""
+    name = result.domain_name.lower()
+    tld = _tld_of(result)
+    price = book.price_text(tld=tld) or ""
+    order_id = seen.owned.get(name)
+    if order_id is not None:
+        status: Status = "yours"
     elif result.premium:
         status = "premium"
-    else:
+    elif not result.sellable:
         status = "taken"
+    elif not price:
+        status = "unpriced"  # the provider sells it, but we have no cost for it, so no retail price
+    elif name in seen.in_cart:
+        status = "in_cart"
+    else:
+        status = "available"
+    first_year = book.retail_price(tld=tld, operation=Operation.REGISTER, years=1)
     return Row(
         domain=result.domain_name,
         status=status,
-        summary=pricing.summary if pricing else "",
-        free_first_year=bool(pricing and pricing.is_free_first_year),
+        price=price,
+        free_first_year=bool(first_year and first_year.retail.is_zero),
         mine=mine or getattr(result, "is_searched_exact", False),
         featured=featured,
+        order_id=order_id,
     )
 
 
@@ -194,29 +253,42 @@ def _row(result: MetaSearchResult | DomainResult, *, mine: bool = False, feature
 _MINE = '<span class="badge badge-mine">Your search</span>'
 _AVAILABLE = '<span class="badge badge-ok">Available</span>'
 _FREE_FIRST_YEAR = '<span class="badge badge-free">First year free</span>'
-_NO_PRICE = '<span class="muted">Price shown in your cart</span>'
-_PREMIUM = '<span class="badge badge-warn">Premium — not sold here</span>'
+_PREMIUM = '<span class="badge badge-warn">Premium</span><span class="muted">Not sold here</span>'
+_UNPRICED = '<span class="badge badge-muted">Available</span><span class="muted">Not sold here</span>'
 _TAKEN = '<span class="badge badge-bad">Taken</span>'
+_YOURS = '<span class="badge badge-mine">Yours</span>'
+_IN_CART = '<span class="badge badge-ok">In your cart ✓</span>'
 
 
 def _row_html(row: Row) -> SafeString:
     domain = escape(row.domain)
-    summary = escape(row.summary)
     action = ""
-    if row.status == "available":
+    prefix = get_script_prefix()
+    if row.status in ("available", "in_cart"):
         free = _FREE_FIRST_YEAR if row.free_first_year else ""
-        price = f'{_AVAILABLE}{free}<span class="price">{summary}</span>' if summary else _AVAILABLE + _NO_PRICE
+        badge = _IN_CART if row.status == "in_cart" else _AVAILABLE
+        price = f'{badge}{free}<span class="price">{escape(row.price)}</span>'
+    elif row.status == "premium":
+        price = _PREMIUM
+    elif row.status == "unpriced":
+        price = _UNPRICED
+    elif row.status == "yours":
+        price = _YOURS
+    else:
+        price = _TAKEN
+    if row.status == "available":
         button = "button" if row.featured else "button button-small"
-        url = escape(_cart_add_url(get_script_prefix()))
+        url = escape(_cart_add_url(prefix))
         action = (
             f'<button type="submit" name="domain_name" value="{domain}" class="{button}" hx-post="{url}" '
             f'hx-target="next .add-status" hx-disabled-elt="this">Add <span class="visually-hidden">{domain} '
             f'</span>to cart</button><span class="add-status" role="status"></span>'
         )
-    elif row.status == "premium":
-        price = f'{_PREMIUM}<span class="price muted">{summary}</span>' if summary else _PREMIUM
-    else:
-        price = _TAKEN
+    elif row.status == "in_cart":
+        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">View cart</a>'
+    elif row.status == "yours" and row.order_id is not None:
+        url = escape(_order_url(prefix, row.order_id))
+        action = f'<a class="result-link" href="{url}">Manage <span class="visually-hidden">{domain}</span></a>'
     classes = "result-row"
     if row.featured:
         classes += " result-row-featured"
@@ -227,6 +299,15 @@ def _row_html(row: Row) -> SafeString:
         f'<li class="{classes}"><div class="result-name"><span class="result-domain">{domain}</span>{mine}</div>'
         f'<div class="result-price">{price}</div><div class="result-action">{action}</div></li>'
     )
+
+
+@lru_cache(maxsize=8)
+def _cart_url(script_prefix: str) -> str:
+    return reverse("cart")
+
+
+def _order_url(script_prefix: str, order_id: int) -> str:
+    return reverse("order_detail", kwargs={"order_id": order_id})
 
 
 @lru_cache(maxsize=8)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -24,6 +25,8 @@ from accounts.models import Customer
 from domains.cart import CartLine
 from domains.models import Order, Registration
 from domains.terms import register_min_term
+from pricing.models import Operation
+from pricing.quotes import Quote, retail_price
 from storefront.gateway import (
     GatewayError,
     MetaSearchResult,
@@ -170,17 +173,33 @@ def _record_refusal(
 
 
 def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> dict[str, object]:
-    """What a Registration records of the cart line as the customer saw it: the term and the prices shown."""
+    """What a Registration records of the cart line: the term, the retail price the customer was quoted (what is
+    charged), and what that sale costs us now (the cost table's price for the term, just before registering)."""
+    quote = retail_price(tld=line.tld, operation=Operation.REGISTER, years=line.duration)
+    if quote is None:
+        logger.warning("register %s: no cost for its term, recorded without one", line.domain_name)
+    same_currency = quote is not None and quote.cost.currency == line.currency
     return {
         "customer": customer,
         "domain_name": line.domain_name,
         "duration": line.duration,
         "currency": line.currency,
-        "register_price": line.register,
+        "register_price": line.price,
         "renew_price": line.renew,
-        "total_price": line.total,
+        "total_price": line.price,
+        "cost_price": quote.cost.amount if same_currency else None,
+        "provider_cost": quote.provider_cost.amount if quote is not None else None,
+        "price_rule": _rule_text(quote, charged=line.price),
         "checkout_id": checkout_id,
     }
+
+
+def _rule_text(quote: Quote | None, *, charged: Decimal) -> str:
+    if quote is None:
+        return ""
+    # An earlier quote honoured (the price moved since the customer saw it) is said, so the margin is explained.
+    text = quote.rule if quote.retail.amount == charged else f"quote honoured; today: {quote.rule}"
+    return text[:200]
 
 
 def _line_of_checkout(checkout_id: uuid.UUID, domain_name: str) -> Registration | None:

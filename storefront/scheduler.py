@@ -39,6 +39,8 @@ DEFAULT_JOBS = [
     # Hourly, so a reminder whose send failed goes out within the hour; the unique row keeps it to one.
     Job("renewal-reminders", "7 * * * *", "domains.tasks.send_renewal_reminders"),
     Job("staff-alerts", "0 */6 * * *", "domains.tasks.send_staff_alerts"),
+    # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
+    Job("price-sync", "23 4 * * *", "pricing.tasks.sync_prices"),
 ]
 
 

@@ -175,3 +175,14 @@ def sandbox_url(sandbox_server) -> Iterator[str]:
 def sandbox_partner(sandbox_url) -> str:
     """The sandbox's demo partner (the one the demo key opens), with its catalogue: its name."""
     return DEMO_PARTNER
+
+
+@pytest.fixture
+def priced(sandbox_url) -> str:
+    """The sandbox as `sandbox_url` gives it, with our cost table synced from its price list (the store prices
+    nothing until a sync ran): yields its base URL. Needs the database (a django_db test)."""
+    from pricing.sync import prices_sync  # after Django is set up
+
+    result = prices_sync()
+    assert result.ok, result.message
+    return sandbox_url

@@ -115,7 +115,8 @@ def watch(live_server) -> Watch:
 
 
 @pytest.fixture
-def context(browser: Browser, live_server, sandbox_url, sandbox_partner) -> Iterator[BrowserContext]:
+def context(browser: Browser, live_server, priced, sandbox_partner) -> Iterator[BrowserContext]:
+    # `priced`: the store sells nothing until its cost table is synced from the sandbox's price list.
     ctx = browser.new_context(base_url=live_server.url, viewport=DESKTOP, locale="en-US", timezone_id="UTC")
     ctx.set_default_timeout(DEFAULT_TIMEOUT_MS)
     yield ctx

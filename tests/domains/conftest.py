@@ -20,6 +20,7 @@ from django.core import mail
 from accounts.models import Customer
 from domains.cart import CartLine
 from storefront.gateway import ResellerGateway, Unavailable, gateway
+from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory, for tests that price
 
 CUSTOMER_PASSWORD = "Checkout#Pass9"
 
@@ -54,8 +55,9 @@ def make_customer(email: str | None = None, **contact: Any) -> Customer:
 
 
 @pytest.fixture
-def seeded_partner(sandbox_partner) -> str:
-    """The sandbox's demo partner (its name), freshly seeded, with the gateway pointed at the sandbox."""
+def seeded_partner(sandbox_partner, priced) -> str:
+    """The sandbox's demo partner (its name), freshly seeded, with the gateway pointed at the sandbox and our
+    cost table synced from its price list (retail prices at the default markup: none in the tests' settings)."""
     return sandbox_partner
 
 
@@ -93,16 +95,17 @@ def register_calls(calls: list[tuple[str, dict[str, Any]]], domain_name: str | N
 
 
 def line(domain_name: str, **fields: Any) -> CartLine:
-    """A cart line with the demo catalogue's .com prices unless told otherwise."""
+    """A cart line at the demo catalogue's .com retail price (no markup in the tests' settings) unless told
+    otherwise; `price` is the total for the line's term."""
     values: dict[str, Any] = {
         "domain_name": domain_name,
         "duration": 1,
         "currency": "USD",
-        "register": Decimal("12.99"),
+        "price": Decimal("12.99"),
         "renew": Decimal("14.99"),
-        "is_free_first_year": False,
-        "summary": "$12.99 first year, then $14.99/yr",
+        "terms": (1, 2, 3, 5, 10),
         "min_term": 1,
+        "text": "$12.99 first year, then $14.99/yr",
     }
     values.update(fields)
     return CartLine(**values)

@@ -28,11 +28,11 @@ def test_it_adds_an_available_domain_with_its_prices(client, seeded_partner):
     assert cart_of(client)[name] == {
         "duration": 1,
         "currency": "USD",
-        "register": "12.99",
+        "price": "12.99",
         "renew": "14.99",
-        "is_free_first_year": False,
-        "summary": "$12.99 first year, then $14.99/yr",
+        "terms": [1, 2, 3, 5, 10],
         "min_term": 1,
+        "text": "$12.99 first year, then $14.99/yr",
     }
 
 
@@ -46,10 +46,11 @@ def test_htmx_gets_a_short_status_and_the_new_cart_count(client, seeded_partner)
     assert '<span class="badge" id="cart-count" hx-swap-oob="true">2</span>' in html
 
 
-def test_a_free_first_year_is_kept(client, seeded_partner):
+def test_a_free_first_year_costs_nothing(client, seeded_partner):
     name = fresh("shop")
     client.post("/cart/add/", {"domain_name": name})
-    assert cart_of(client)[name]["is_free_first_year"] is True
+    assert cart_of(client)[name]["price"] == "0.00"
+    assert cart_of(client)[name]["text"] == "Free for the first year, then $29.99/yr"
 
 
 def test_the_minimum_term_in_the_price_list_sets_the_line_minimum(client, seeded_partner):

@@ -13,13 +13,22 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 
 
-def test_it_changes_the_term_and_the_total(client):
+def test_it_changes_the_term_and_the_total(client, priced):
     put_in_cart(client, line("brand.com"))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "3"})
     assert response.status_code == 302
     assert response.url == "/cart/"
     assert cart_of(client)["brand.com"]["duration"] == 3
+    assert cart_of(client)["brand.com"]["price"] == "42.97"  # a new quote for the new term: 12.99 + 2 * 14.99
     assert "$42.97" in client.get("/cart/").content.decode()
+
+
+def test_it_refuses_a_term_the_tld_is_not_sold_for(client, priced):
+    put_in_cart(client, line("brand.com", duration=2, price=Decimal("27.98")))
+    response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "4"})
+    assert response.status_code == 400
+    assert "Domains ending in .com are sold for 1, 2, 3, 5 or 10 years." in response.content.decode()
+    assert cart_of(client)["brand.com"]["duration"] == 2
 
 
 @pytest.mark.parametrize(
@@ -40,14 +49,14 @@ def test_it_refuses_terms_outside_one_to_ten_years(client, duration, message):
 
 
 def test_it_refuses_a_term_below_the_tlds_minimum(client):
-    put_in_cart(client, line("brand.ai", duration=2, min_term=2, register=Decimal("79.99"), renew=Decimal("79.99")))
+    put_in_cart(client, line("brand.ai", duration=2, min_term=2, terms=(2, 3, 5, 10), price=Decimal("159.98")))
     response = client.post("/cart/update/", {"domain_name": "brand.ai", "duration": "1"})
     assert response.status_code == 400
     assert "Domains ending in .ai need at least 2 years." in response.content.decode()
     assert cart_of(client)["brand.ai"]["duration"] == 2
 
 
-def test_htmx_gets_the_cart_fragment_with_the_new_total(client):
+def test_htmx_gets_the_cart_fragment_with_the_new_total(client, priced):
     put_in_cart(client, line("brand.com"))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "2"}, headers=HTMX)
     html = response.content.decode()

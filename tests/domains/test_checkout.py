@@ -84,14 +84,15 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     free, paid = fresh("shop"), fresh()
     put_in_cart(
         client,
-        line(free, duration=2, register=Decimal("0.00"), renew=Decimal("29.99"), is_free_first_year=True),
+        line(free, duration=2, price=Decimal("29.99"), renew=Decimal("29.99")),
         line(paid, duration=1),
     )
     response = review(client)
     html = response.content.decode()
     assert free in html and paid in html
-    assert "first year Free" in html
-    assert "$42.98" in html  # 29.99 (second .shop year) + 12.99
+    assert "renews at $29.99/yr" in html
+    assert "$42.98" in html  # 29.99 (.shop's first year is free) + 12.99
+    assert "changed" not in html  # the quoted prices stand
     assert "registrant, admin, tech and billing" in html
     for value in (CONTACT["name"], CONTACT["address"], CONTACT["city"], CONTACT["zipcode"], buyer.email):
         assert value.replace("'", "&#x27;") in html
@@ -101,12 +102,13 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     assert "csrfmiddlewaretoken" in html
 
 
-def test_the_review_asks_the_provider_again_and_shows_a_changed_price(client, buyer, provider_calls):
+def test_the_review_asks_the_provider_again_and_requotes_a_price_below_cost(client, buyer, provider_calls):
     name = fresh()
-    put_in_cart(client, line(name, register=Decimal("9.99"), renew=Decimal("9.99")))
+    put_in_cart(client, line(name, price=Decimal("9.99"), renew=Decimal("9.99")))
     html = review(client).content.decode()
-    assert f"The price of {name} changed: first year $9.99 → $12.99, renewal $9.99 → $14.99/yr." in html
-    assert cart_of(client)[name]["register"] == "12.99"
+    # 9.99 would now sell below the 12.99 cost: today's retail price replaces it, and the customer is told.
+    assert f"The price of {name} for 1 year changed from $9.99 to $12.99." in html
+    assert cart_of(client)[name]["price"] == "12.99"
     assert cart_of(client)[name]["renew"] == "14.99"
     fresh_lookups = [kw for n, kw in provider_calls if n == "metasearch" and kw["search_term"] == name]
     assert fresh_lookups and fresh_lookups[0]["autosuggest"] is False
@@ -185,8 +187,8 @@ def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, b
     message = outbox[0]
     assert message.to == [buyer.email]
     assert name in message.body
-    assert f"- {name} (1 year): Registered." in message.body
-    assert f"- {lost} (1 year): Not available any more." in message.body
+    assert f"- {name} (1 year, $12.99): Registered." in message.body
+    assert f"- {lost} (1 year, $12.99): Not available any more." in message.body
     assert "1 of 2 domains registered" in message.subject
     assert str(checkout_id) in message.body
     assert f"See your order: http://testserver/checkout/{checkout_id}/" in message.body
@@ -275,7 +277,7 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
     client, buyer, seeded_partner, sandbox_control
 ):
     name = fresh("dev")
-    put_in_cart(client, line(name, register=Decimal("15.99"), renew=Decimal("15.99")))
+    put_in_cart(client, line(name, price=Decimal("15.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
@@ -287,10 +289,13 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
 
 def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bought(client, buyer):
     name = fresh("ai")
-    put_in_cart(client, line(name, register=Decimal("79.99"), renew=Decimal("79.99")))
-    checkout_id = review(client).context["checkout_id"]
-    # The review learns the two-year minimum from the price list and raises the term before anything is bought.
+    put_in_cart(client, line(name, price=Decimal("79.99"), renew=Decimal("79.99")))
+    response = review(client)
+    checkout_id = response.context["checkout_id"]
+    # The review learns the two-year minimum from the prices and raises the term before anything is bought.
     assert cart_of(client)[name]["duration"] == 2
+    assert cart_of(client)[name]["price"] == "159.98"
+    assert f"so {name} is now 2 years at $159.98." in response.content.decode()
     client.post("/checkout/", {"checkout_id": str(checkout_id)})
     assert line_of(checkout_id, name).status == Registration.REGISTERED
     assert line_of(checkout_id, name).duration == 2
@@ -324,7 +329,7 @@ def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(
     client, buyer, provider_calls, sandbox_control
 ):
     names = [fresh(), fresh("net")]
-    put_in_cart(client, line(names[0]), line(names[1], register=Decimal("13.99"), renew=Decimal("15.99")))
+    put_in_cart(client, line(names[0]), line(names[1], price=Decimal("13.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
     session_cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
     start = threading.Barrier(20)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
+from django.test import override_settings
 from django.urls import reverse
 
 from domains.models import Order
+from pricing.models import CostPrice
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,16 +80,27 @@ def test_it_shows_renew_prices_per_term(signed_in, customer, sandbox_orders):
 
     body = signed_in.get(url(order)).content.decode()
 
-    # The demo catalogue renews .com at 14.99 a year.
-    assert "14.99 USD per year" in body
-    assert "3 years · 44.97 USD" in body
+    # The demo catalogue renews .com at 14.99 a year; no markup in the tests' settings.
+    assert "Renewal price: $14.99 per year." in body
+    assert "3 years · $44.97" in body
+    assert '<option value="4"' not in body  # the provider prices no four-year renewal
 
 
-def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orders, sandbox_control):
+@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+def test_renew_prices_are_our_retail_prices(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "marked.com")
+
+    body = signed_in.get(url(order)).content.decode()
+
+    assert "Renewal price: $17.99 per year." in body  # 14.99 + 20 %, rounded to the cent
+    assert "14.99" not in body
+
+
+def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orders):
     order = sandbox_orders.register(customer, "unpriced.com")
+    CostPrice.objects.filter(tld__name="com", operation="renew").delete()  # we have no renewal cost for .com
 
-    with sandbox_control.fault(error_rate=1.0, scope="metasearch"):
-        body = signed_in.get(url(order)).content.decode()
+    body = signed_in.get(url(order)).content.decode()
 
     assert "Renewal price unavailable" in body
     assert "Renew unpriced.com" in body

@@ -10,8 +10,9 @@ from django.core.cache import cache
 
 from domains import orders as services
 from domains.models import Order
+from pricing.money import Money
 from storefront.gateway import Order as ProviderOrder
-from storefront.gateway import OrderPage, Pricing
+from storefront.gateway import OrderPage
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 
@@ -82,17 +83,19 @@ def test_each_status_has_a_badge_and_a_meaning():
         assert shown.meaning
 
 
-def test_renew_options_multiply_the_yearly_price():
-    pricing = Pricing(
-        currency="USD", register=Decimal("1"), renew=Decimal("14.99"), period="year", is_free_first_year=False,
-        summary="",
-    )  # fmt: skip
+@pytest.mark.django_db
+def test_renew_options_are_the_priced_terms_from_the_minimum(costs):
+    costs("com", register={1: "12.99"}, renew={1: "14.99", 2: "29.98", 5: "74.95"})
+    costs("ai", register={2: "159.98"}, renew={1: "79.99", 2: "159.98"})
 
-    options = services.renew_options(pricing)
-
-    assert options[0] == (1, Decimal("14.99"))
-    assert options[8] == (9, Decimal("134.91"))
-    assert services.renew_options(None)[2] == (3, None)
+    assert services.renew_options(domain_name="brand.com") == [
+        (1, Money(Decimal("14.99"), "USD")),
+        (2, Money(Decimal("29.98"), "USD")),
+        (5, Money(Decimal("74.95"), "USD")),
+    ]
+    # .ai's two-year minimum applies to renewals too.
+    assert services.renew_options(domain_name="brand.ai") == [(2, Money(Decimal("159.98"), "USD"))]
+    assert services.renew_options(domain_name="brand.zz")[2] == (3, None)
 
 
 # --- Listing, cache, local copy (sandbox over HTTP) ----------------------------------------------------------
@@ -230,8 +233,9 @@ def test_an_out_of_range_duration_is_a_programming_error():
 def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, sandbox_orders):
     sandbox_orders.register(customer, "ownedname.io")
 
-    pricing = services.renew_pricing(domain_name="ownedname.io")
+    quote = services.renew_pricing(domain_name="ownedname.io")
 
-    assert pricing is not None
-    assert pricing.renew == Decimal("49.99")
-    assert pricing.currency == "USD"
+    # From our cost table (the demo catalogue renews .io at 49.99; no markup in the tests' settings).
+    assert quote is not None
+    assert quote.retail == Money(Decimal("49.99"), "USD")
+    assert quote.cost == Money(Decimal("49.99"), "USD")

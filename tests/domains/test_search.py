@@ -15,8 +15,8 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def provider(sandbox_url, sandbox_partner):
-    return sandbox_url
+def provider(priced, sandbox_partner):
+    return priced
 
 
 @pytest.fixture
@@ -148,8 +148,8 @@ def test_a_premium_name_shows_its_price_and_cannot_be_bought(client, provider):
     for response in (page(client, "cars.com"), fragment(client, "cars.com")):
         html = response.content.decode()
         mine = row_of(html, "cars.com")
-        assert "Premium — not sold here" in mine
-        assert "Premium: $25,000.00 first year" in mine
+        assert "Premium" in mine and "Not sold here" in mine
+        assert "$25,000.00" not in mine  # the provider's premium price and text are never shown
         assert 'name="domain_name"' not in mine
         assert "Add <span" not in mine
 
@@ -212,16 +212,16 @@ def test_a_refused_partner_key_says_search_is_not_available(client, provider):
             assert "Invalid partner token" not in html
 
 
-def test_metasearch_down_falls_back_to_availability_without_prices(client, provider, sandbox_control):
+def test_metasearch_down_falls_back_to_availability_with_our_prices(client, provider, sandbox_control):
     with sandbox_control.fault(availability_down=True, scope="metasearch"):
         responses = [page(client, "bluebird.io"), fragment(client, "bluebird.io")]
     for response in responses:
         assert response.status_code == 200
         html = response.content.decode()
-        assert "prices may be missing" in html
+        assert "Showing the name you typed only." in html
         mine = row_of(html, "bluebird.io")
         assert "Your search" in mine
-        assert "Price shown in your cart" in mine
+        assert "$39.99 first year, then $49.99/yr" in mine  # priced from our table, no MetaSearch needed
         assert html.index("bluebird.io") < html.index("bluebird.com")
         assert "Taken" in row_of(html, "bluebird.com") or "Available" in row_of(html, "bluebird.com")
 
@@ -249,7 +249,7 @@ def test_a_metasearch_timeout_falls_back_to_availability(client, provider, sandb
         with sandbox_control.fault(hang_seconds=1.5, scope="metasearch"):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
-    assert "prices may be missing" in html
+    assert "Showing the name you typed only." in html
     assert "Available" in row_of(html, "bluebird.com")
 
 

@@ -21,6 +21,7 @@ from django.urls import reverse
 from domains import search
 from domains.orders import renew_pricing
 from domains.search import PARTNER_TLDS_SECONDS, fallback_availability, partner_tlds
+from pricing.money import Money
 from storefront.gateway import (
     MetaSearch,
     MetaSearchMeta,
@@ -187,7 +188,9 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
     html = suggestions(client, "x").content.decode()
     assert "<script>" not in html and "<b>" not in html
     assert "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;.com" in html
-    assert "&lt;b&gt;$1&lt;/b&gt;" in html
+    # The provider's own price text is never shown, escaped or not: the row shows our retail price.
+    assert "&lt;b&gt;" not in html
+    assert "$12.99 first year, then $14.99/yr" in html
 
 
 def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
@@ -268,7 +271,7 @@ def test_add_to_cart_works_while_ai_would_hang(client, provider, ai_hangs):
     response = client.post(reverse("cart_add"), {"domain_name": name}, headers=HTMX)
     assert response.status_code == 200
     assert "In your cart" in response.content.decode()
-    assert client.session["cart"][name]["register"] == "12.99"
+    assert client.session["cart"][name]["price"] == "12.99"
     assert ai_hangs == []
 
 
@@ -284,9 +287,9 @@ def test_the_checkout_review_works_while_ai_would_hang(client, provider, custome
 
 def test_the_renewal_price_works_while_ai_would_hang(provider, customer, sandbox_orders, signed_in, ai_hangs):
     order = sandbox_orders.register(customer, f"renewai{uuid.uuid4().hex[:8]}.com")
-    assert renew_pricing(domain_name=order.domain_name).renew == Decimal("14.99")
+    assert renew_pricing(domain_name=order.domain_name).retail == Money(Decimal("14.99"), "USD")
     body = signed_in.get(reverse("order_detail", args=[order.order_id])).content.decode()
-    assert "14.99 USD per year" in body
+    assert "Renewal price: $14.99 per year." in body
     assert ai_hangs == []
 
 
@@ -387,6 +390,6 @@ def test_an_empty_price_list_is_not_guessed_at(client, provider, availability_ca
 def test_the_fallback_page_asks_for_no_ai(client, provider, metasearch_calls):
     with session_sandbox().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}).content.decode()
-    assert "prices may be missing" in html
+    assert "Showing the name you typed only." in html
     assert "Ideas from AI" not in html
     assert all(call["aisuggest"] is False for call in metasearch_calls)

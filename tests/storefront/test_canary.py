@@ -23,7 +23,7 @@ HIDDEN = re.compile(r'name="(checkout_id|renew_token)" value="([^"]+)"')
 
 
 @pytest.fixture
-def canary_key(sandbox_url, sandbox_partner, sandbox_control):
+def canary_key(priced, sandbox_partner, sandbox_control):
     sandbox_control.issue_key(partner=sandbox_partner, label="canary", plaintext=CANARY)
     with override_settings(RESELLER_API_KEY=CANARY):
         gateway.cache_clear()

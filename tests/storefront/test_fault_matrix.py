@@ -67,7 +67,7 @@ class World:
 
 
 @pytest.fixture
-def world(sandbox_url, sandbox_partner) -> World:
+def world(priced, sandbox_partner) -> World:
     customer = make_customer()
     label = f"matrix{uuid.uuid4().hex[:8]}"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)

@@ -36,7 +36,7 @@ def test_a_domain_30_days_from_expiry_gets_exactly_one_reminder_even_when_the_jo
     assert message.to == [customer.email]
     assert message.subject == "reminded.com expires in 30 days"
     assert f"Renew it here: https://shop.example/orders/{order.order_id}/" in message.body
-    assert "Renewal: USD 14.99 per year." in message.body  # the demo catalogue's .com renewal, as the order page
+    assert "Renewal: $14.99 per year." in message.body  # the demo catalogue's .com renewal, as the order page
     assert RenewalReminder.objects.get().days_before == 30
 
 

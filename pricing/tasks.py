@@ -1,0 +1,46 @@
+"""The pricing app's background task: the daily refresh of the cost table (scheduled in storefront/scheduler.py).
+
+A failed refresh keeps the last table pricing the store, so nothing breaks for customers: staff are mailed
+(ADMINS) so that prices do not silently go stale. Rules that the new costs put below cost are mailed too.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.mail import mail_admins
+from django.urls import reverse
+from django_tasks import task
+
+from pricing.sync import prices_sync
+
+logger = logging.getLogger(__name__)
+
+
+@task()
+def sync_prices() -> str:
+    """Refresh the cost table; mail ADMINS when it fails (or leaves rules below cost). Returns the summary."""
+    try:
+        result = prices_sync()
+    except Exception as err:
+        # A bug or the database: the task fails (staff see it in Task results), and staff are told at once.
+        _mail(subject="Price sync failed", lines=[f"The price sync stopped with an error: {type(err).__name__}."])
+        raise
+    if not result.ok:
+        _mail(subject="Price sync failed", lines=[result.message])
+    elif result.warnings:
+        _mail(subject="Price rules below cost after the price sync", lines=result.warnings)
+    return result.message
+
+
+def _mail(*, subject: str, lines: list[str]) -> None:
+    admin = settings.SITE_URL + reverse("admin:pricing_pricesync_changelist")
+    body = "\n\n".join(
+        [*lines, "The last cost table keeps pricing the store until a sync succeeds.", f"Price syncs: {admin}"]
+    )
+    try:
+        mail_admins(subject, body)
+    except Exception:
+        # The failure is still recorded (PriceSync, the task result); a mail server down must not hide it.
+        logger.exception("could not mail ADMINS about the price sync")

@@ -1,0 +1,87 @@
+"""Staff see each sale's retail price, cost and margin, and revenue and margin per month, in the admin."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from accounts.models import Customer
+from domains.models import Registration
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "/admin/domains/registration/"
+REVENUE = "/admin/domains/registration/revenue/"
+
+
+@pytest.fixture
+def staff_client(client):
+    staff = get_user_model().objects.create_superuser("staff@example.com", "staff@example.com", "x")
+    client.force_login(staff)
+    return client
+
+
+@pytest.fixture
+def buyer():
+    user = get_user_model().objects.create_user("buyer@example.com", "buyer@example.com", "x")
+    return Customer.objects.create(
+        user=user, customer_id=1234, name="B", address="1 A St", city="C", state="Other", country="US",
+        zipcode="1", country_code="1", phone="2125551234",
+    )  # fmt: skip
+
+
+def sale(buyer, name: str, *, retail: str, cost: str | None, status: str = Registration.REGISTERED, when=None):
+    registration = Registration.objects.create(
+        customer=buyer, domain_name=name, duration=1, currency="USD", total_price=Decimal(retail),
+        cost_price=Decimal(cost) if cost is not None else None, provider_cost=Decimal(cost or "0"),
+        price_rule="default: cost + 20% + 0/yr", status=status, checkout_id=uuid.uuid4(),
+    )  # fmt: skip
+    if when is not None:
+        Registration.objects.filter(pk=registration.pk).update(created_at=when)
+    return registration
+
+
+def test_each_sale_shows_retail_cost_and_margin(staff_client, buyer):
+    sale(buyer, "margin.com", retail="12.99", cost="10.00")
+
+    html = staff_client.get(CHANGELIST).content.decode()
+
+    assert "$12.99" in html and "$10.00" in html and "$2.99" in html
+
+
+def test_the_revenue_page_sums_registered_sales_per_month(staff_client, buyer):
+    this_month = timezone.now()
+    last_month = this_month.replace(day=1) - dt.timedelta(days=3)
+    sale(buyer, "a.com", retail="12.99", cost="10.00")
+    sale(buyer, "b.com", retail="20.00", cost="15.50")
+    sale(buyer, "c.com", retail="99.00", cost="50.00", status=Registration.FAILED)  # not a sale
+    sale(buyer, "d.com", retail="30.00", cost=None, when=last_month)  # recorded before costs were kept
+
+    html = staff_client.get(REVENUE).content.decode()
+    rows = html[html.index("<tbody>") : html.index("</tbody>")]
+    current, previous = rows.split("</tr>")[:2]
+
+    assert f"{this_month:%B %Y}" in current
+    assert "<td>2</td>" in current
+    assert "$32.99" in current and "$25.50" in current and "$7.49" in current
+    assert f"{last_month:%B %Y}" in previous
+    assert "1 without a recorded cost" in previous
+    assert "$99.00" not in html
+
+
+def test_the_changelist_links_to_the_revenue_page(staff_client):
+    assert f'href="{REVENUE}"' in staff_client.get(CHANGELIST).content.decode()
+
+
+def test_customers_cannot_see_the_revenue_page(client, buyer):
+    client.force_login(buyer.user)
+    assert staff_response_is_login(client.get(REVENUE))
+
+
+def staff_response_is_login(response) -> bool:
+    return response.status_code == 302 and "/admin/login/" in response.url
