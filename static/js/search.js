@@ -31,7 +31,8 @@
   var typingEntry = false; // the current history entry was made by typing, not yet submitted
   document.addEventListener("htmx:beforeHistoryUpdate", function (event) {
     var detail = event.detail;
-    if (!isSearchBox(detail.elt) || !detail.history) return;
+    var elt = detail.requestConfig && detail.requestConfig.elt;
+    if (!isSearchBox(elt) || !detail.history) return;
     var here = window.location.pathname + window.location.search;
     if (submitted.has(detail.xhr)) {
       detail.history.type = typingEntry || detail.history.path === here ? "replace" : "push";
