@@ -69,8 +69,11 @@
   function isAiPlaceholder(elt) {
     return !!(elt && elt.matches && elt.matches("[data-ai-suggestions]"));
   }
-  document.addEventListener("htmx:beforeCleanupElement", function (event) {
-    if (isAiPlaceholder(event.target) && window.htmx) window.htmx.trigger(event.target, "htmx:abort");
+  // Its answer is dropped rather than the request aborted: htmx reports every abort as a console error, and
+  // the server finishes the call either way (and caches it for the next search of that name).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (isAiPlaceholder(elt) && !elt.isConnected) event.detail.shouldSwap = false;
   });
   function aiFailed(event) {
     var elt = event.detail && event.detail.elt;

@@ -11,7 +11,14 @@ from playwright.sync_api import Page, expect
 
 from storefront.gateway import ResellerGateway
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.steps import assert_every_field_labelled, choose_country, fill_signup, new_person, unique_label
+from tests.browser.steps import (
+    assert_every_field_labelled,
+    check_accessibility,
+    choose_country,
+    fill_signup,
+    new_person,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,6 +54,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     prefix = "buy" if window == "desktop" else "buy-on-phone"
     word = unique_label("bluebird")
     page.goto("/")
+    check_accessibility(page)
 
     # Typed a key at a time, never submitted: the results arrive by themselves, into the same page.
     page.evaluate("() => { window.journeyMarker = 'same page'; }")
@@ -96,8 +104,10 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
 
     # Not signed in: checkout offers the signup, which brings the customer back with the cart intact.
     expect(page.get_by_role("heading", name="Sign in to buy")).to_be_visible()
+    check_accessibility(page)
     page.get_by_role("link", name="Create an account").click()
     expect(page.get_by_role("heading", name="Create your account")).to_be_visible()
+    check_accessibility(page)
 
     # The state list follows the country: British regions first, then American states replace them.
     person = new_person(country="United States", state="California", dial_code="1")
@@ -115,6 +125,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     contact = page.locator("address")
     expect(contact).to_contain_text(person.name)
     expect(contact).to_contain_text("California")
+    check_accessibility(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
