@@ -91,6 +91,11 @@ class Watch:
         # A failed load is judged by its status in on_response (a designed 503 page logs this line too).
         if text.startswith("Failed to load resource"):
             return
+        # htmx logs every aborted request as an error: a search replaced by the next keystroke (hx-sync), or a
+        # request cut off by leaving the page. "htmx:afterRequest" is logged with every failure, and a real one
+        # also logs its own line (htmx:sendError, htmx:timeout, htmx:responseError), which is still caught.
+        if text.startswith(("htmx:sendAbort", "htmx:afterRequest")):
+            return
         self.errors.append(f"console error: {text}")
 
     def on_load(self, page: Page) -> None:
@@ -203,7 +208,9 @@ def screenshot(page: Page, watch: Watch):
             page.set_viewport_size(size)
             page.wait_for_timeout(150)  # let the layout settle at the new width
             path = SCREENSHOTS / f"{journey}-{size_name}.png"
-            page.screenshot(path=str(path), full_page=True)
+            # caret="initial": hiding the caret leaves an empty style attribute on every input, which htmx then
+            # copies onto swapped-in inputs of the same id, and the strict CSP reports that as a violation.
+            page.screenshot(path=str(path), full_page=True, caret="initial")
             paths.append(path)
             # What is worth a screenshot is worth axe's checks, at both widths (contrast and layout differ).
             if page.url.startswith(watch.origin):

@@ -42,6 +42,12 @@ def test_the_customer_opens_dns_adds_two_records_and_deletes_one(page: Page, scr
     apex = editor.locator("tbody tr", has=page.locator("code", has_text=ADDRESS))
     expect(apex.locator(".dns-host strong")).to_have_text("@")
 
+    # The same record again: the customer is told which record is already there, in the form they typed in.
+    _add_record(page, "A", "@", ADDRESS)
+    duplicate = f"An A record for the domain itself (@) pointing to {ADDRESS} already exists."
+    expect(page.get_by_role("alert")).to_have_text(duplicate)
+    expect(page.get_by_text("Duplicate record found")).to_have_count(0)
+
     _add_record(page, "CNAME", "www", domain)
     expect(editor.get_by_role("status")).to_contain_text("Added")
     expect(editor.get_by_role("heading", name="CNAME records")).to_be_visible()
