@@ -8,6 +8,7 @@ from domains.models import Order
 from storefront.gateway import (
     DnsNotActive,
     DnsRecord,
+    DuplicateRecord,
     GatewayError,
     OutcomeUnknown,
     RecordType,
@@ -30,6 +31,13 @@ class RecordData:
         """How the record is named to the customer: `MX record @ → mx1.example.net (priority 10)`."""
         priority = f" (priority {self.priority})" if self.type == "MX" and self.priority is not None else ""
         return f"{self.type} record {self.host or '@'} → {self.value}{priority}"
+
+    def already_exists(self) -> str:
+        """The sentence for the provider's bare "Duplicate record found": which record is already there."""
+        # "An A", "An MX", "A CNAME": the article follows how the type's first letter is spoken.
+        article = "An" if self.type[:1] in "AEFHILMNORSX" else "A"
+        host = "the domain itself (@)" if self.host in ("", "@") else self.host
+        return f"{article} {self.type} record for {host} pointing to {self.value} already exists."
 
 
 @dataclass(frozen=True)
@@ -152,7 +160,7 @@ def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome
         except OutcomeUnknown as err:
             outcomes.append(Outcome(record=record, ok=False, message=f"{err.message} Check the list before retrying."))
         except GatewayError as err:
-            outcomes.append(Outcome(record=record, ok=False, message=err.message))
+            outcomes.append(Outcome(record=record, ok=False, message=_outcome_message(err, record)))
         else:
             outcomes.append(Outcome(record=record, ok=True, message="Added."))
     return outcomes
@@ -179,7 +187,7 @@ def records_replace(
         try:
             record_change(order=order, record=new, current_value=current.value)
         except GatewayError as err:
-            outcomes.append(Outcome(record=new, ok=False, message=_outcome_message(err), action="change"))
+            outcomes.append(Outcome(record=new, ok=False, message=_outcome_message(err, new), action="change"))
         else:
             outcomes.append(Outcome(record=new, ok=True, message=f"Changed from {current.value}.", action="change"))
     all_done = all(o.ok for o in outcomes)
@@ -197,7 +205,17 @@ def records_replace(
     return outcomes
 
 
-def _outcome_message(err: GatewayError) -> str:
+def refusal_message(*, err: GatewayError, record: RecordData) -> str | None:
+    """Our sentence for a refusal that is about this very record, or None when the error's own message fits."""
+    if isinstance(err, DuplicateRecord):
+        return record.already_exists()
+    return None
+
+
+def _outcome_message(err: GatewayError, record: RecordData | None = None) -> str:
+    exact = refusal_message(err=err, record=record) if record is not None else None
+    if exact:
+        return exact
     if isinstance(err, OutcomeUnknown):
         return f"{err.message} Check the list before retrying."
     return err.message

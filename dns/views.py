@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -47,7 +47,11 @@ def _error_status(request: HttpRequest, err: GatewayError) -> int:
     return provider_error_status(err, fragment=_fragment(request))
 
 
-def _provider_message(err: GatewayError) -> str:
+def _provider_message(err: GatewayError, record: RecordData) -> str:
+    # "Duplicate record found" names no record: say which one is already there.
+    exact = services.refusal_message(err=err, record=record)
+    if exact:
+        return exact
     # An unknown outcome says to check first: sending a change again blindly could duplicate it.
     return str(provider_error(err, check="the list of records"))
 
@@ -135,7 +139,25 @@ def _not_active(request: HttpRequest, order: Order, record_type: str) -> HttpRes
 @vary_on_headers("HX-Request")
 def dns_records(request: HttpRequest, order_id: int) -> HttpResponse:
     order = get_order_for_user(request.user, order_id)
-    return _editor(request, order, _record_type(request.GET.get("type")))
+    record_type = _record_type(request.GET.get("type"))
+    if order.dns_active:
+        return _editor(request, order, record_type)
+    # A new domain's DNS is off at the provider, and the customer opened the editor to add records: turn it on
+    # now rather than make them press a button first. One provider call, however often the page is opened
+    # (services.dns_activate claims the flag first); if it fails, the editor offers the button with the reason.
+    try:
+        activated = services.dns_activate(order=order)
+    except GatewayError as err:
+        # Whatever went wrong (down, busy, an answer lost), activating again is harmless: offer the button.
+        error = replace(
+            provider_error(err),
+            message=f"We could not turn on DNS for {order.domain_name} just now. Please try the button below "
+            "in a moment.",
+            tone="warn",
+        )
+        return _editor(request, order, record_type, error=error, status=_error_status(request, err))
+    notice = f"DNS is on for {order.domain_name}. You can add records now." if activated else ""
+    return _editor(request, order, record_type, notice=notice)
 
 
 @login_required
@@ -168,7 +190,7 @@ def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
         except DnsNotActive:
             return _not_active(request, order, record.type)
         except GatewayError as err:
-            form.add_error(None, _provider_message(err))
+            form.add_error(None, _provider_message(err, record))
             status = _error_status(request, err)
         else:
             return _done(request, order, record.type, f"Added {record.describe()}.")
@@ -216,7 +238,7 @@ def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
     except DnsNotActive:
         return _not_active(request, order, record.type)
     except GatewayError as err:
-        form.add_error(None, _provider_message(err))
+        form.add_error(None, _provider_message(err, record))
         return _change_response(request, order, form, status=_error_status(request, err))
     return _done(request, order, record.type, f"Changed the {record.type} record {record.host} to {record.value}.")
 
@@ -260,7 +282,8 @@ def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
     except DnsNotActive:
         return _not_active(request, order, data["type"])
     except GatewayError as err:
-        form.add_error(None, _provider_message(err))
+        record = RecordData(type=data["type"], host=data["host"], value=data["value"])
+        form.add_error(None, _provider_message(err, record))
         return _delete_response(request, order, form, status=_error_status(request, err))
     record = RecordData(type=data["type"], host=data["host"], value=data["value"])
     return _done(request, order, record.type, f"Deleted the {record.describe()}.")

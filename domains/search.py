@@ -22,8 +22,10 @@ import math
 import re
 import threading
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -49,6 +51,84 @@ _ai_slots = threading.BoundedSemaphore(_AI_CALLS_PER_PROCESS)
 _FOLLOW_SECONDS = 60.0
 
 _LABEL_JUNK = re.compile(r"[^a-z0-9-]")
+
+
+# --- What was typed -----------------------------------------------------------------------------------------
+
+# A full domain is at most 253 characters; the label (the part before the first dot) at most 63.
+DOMAIN_MAX = 253
+LABEL_MAX = 63
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
+_NOT_IN_A_DOMAIN = re.compile(r"[^a-z0-9.-]")
+EXAMPLE = "Use letters, numbers and hyphens, like bluebird or bluebird.com."
+
+
+class BadTerm(ValueError):
+    """What was typed cannot be a domain: `message` says why, in the customer's words."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SearchTerm:
+    """The name the customer typed, as a domain: `label` and, when one was typed, `tld` (`co.uk`)."""
+
+    label: str
+    tld: str = ""
+
+    @property
+    def domain(self) -> str:
+        return f"{self.label}.{self.tld}" if self.tld else self.label
+
+
+def search_term_parse(*, typed: str) -> SearchTerm:
+    """What the customer typed, read as a domain the way they meant it, or BadTerm saying why it cannot be one.
+
+    Why not leave it to MetaSearch: it silently deletes what it cannot use, so `café.com` became caf.com and
+    `https://coffee.com/` httpscoffee.com, and the customer was shown results for a name nobody typed. A pasted
+    address loses its scheme, `www.` and path; anything else that cannot be in a domain is named, not dropped.
+    """
+    text = typed.strip().lower()
+    scheme = _SCHEME.match(text)
+    if scheme or "/" in text:
+        # An address: the host is what comes before the path, query or fragment (and any port).
+        text = re.split(r"[/?#]", text[scheme.end() if scheme else 0 :], maxsplit=1)[0]
+        text = text.rsplit("@", 1)[-1].split(":", 1)[0]
+    text = text.rstrip(".")
+    if text.startswith("www.") and text.count(".") >= 2:
+        text = text[4:]
+    if not text:
+        raise BadTerm(f"Type a name to search for. {EXAMPLE}")
+    foreign = [char for char in text if ord(char) > 127 and unicodedata.category(char).startswith("L")]
+    if foreign:
+        plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+        hint = f" Try {plain} instead." if plain and not _NOT_IN_A_DOMAIN.search(plain) else ""
+        raise BadTerm(
+            f"Names with accented or non-Latin letters (like “{foreign[0]}”) are not supported here yet.{hint}"
+        )
+    if any(char.isspace() for char in text):
+        words = text.split()
+        raise BadTerm(f"A domain cannot contain spaces. Try {''.join(words)} or {'-'.join(words)}.")
+    bad = list(dict.fromkeys(_NOT_IN_A_DOMAIN.findall(text)))
+    if bad:
+        quoted = [f"“{char}”" for char in bad]
+        shown = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        raise BadTerm(f"A domain cannot contain {shown}. {EXAMPLE}")
+    parts = text.split(".")
+    if not all(parts):
+        raise BadTerm(f"A domain cannot start with a dot or have two dots in a row. {EXAMPLE}")
+    if any(part.startswith("-") or part.endswith("-") for part in parts):
+        raise BadTerm("A domain cannot start or end with a hyphen, before or after a dot.")
+    label, _, tld = text.partition(".")
+    if len(label) > LABEL_MAX:
+        raise BadTerm(
+            f"The name before the extension can be at most {LABEL_MAX} characters; this one has {len(label)}."
+        )
+    if len(text) > DOMAIN_MAX:
+        raise BadTerm(f"A domain can be at most {DOMAIN_MAX} characters; this one has {len(text)}.")
+    return SearchTerm(label=label, tld=tld)
 
 
 def normalise_term(term: str) -> str:

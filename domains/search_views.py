@@ -24,7 +24,17 @@ from django.views.decorators.http import require_safe
 
 from domains.cart import Cart
 from domains.models import Order
-from domains.search import ai_suggestions_cached, ai_suggestions_if_cached, fallback_availability, metasearch_cached
+from domains.search import (
+    DOMAIN_MAX,
+    BadTerm,
+    SearchTerm,
+    ai_suggestions_cached,
+    ai_suggestions_if_cached,
+    fallback_availability,
+    metasearch_cached,
+    partner_tlds,
+    search_term_parse,
+)
 from pricing.models import Operation
 from pricing.quotes import PriceBook, price_book
 from storefront.gateway import (
@@ -45,12 +55,19 @@ VISIBLE_RESULTS = 10
 
 DOWN_MESSAGE = "Search is unavailable right now. Please try again in a moment."
 
+# MetaSearch takes at most this many characters; a longer full domain is searched by its label.
+METASEARCH_MAX = 63
+# A pasted address may carry a path and a query: room for that, but not for a whole page of text.
+TYPED_MAX = 2000
+
+EMPTY_MESSAGE = "Type a name to search for, like bluebird, or a full domain like bluebird.com."
+
 
 class SearchForm(forms.Form):
     q = forms.CharField(
         required=False,
-        max_length=63,
-        error_messages={"max_length": "A search can be at most 63 characters. Try a shorter name."},
+        max_length=TYPED_MAX,
+        error_messages={"max_length": f"A domain can be at most {DOMAIN_MAX} characters. Try a shorter name."},
     )
 
 
@@ -64,6 +81,9 @@ def search(request: HttpRequest) -> HttpResponse:
         context.update(state="error", error=form.errors["q"][0])
     elif form.cleaned_data["q"]:
         context.update(_results(form.cleaned_data["q"], seen=_seen_by(request)))
+    elif "q" in request.GET:
+        # Search pressed on an empty box: say what to type rather than do nothing.
+        context.update(state="prompt", message=EMPTY_MESSAGE)
 
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
     fragment = request.htmx and not (request.htmx.history_restore_request or request.htmx.boosted)
@@ -78,7 +98,12 @@ def search(request: HttpRequest) -> HttpResponse:
 @rate_limit("search")
 def search_suggestions(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
-    term = form.cleaned_data["q"] if form.is_valid() else ""
+    term = ""
+    if form.is_valid() and form.cleaned_data["q"]:
+        try:
+            term = search_term_parse(typed=form.cleaned_data["q"]).domain
+        except BadTerm:
+            pass  # the results above already say why; no ideas for a name that cannot be one
     if not request.htmx:
         # Only the results page asks for this block; a person who opens the address gets that page.
         response: HttpResponse = redirect(f"{reverse('search')}?{urlencode({'q': request.GET.get('q', '')})}")
@@ -127,9 +152,41 @@ def _tld_of(result: MetaSearchResult | DomainResult) -> str:
     return (result.tld or result.domain_name.rpartition(".")[2]).lower().lstrip(".")
 
 
-def _results(term: str, *, seen: Seen) -> dict[str, Any]:
+def _results(typed: str, *, seen: Seen) -> dict[str, Any]:
     try:
-        answer = metasearch_cached(term)
+        term = search_term_parse(typed=typed)
+    except BadTerm as err:
+        return {"state": "rejected", "error": err.message}
+    not_sold = _not_sold(term)
+    if not_sold:
+        # Searched by the name alone: the customer sees it with the extensions that are sold.
+        term = SearchTerm(label=term.label)
+    context = _answer(term, seen=seen)
+    if not_sold:
+        context["not_sold"] = not_sold
+    return context
+
+
+def _not_sold(term: SearchTerm) -> str:
+    """The typed extension when the partner does not sell it, else "" (also when its price list is unreadable:
+    MetaSearch then answers without a row for the exact name, which is shown as it is)."""
+    if not term.tld:
+        return ""
+    try:
+        sold = partner_tlds()
+    except GatewayError as err:
+        logger.info("search: could not read the partner's TLDs (%s)", type(err).__name__)
+        return ""
+    return "" if term.tld in sold else term.tld
+
+
+def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
+    # MetaSearch takes 63 characters at most; a longer full domain (its label alone may be 63) is searched by
+    # its label, and its row is found among the extensions listed.
+    asked = term.domain if len(term.domain) <= METASEARCH_MAX else term.label
+    exact = term.domain if term.tld else ""
+    try:
+        answer = metasearch_cached(asked)
     except ValidationRejected as err:
         return {"state": "rejected", "error": provider_error(err)}
     except Unauthorized as err:
@@ -143,12 +200,19 @@ def _results(term: str, *, seen: Seen) -> dict[str, Any]:
 
     if not answer.results:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
-    cached = ai_suggestions_if_cached(term)
+    cached = ai_suggestions_if_cached(asked)
     # One price book for every TLD on the page: a few queries, whatever the number of rows.
     book = price_book(tlds=_tlds([*answer.results, *(cached or ())]))
-    listed = tuple(_row(result, book=book, seen=seen) for result in answer.listed)
+    # Only the name typed is "Your search" (MetaSearch marks the name it searched after its own clean-up).
+    listed = tuple(
+        sorted(
+            (_row(result, book=book, seen=seen, mine=result.domain_name == exact) for result in answer.listed),
+            key=lambda row: not row.mine,
+        )
+    )
+    hero = answer.hero
     listing = Listing(
-        hero=_row(answer.hero, book=book, seen=seen, featured=True) if answer.hero else None,
+        hero=_row(hero, book=book, seen=seen, featured=True, mine=hero.domain_name == exact) if hero else None,
         shown=listed[:VISIBLE_RESULTS],
         more=listed[VISIBLE_RESULTS:],
         more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
@@ -156,26 +220,26 @@ def _results(term: str, *, seen: Seen) -> dict[str, Any]:
     # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
     # asks for them itself once the results are on screen.
     if cached is None:
-        ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': term})}"}
+        ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': asked})}"}
     else:
         ai = {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in cached)}
-    return {"state": "results", "searched": answer.meta.search_term, "listing": listing, **ai}
+    return {"state": "results", "searched": term.domain, "listing": listing, **ai}
 
 
-def _fallback(term: str, *, seen: Seen) -> dict[str, Any]:
+def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     try:
-        rows = fallback_availability(term)
+        rows = fallback_availability(term.domain)
     except ValidationRejected as err:
         return {"state": "error", "error": provider_error(err)}
     except GatewayError as err:
         return {"state": "error", "error": provider_error(err, what="search for domains")}
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
-    typed = term.strip().lower()
     book = price_book(tlds=_tlds(rows))
-    shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == typed) for row in rows)
+    exact = term.domain if term.tld else ""
+    shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == exact) for row in rows)
     listing = Listing(shown=shown, title="Availability")
-    return {"state": "fallback", "listing": listing}
+    return {"state": "fallback", "listing": listing, "searched": term.domain}
 
 
 Status = Literal["available", "premium", "unpriced", "taken", "yours", "in_cart"]
@@ -240,7 +304,7 @@ def _row(
         status=status,
         price=price,
         free_first_year=bool(first_year and first_year.retail.is_zero),
-        mine=mine or getattr(result, "is_searched_exact", False),
+        mine=mine,
         featured=featured,
         order_id=order_id,
     )

@@ -501,7 +501,9 @@ def outcome(registration: Registration) -> dict[str, str]:
         return {
             "label": "Could not confirm",
             "tone": "warn",
-            "detail": "The domain service did not answer in time. We are checking whether it went through.",
+            # Not "did not answer in time": this also covers an answer we could not read as a yes or a no.
+            "detail": "We could not confirm the result with the domain service yet. We are checking whether it went "
+            "through and will email you.",
         }
     label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[REJECTED])
     return {"label": label, "tone": tone, "detail": detail}

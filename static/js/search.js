@@ -18,7 +18,29 @@
     var input = form.querySelector("input[name=q]");
     if (!input) return;
     event.preventDefault();
+    submitting = true;
     window.htmx.trigger(input, "search");
+    submitting = false;
+  });
+
+  // History. Pauses while typing must not each add an entry (hx-replace-url on the box), but Back should still
+  // lead to the previous search: the first typed search after a settled page is pushed and the ones typed after
+  // it replace it; a submitted search (Enter, the button) is pushed, or settles the entry typing made.
+  var submitting = false; // set while the submit handler triggers the box's search
+  var submitted = new WeakSet(); // requests that a submit asked for
+  var typingEntry = false; // the current history entry was made by typing, not yet submitted
+  document.addEventListener("htmx:beforeHistoryUpdate", function (event) {
+    var detail = event.detail;
+    var elt = detail.requestConfig && detail.requestConfig.elt;
+    if (!isSearchBox(elt) || !detail.history) return;
+    var here = window.location.pathname + window.location.search;
+    if (submitted.has(detail.xhr)) {
+      detail.history.type = typingEntry || detail.history.path === here ? "replace" : "push";
+      typingEntry = false;
+    } else {
+      detail.history.type = typingEntry ? "replace" : "push";
+      typingEntry = true;
+    }
   });
 
   // One search, one request: Enter right after typing (the typing's debounced request, the box's own "search"
@@ -27,10 +49,15 @@
   var pending = null; // {term, xhr} of the search in flight
   document.addEventListener("htmx:confirm", function (event) {
     var elt = event.detail.elt;
-    if (isSearchBox(elt) && pending && pending.term === term(elt)) event.preventDefault();
+    if (isSearchBox(elt) && pending && pending.term === term(elt)) {
+      event.preventDefault();
+      if (submitting) submitted.add(pending.xhr); // the search already on its way is the one submitted
+    }
   });
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (isSearchBox(event.detail.elt)) pending = { term: term(event.detail.elt), xhr: event.detail.xhr };
+    if (!isSearchBox(event.detail.elt)) return;
+    pending = { term: term(event.detail.elt), xhr: event.detail.xhr };
+    if (submitting) submitted.add(event.detail.xhr);
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     if (pending && pending.xhr === event.detail.xhr) pending = null;
@@ -42,8 +69,11 @@
   function isAiPlaceholder(elt) {
     return !!(elt && elt.matches && elt.matches("[data-ai-suggestions]"));
   }
-  document.addEventListener("htmx:beforeCleanupElement", function (event) {
-    if (isAiPlaceholder(event.target) && window.htmx) window.htmx.trigger(event.target, "htmx:abort");
+  // Its answer is dropped rather than the request aborted: htmx reports every abort as a console error, and
+  // the server finishes the call either way (and caches it for the next search of that name).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (isAiPlaceholder(elt) && !elt.isConnected) event.detail.shouldSwap = false;
   });
   function aiFailed(event) {
     var elt = event.detail && event.detail.elt;
@@ -64,5 +94,6 @@
       input.value = q;
     });
     pending = null;
+    typingEntry = false;
   });
 })();

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, expect, sync_playwright
 
+from tests.browser.steps import check_accessibility
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
@@ -76,6 +78,9 @@ class Watch:
 
     origin: str
     errors: list[str] = field(default_factory=list)
+    # Paths of our pages loaded in the browser, and those checked with axe (steps.check_accessibility).
+    loaded: list[str] = field(default_factory=list)
+    checked: set[str] = field(default_factory=set)
     # Sandbox faults answer 5xx on purpose; our own pages may answer 503 only as a designed, full page.
     allowed_document_statuses: set[int] = field(default_factory=lambda: {503})
 
@@ -86,7 +91,19 @@ class Watch:
         # A failed load is judged by its status in on_response (a designed 503 page logs this line too).
         if text.startswith("Failed to load resource"):
             return
+        # htmx logs every aborted request as an error: a search replaced by the next keystroke (hx-sync), or a
+        # request cut off by leaving the page. "htmx:afterRequest" is logged with every failure, and a real one
+        # also logs its own line (htmx:sendError, htmx:timeout, htmx:responseError), which is still caught.
+        if text.startswith(("htmx:sendAbort", "htmx:afterRequest")):
+            return
         self.errors.append(f"console error: {text}")
+
+    def on_load(self, page: Page) -> None:
+        if page.url.startswith(self.origin):
+            self.loaded.append(urlsplit(page.url).path)
+
+    def unchecked(self) -> list[str]:
+        return sorted({path for path in self.loaded if path not in self.checked})
 
     def on_page_error(self, error: Exception) -> None:
         self.errors.append(f"JavaScript error: {error}")
@@ -145,12 +162,19 @@ def page(request: pytest.FixtureRequest, context: BrowserContext, watch: Watch) 
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         first.screenshot(path=str(SCREENSHOTS / f"FAILED-{request.node.name}.png"), full_page=True)
     assert not watch.errors, "The browser saw problems:\n" + "\n".join(watch.errors)
+    # Every page of ours that the journey opened was checked with axe-core (steps.check_accessibility).
+    unchecked = watch.unchecked()
+    assert not unchecked, "Pages visited without an accessibility check (steps.check_accessibility):\n" + "\n".join(
+        unchecked
+    )
 
 
 def _attach(page: Page, watch: Watch) -> None:
     if getattr(page, "_storefront_watched", False):
         return
     page._storefront_watched = True  # type: ignore[attr-defined]
+    page._storefront_watch = watch  # type: ignore[attr-defined]
+    page.on("load", watch.on_load)
     page.on("console", watch.on_console)
     page.on("pageerror", watch.on_page_error)
     page.on("response", watch.on_response)
@@ -185,8 +209,13 @@ def screenshot(page: Page, watch: Watch):
             page.set_viewport_size(size)
             page.wait_for_timeout(150)  # let the layout settle at the new width
             path = SCREENSHOTS / f"{journey}-{size_name}.png"
-            page.screenshot(path=str(path), full_page=True)
+            # caret="initial": hiding the caret leaves an empty style attribute on every input, which htmx then
+            # copies onto swapped-in inputs of the same id, and the strict CSP reports that as a violation.
+            page.screenshot(path=str(path), full_page=True, caret="initial")
             paths.append(path)
+            # What is worth a screenshot is worth axe's checks, at both widths (contrast and layout differ).
+            if page.url.startswith(watch.origin):
+                check_accessibility(page, where=f"({size_name})")
             # The sandbox's own pages (the control panel) are the provider's, not ours to lay out.
             if size is PHONE and page.url.startswith(watch.origin):
                 wide = page.evaluate(_OVERFLOWING)

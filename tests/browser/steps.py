@@ -7,7 +7,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 PASSWORD = "Quokka#Sun27"
@@ -25,6 +27,29 @@ class Person:
     state: str = "Virginia"
     dial_code: str = "1"
     phone: str = "7035550123"
+
+
+_AXE = Axe()
+
+
+def check_accessibility(page: Page, *, where: str = "") -> None:
+    """axe-core's checks (WCAG 2 A and AA and its best practices) on the page as it is now: any violation fails.
+
+    Called on every page a journey opens (conftest's `page` fixture fails a journey that opened one of our
+    pages without it), and again after a swap that changes much of a page. `where` names the state checked.
+    """
+    page.wait_for_load_state()
+    results = _AXE.run(page)
+    watch = getattr(page, "_storefront_watch", None)
+    if watch is not None:
+        watch.checked.add(urlsplit(page.url).path)
+    violations = results.response["violations"]
+    if violations:
+        lines = [f"{len(violations)} accessibility violation(s) on {page.url} {where}".rstrip()]
+        for violation in violations:
+            nodes = "; ".join(" ".join(node["target"]) for node in violation["nodes"][:4])
+            lines.append(f"- {violation['id']} ({violation['impact']}): {violation['help']} at {nodes}")
+        raise AssertionError("\n".join(lines))
 
 
 def new_person(**details: str) -> Person:
@@ -65,9 +90,12 @@ def confirm_email(page: Page, person: Person) -> None:
     expect(message).to_be_visible()
     if message.get_attribute("open") is None:
         message.locator("summary").click()
+    check_accessibility(page, where="(mailbox)")
     message.locator('a[href*="/accounts/confirm-email/"]').first.click()
+    check_accessibility(page, where="(confirm email)")
     page.get_by_role("button", name="Confirm").click()
     expect(page.get_by_text("Your email is confirmed and your account is ready to buy domains.")).to_be_visible()
+    check_accessibility(page, where="(after confirming)")
 
 
 def sign_up(page: Page, person: Person) -> None:
@@ -75,9 +103,11 @@ def sign_up(page: Page, person: Person) -> None:
     customer ends on the page `next` named (or the checkout)."""
     if "/accounts/signup/" not in page.url:
         page.goto("/accounts/signup/")
+    check_accessibility(page)
     fill_signup(page, person)
     page.get_by_role("button", name="Create account").click()
     expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
+    check_accessibility(page)
     confirm_email(page, person)
 
 
@@ -92,6 +122,7 @@ def add_to_cart(page: Page, domain_name: str) -> None:
 def search_page(page: Page, term: str) -> None:
     page.goto(f"/search/?q={term}")
     expect(page.get_by_text("Results for")).to_be_visible()
+    check_accessibility(page)
 
 
 def buy(page: Page, *domain_names: str) -> None:
@@ -100,9 +131,11 @@ def buy(page: Page, *domain_names: str) -> None:
         search_page(page, name)
         add_to_cart(page, name)
     page.goto("/checkout/")
+    check_accessibility(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     expect(page.get_by_text(re.compile(rf"Done: {len(domain_names)} domains? registered"))).to_be_visible()
+    check_accessibility(page)
 
 
 def customer_with_domains(page: Page, *domain_names: str) -> Person:

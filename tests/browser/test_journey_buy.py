@@ -13,6 +13,7 @@ from storefront.gateway import ResellerGateway
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.steps import (
     assert_every_field_labelled,
+    check_accessibility,
     choose_country,
     confirm_email,
     fill_signup,
@@ -54,6 +55,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     prefix = "buy" if window == "desktop" else "buy-on-phone"
     word = unique_label("bluebird")
     page.goto("/")
+    check_accessibility(page)
 
     # Typed a key at a time, never submitted: the results arrive by themselves, into the same page.
     page.evaluate("() => { window.journeyMarker = 'same page'; }")
@@ -103,8 +105,10 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
 
     # Not signed in: checkout offers the signup, which brings the customer back with the cart intact.
     expect(page.get_by_role("heading", name="Sign in to buy")).to_be_visible()
+    check_accessibility(page)
     page.get_by_role("link", name="Create an account").click()
     expect(page.get_by_role("heading", name="Create your account")).to_be_visible()
+    check_accessibility(page)
 
     # The state list follows the country: British regions first, then American states replace them.
     person = new_person(country="United States", state="California", dial_code="1")
@@ -125,6 +129,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     contact = page.locator("address")
     expect(contact).to_contain_text(person.name)
     expect(contact).to_contain_text("California")
+    check_accessibility(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()

@@ -1,4 +1,4 @@
-"""Journey 3: the customer switches DNS on, adds an apex A record and a www CNAME, then deletes the CNAME."""
+"""Journey 3: opening the DNS editor switches DNS on; the customer adds an A and a www CNAME, deletes the CNAME."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import assert_every_field_labelled, customer_with_domains, unique_label
+from tests.browser.steps import assert_every_field_labelled, check_accessibility, customer_with_domains, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,23 +22,31 @@ def _add_record(page: Page, record_type: str, host: str, value: str) -> None:
     form.get_by_role("button", name="Add record").click()
 
 
-def test_the_customer_activates_dns_adds_two_records_and_deletes_one(page: Page, screenshot):
+def test_the_customer_opens_dns_adds_two_records_and_deletes_one(page: Page, screenshot):
     domain = f"{unique_label('orchard')}.com"
     customer_with_domains(page, domain)
 
     page.get_by_role("link", name=f"Manage {domain}").click()
+    check_accessibility(page)
+    # Opening the editor turns DNS on: no button to find first.
     page.get_by_role("link", name="Edit DNS records").click()
-    expect(page.get_by_role("heading", name=f"Turn on DNS for {domain}")).to_be_visible()
-    page.get_by_role("button", name="Activate DNS").click()
-    expect(page.get_by_text("DNS is active. You can add records now.")).to_be_visible()
+    expect(page.get_by_text(f"DNS is on for {domain}. You can add records now.")).to_be_visible()
+    expect(page.get_by_role("button", name="Activate DNS")).to_have_count(0)
 
     editor = page.locator("#dns-editor")
     assert_every_field_labelled(page)
+    check_accessibility(page)
     _add_record(page, "A", "@", ADDRESS)
     expect(editor.get_by_role("status")).to_contain_text("Added")
     expect(editor.get_by_role("heading", name="A records")).to_be_visible()
     apex = editor.locator("tbody tr", has=page.locator("code", has_text=ADDRESS))
     expect(apex.locator(".dns-host strong")).to_have_text("@")
+
+    # The same record again: the customer is told which record is already there, in the form they typed in.
+    _add_record(page, "A", "@", ADDRESS)
+    duplicate = f"An A record for the domain itself (@) pointing to {ADDRESS} already exists."
+    expect(page.get_by_role("alert")).to_have_text(duplicate)
+    expect(page.get_by_text("Duplicate record found")).to_have_count(0)
 
     _add_record(page, "CNAME", "www", domain)
     expect(editor.get_by_role("status")).to_contain_text("Added")
@@ -67,4 +75,5 @@ def test_the_customer_activates_dns_adds_two_records_and_deletes_one(page: Page,
     page.reload()
     expect(page.locator("#dns-editor code", has_text=ADDRESS)).to_be_visible()
     assert_every_field_labelled(page)
+    check_accessibility(page)
     screenshot("dns")

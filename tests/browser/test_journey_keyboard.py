@@ -12,7 +12,14 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import DESKTOP
-from tests.browser.steps import assert_every_field_labelled, new_person, sign_up, tab_to, unique_label
+from tests.browser.steps import (
+    assert_every_field_labelled,
+    check_accessibility,
+    new_person,
+    sign_up,
+    tab_to,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,11 +45,13 @@ def test_a_customer_searches_adds_to_cart_signs_in_and_buys_with_the_keyboard_on
 
     page.goto("/")
     assert_every_field_labelled(page)
+    check_accessibility(page)
     # The search box has the focus when the page opens: the customer just types.
     expect(page.get_by_label("Search for a domain")).to_be_focused()
     page.keyboard.type(word, delay=30)
     expect(page.get_by_role("region", name="Featured result")).to_be_visible()
     assert_every_field_labelled(page)
+    check_accessibility(page)
 
     add = page.get_by_role("button", name=f"Add {domain} to cart")
     tab_to(page, add)
@@ -55,16 +64,19 @@ def test_a_customer_searches_adds_to_cart_signs_in_and_buys_with_the_keyboard_on
 
     expect(page.get_by_role("heading", name="Your cart")).to_be_visible()
     assert_every_field_labelled(page)
+    check_accessibility(page)
     tab_to(page, page.get_by_role("link", name="Go to checkout"))
     page.keyboard.press("Enter")
 
     expect(page.get_by_role("heading", name="Sign in to buy")).to_be_visible()
     assert_every_field_labelled(page)
+    check_accessibility(page)
     tab_to(page, page.locator(".checkout-auth").get_by_role("link", name="Sign in"))
     page.keyboard.press("Enter")
 
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     assert_every_field_labelled(page)
+    check_accessibility(page)
     email = page.get_by_label("Email")
     if not email.evaluate("(el) => el === document.activeElement"):
         tab_to(page, email)
@@ -77,6 +89,7 @@ def test_a_customer_searches_adds_to_cart_signs_in_and_buys_with_the_keyboard_on
     expect(page.get_by_role("heading", name="Review your order")).to_be_visible()
     expect(page.locator(".checkout-line-name")).to_have_text([domain])
     assert_every_field_labelled(page)
+    check_accessibility(page)
     buy = page.get_by_role("button", name=re.compile("^Buy now"))
     tab_to(page, buy)
     page.keyboard.press("Space")
@@ -87,4 +100,5 @@ def test_a_customer_searches_adds_to_cart_signs_in_and_buys_with_the_keyboard_on
         re.compile("Registered", re.I)
     )
     assert_every_field_labelled(page)
+    check_accessibility(page)
     screenshot("keyboard")

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from storefront.gateway import gateway
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.steps import add_to_cart, new_person, search_page, sign_up, unique_label
+from tests.browser.steps import add_to_cart, check_accessibility, new_person, search_page, sign_up, unique_label
 from tests.sandbox_control import session_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -73,6 +73,7 @@ def _no_raw_error(page: Page) -> None:
 
 def _search_says_it_cannot(page: Page, word: str) -> None:
     page.goto("/")
+    check_accessibility(page)
     page.get_by_label("Search for a domain").press_sequentially(word, delay=20)
     notice = page.locator("#search-results .search-notice")
     expect(notice).to_be_visible(timeout=20_000)
@@ -126,6 +127,7 @@ def test_search_checkout_and_dashboard_explain_a_failing_provider(page: Page, sc
     # Back up: the cart survived and checkout works again.
     page.goto("/checkout/")
     expect(page.get_by_role("button", name=re.compile("^Buy now"))).to_be_visible()
+    check_accessibility(page)
 
 
 def test_a_registration_whose_answer_is_lost_is_settled_from_the_order_listing(page: Page, screenshot):
@@ -134,6 +136,7 @@ def test_a_registration_whose_answer_is_lost_is_settled_from_the_order_listing(p
     search_page(page, domain)
     add_to_cart(page, domain)
     page.goto("/checkout/")
+    check_accessibility(page)
 
     # The provider registers the domain, then its answer never arrives (longer than the 2 s read timeout). The
     # order page asks the provider's order listing instead of guessing, and the customer sees the truth.

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from storefront.gateway import ResellerGateway, Unavailable
-from tests.browser.steps import unique_label
+from tests.browser.steps import check_accessibility, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,6 +27,7 @@ def test_an_ai_timeout_leaves_the_results_and_says_suggestions_are_unavailable(p
     ai = page.get_by_role("region", name="Ideas from AI")
     expect(ai.locator("#ai-status")).to_have_text(UNAVAILABLE)
     expect(ai.locator(".result-row")).to_have_count(0)
+    check_accessibility(page)
     expect(page.get_by_role("region", name="Featured result").locator(".result-domain")).to_have_text(f"{word}.com")
 
 
@@ -38,6 +39,7 @@ def test_a_refused_suggestions_request_says_suggestions_are_unavailable(page: Pa
     ai = page.get_by_role("region", name="Ideas from AI")
     expect(ai.locator("#ai-status")).to_have_text(UNAVAILABLE)
     expect(ai.locator("[data-ai-suggestions]")).to_have_count(0)
+    check_accessibility(page)
     # htmx reports the refused request on the console; that is expected here, and nothing else may be.
     refused = f"Response Status Error Code 429 from /search/suggestions/?q={word}"
     assert watch.errors and all(refused in error for error in watch.errors), watch.errors

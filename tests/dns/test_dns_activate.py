@@ -26,12 +26,33 @@ def test_it_only_accepts_post(signed_in, order, provider_calls):
     assert len(provider_calls) == 0
 
 
-def test_the_editor_offers_the_button_while_dns_is_off(signed_in, order, provider_calls):
+def test_opening_the_editor_turns_dns_on_once(signed_in, order, sandbox_control, provider_calls):
     response = signed_in.get(url("dns", order))
     assert response.status_code == 200
-    assert b"Activate DNS" in response.content
-    assert b"Add a record" not in response.content
-    assert len(provider_calls) == 0
+    page = response.content.decode()
+    assert f"DNS is on for {order.domain_name}. You can add records now." in page
+    assert "Add a record" in page
+    assert "Activate DNS" not in page
+    order.refresh_from_db()
+    assert order.dns_active
+    assert sandbox_control.order(order.order_id).dns_active
+    # Opened again (another tab, a reload): no second activation, no notice.
+    again = signed_in.get(url("dns", order)).content.decode()
+    assert "DNS is on for" not in again
+    assert provider_calls.count("POST", "/dns/activate") == 1
+
+
+def test_when_turning_dns_on_fails_the_editor_offers_the_button_with_the_reason(
+    signed_in, order, sandbox_control, provider_calls
+):
+    with sandbox_control.fault(error_rate=1.0, scope="dns"):
+        response = signed_in.get(url("dns", order))
+    page = response.content.decode()
+    assert f"We could not turn on DNS for {order.domain_name} just now. Please try the button below" in page
+    assert "Activate DNS" in page
+    assert "Add a record" not in page
+    order.refresh_from_db()
+    assert not order.dns_active
 
 
 def test_it_activates_dns(signed_in, order, sandbox_control, provider_calls):

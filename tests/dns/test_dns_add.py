@@ -146,7 +146,9 @@ def test_a_duplicate_is_refused_by_the_provider_and_shown_with_the_input(signed_
     response = post(signed_in, active_order, type="A", host="www", value="203.0.113.10", ttl="900")
     body = response.content.decode()
     assert response.status_code == 200
-    assert "This DNS record already exists." in body  # the gateway's sentence for the documented text
+    # The provider's "Duplicate record found" names no record: the customer is told which one.
+    assert "An A record for www pointing to 203.0.113.10 already exists." in body
+    assert "Duplicate record found" not in body
     assert 'value="203.0.113.10"' in body
     assert 'value="900"' in body
     assert len([r for r in zone(active_order) if r == ("A", "www", "203.0.113.10")]) == 1
@@ -160,7 +162,9 @@ def test_it_sends_nothing_while_dns_is_off(signed_in, order, provider_calls):
     assert "Activate it first" in page
 
 
-def test_dns_found_off_while_checking_the_cname_rule_brings_back_the_button(signed_in, order, provider_calls):
+def test_dns_found_off_while_checking_the_cname_rule_is_turned_on_when_the_editor_opens(
+    signed_in, order, provider_calls
+):
     order.dns_active = True  # our flag says on; the provider never activated it
     order.save(update_fields=["dns_active"])
     response = post(signed_in, order, type="CNAME", host="www", value="target.example.net")
@@ -168,7 +172,9 @@ def test_dns_found_off_while_checking_the_cname_rule_brings_back_the_button(sign
     assert records_sent(provider_calls) == 0
     order.refresh_from_db()
     assert not order.dns_active
-    assert b"Activate DNS" in signed_in.get(response["Location"]).content
+    page = signed_in.get(response["Location"]).content.decode()
+    assert f"DNS is on for {order.domain_name}. You can add records now." in page
+    assert provider_calls.count("POST", "/dns/activate") == 1
 
 
 def test_a_second_spf_record_at_a_host_is_refused_with_the_merged_value(

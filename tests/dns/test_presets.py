@@ -91,7 +91,7 @@ def test_apply_reports_a_refusal_and_carries_on(signed_in, active_order, monkeyp
     response = signed_in.post(preset_url(active_order, "server"), {"ip": "203.0.113.10", "www": "a"})
     body = response.content.decode()
     assert "Not added" in body
-    assert "This DNS record already exists." in body
+    assert "An A record for the domain itself (@) pointing to 203.0.113.10 already exists." in body
     assert zone_record(active_order, "A", "www", "203.0.113.10") is not None
 
 

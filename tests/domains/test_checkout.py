@@ -193,6 +193,9 @@ def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, b
     assert str(checkout_id) in message.body
     assert f"See your order: http://testserver/checkout/{checkout_id}/" in message.body
     assert "password" not in message.body.lower()
+    # The provider's own refusal text is for staff: the customer reads our sentence for the line.
+    assert "Details:" not in message.body
+    assert "Unable to register domain" not in message.body
     assert len(mail.outbox) == 1
 
 

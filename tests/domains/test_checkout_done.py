@@ -105,6 +105,33 @@ def test_every_outcome_is_said_in_plain_words(client, provider_calls):
     assert provider_calls == []
 
 
+@pytest.mark.django_db(transaction=True)
+def test_an_unconfirmed_line_does_not_claim_the_provider_was_slow(client, customer):
+    # UNKNOWN also follows an answer that was an error we could not read as a yes or a no, not only a timeout.
+    checkout_id = uuid.uuid4()
+    name = f"maybe{uuid.uuid4().hex[:10]}.com"
+    record(customer, checkout_id, name, Registration.UNKNOWN, message="Unexpected registrar response")
+    client.force_login(customer.user)
+    html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert "Could not confirm" in html
+    assert "did not answer in time" not in html
+    assert "We could not confirm the result with the domain service yet." in html
+
+
+@pytest.mark.django_db
+def test_staff_see_our_recorded_reason_without_it_being_called_the_providers(client):
+    customer = local_customer("staff@example.org")
+    customer.user.is_staff = True
+    customer.user.save()
+    checkout_id = uuid.uuid4()
+    services_text = "This domain is being registered by someone else."
+    record(customer, checkout_id, "race.com", Registration.FAILED, services.UNAVAILABLE, services_text)
+    client.force_login(customer.user)
+    html = client.get(f"/checkout/{checkout_id}/").content.decode()
+    assert f"Recorded reason (only staff see this): “{services_text}”" in html
+    assert "The domain service said" not in html
+
+
 @pytest.mark.django_db
 def test_registered_lines_leave_the_cart_and_failed_ones_stay(client):
     customer = local_customer("ada@example.org")

@@ -60,19 +60,34 @@ def test_it_shows_the_search_box_on_the_home_page(client):
     assert '<label for="q"' in html
     assert 'hx-get="/search/"' in html
     assert 'hx-trigger="input changed delay:300ms, search"' in html
-    assert 'hx-push-url="true"' in html
+    # Typing replaces the address; search.js pushes it on submit (tests/browser/test_journey_search_typed.py).
+    assert 'hx-replace-url="true"' in html
+    assert "hx-push-url" not in html.split('id="q"', 1)[1].split(">", 1)[0]
     assert 'hx-sync="this:replace"' in html
     assert 'hx-target="#search-results"' in html
-    assert 'id="search-results"' in html
+    assert '<div id="search-results" class="search-results" aria-live="polite">' in html
+    # A visible loading state in the results area while a search is in flight.
+    assert 'hx-indicator="closest form, #search-loading"' in html
+    assert '<div id="search-loading" class="search-loading" role="status">' in html
+    # A full domain fits the box: a 63-character label plus its extension, or a pasted address.
+    assert 'maxlength="2000"' in html
 
 
 @pytest.mark.django_db
-def test_an_empty_search_shows_the_page_without_asking_the_provider(client, metasearch_calls):
-    response = page(client, "   ")
-    assert response.status_code == 200
-    html = response.content.decode()
+def test_an_empty_search_says_what_to_type_without_asking_the_provider(client, metasearch_calls):
+    for response in (page(client, "   "), fragment(client, "")):
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "Type a name to search for, like bluebird, or a full domain like bluebird.com." in html
+        assert "result-row" not in html
+    assert metasearch_calls == []
+
+
+@pytest.mark.django_db
+def test_the_search_page_without_a_search_says_nothing_yet(client, metasearch_calls):
+    html = client.get("/search/").content.decode()
     assert 'id="search-results"' in html
-    assert "result-row" not in html
+    assert "Type a name to search for" not in html
     assert metasearch_calls == []
 
 
@@ -177,28 +192,75 @@ def test_add_to_cart_posts_the_domain_with_a_csrf_token(client, provider):
         assert 'hx-post="/cart/add/"' in row
 
 
-def test_an_empty_result_shows_the_providers_message(client, provider):
+def test_a_name_of_hyphens_says_why_it_cannot_be_a_domain(client, provider, metasearch_calls):
     for response in (page(client, "---"), fragment(client, "---")):
         assert response.status_code == 200
         html = response.content.decode()
-        assert "No domains found for this search" in html
+        assert "A domain cannot start or end with a hyphen" in html
         assert "result-row" not in html
+    assert metasearch_calls == []
 
 
-def test_a_term_that_sanitises_to_nothing_says_why(client, provider):
-    for response in (page(client, "!!!"), fragment(client, "!!!")):
+def test_characters_that_cannot_be_in_a_domain_are_named_not_dropped(client, provider, metasearch_calls):
+    for response in (page(client, "xq$$##!!zz"), fragment(client, "xq$$##!!zz")):
         assert response.status_code == 200
         html = response.content.decode()
-        assert "We can't search for “!!!”." in html
-        assert "Please type a domain name: letters, digits and hyphens" in html  # the gateway's sentence
+        assert "We can't search for “xq$$##!!zz”." in html
+        assert "A domain cannot contain “$”, “#” or “!”." in html
+        assert "xqzz" not in html
+        assert "sanitisation" not in html
         assert "result-row" not in html
+    assert metasearch_calls == []
 
 
-def test_a_search_that_is_too_long_is_refused_on_the_form(client, metasearch_calls):
+def test_a_label_longer_than_63_characters_is_refused_before_searching(client, metasearch_calls):
     long_term = "a" * 64
     html = page(client, long_term).content.decode()
-    assert "A search can be at most 63 characters" in html
+    assert "The name before the extension can be at most 63 characters; this one has 64." in html
     assert f'value="{long_term}"' in html
+    assert metasearch_calls == []
+
+
+def test_a_long_full_domain_is_searched_whole_not_cut_to_63_characters(client, provider, metasearch_calls):
+    name = "b" * 60 + ".com"
+    html = fragment(client, name).content.decode()
+    # MetaSearch takes 63 characters: the label is asked, and the typed domain is found among its extensions.
+    assert metasearch_calls == ["b" * 60]
+    assert "Your search" in row_of(html, name)
+    assert html.count("Your search") == 1
+    assert f"Results for <strong>{name}</strong>" in html
+
+
+def test_an_address_is_searched_as_its_domain(client, provider, metasearch_calls):
+    for typed in ("https://coffee.com/", "HTTP://www.Coffee.com/menu?x=1#top", "www.coffee.com"):
+        html = fragment(client, typed).content.decode()
+        assert "Results for <strong>coffee.com</strong>" in html
+        mine = row_of(html, "coffee.com")
+        assert "Your search" in mine
+        assert html.count("Your search") == 1
+        assert "httpscoffee" not in html
+        assert "www.com" not in html
+    assert set(metasearch_calls) == {"coffee.com"}
+
+
+def test_an_extension_that_is_not_sold_is_said_plainly(client, provider, metasearch_calls):
+    for response in (page(client, "coffee.co.uk"), fragment(client, "coffee.co.uk")):
+        html = response.content.decode()
+        assert "We don't sell .co.uk domains." in html
+        assert "Here is “coffee” with the extensions we do sell." in html
+        # The featured coffee.com is not what was typed, so nothing claims to be "Your search".
+        assert "Your search" not in html
+        assert row_of(html, "coffee.com")
+    assert metasearch_calls == ["coffee"]
+
+
+def test_accented_names_are_said_to_be_unsupported(client, provider, metasearch_calls):
+    for response in (page(client, "café.com"), fragment(client, "café.com")):
+        html = response.content.decode()
+        assert "Names with accented or non-Latin letters (like “é”) are not supported here yet." in html
+        assert "Try cafe.com instead." in html
+        assert "caf.com" not in html
+        assert "result-row" not in html
     assert metasearch_calls == []
 
 

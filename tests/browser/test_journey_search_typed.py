@@ -1,0 +1,154 @@
+"""Search as customers really type: addresses, accents, unsold extensions, junk, long names, an empty box; the
+loading state of a slow search; browser history while typing; the results on a phone after Add to cart."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from storefront.gateway import ResellerGateway
+from tests.browser.conftest import PHONE
+from tests.browser.steps import add_to_cart, check_accessibility, unique_label
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def search_box(page: Page):
+    return page.get_by_label("Search for a domain")
+
+
+def submit(page: Page, typed: str) -> None:
+    box = search_box(page)
+    box.fill(typed)
+    box.press("Enter")
+
+
+def summary(page: Page):
+    return page.locator(".search-summary")
+
+
+def test_what_was_typed_is_searched_as_the_customer_meant_it(page: Page):
+    page.goto("/")
+    check_accessibility(page, where="(home)")
+    word = unique_label("coffee")
+
+    submit(page, f"https://www.{word}.com/menu?x=1")
+    expect(summary(page)).to_have_text(f"Results for {word}.com")
+    mine = page.locator(".result-row-mine")
+    expect(mine).to_have_count(1)
+    expect(mine.locator(".result-domain")).to_have_text(f"{word}.com")
+    expect(page.get_by_text(f"https{word}")).to_have_count(0)
+    check_accessibility(page, where="(an address searched)")
+
+    submit(page, f"{word}.co.uk")
+    expect(page.get_by_text("We don't sell .co.uk domains.")).to_be_visible()
+    expect(page.get_by_text("Your search")).to_have_count(0)
+    expect(page.get_by_role("region", name="Featured result").locator(".result-domain")).to_have_text(f"{word}.com")
+
+    submit(page, "café.com")
+    accents = "Names with accented or non-Latin letters (like “é”) are not supported here yet."
+    expect(page.get_by_text(accents)).to_be_visible()
+    expect(page.locator(".result-row")).to_have_count(0)
+    check_accessibility(page, where="(an accented name)")
+
+    submit(page, "xq$$##!!zz")
+    expect(page.get_by_text("A domain cannot contain “$”, “#” or “!”.")).to_be_visible()
+    expect(page.get_by_text("sanitisation")).to_have_count(0)
+
+    # The whole name fits the box: 60 letters and .com are 64 characters, and none is cut off.
+    long_name = "q" * 54 + unique_label("")[:6] + ".com"
+    submit(page, long_name)
+    expect(search_box(page)).to_have_value(long_name)
+    expect(summary(page)).to_have_text(f"Results for {long_name}")
+    expect(page.locator(".result-row-mine .result-domain")).to_have_text(long_name)
+
+    # An empty box says what to type.
+    submit(page, "")
+    expect(page.get_by_text("Type a name to search for, like bluebird")).to_be_visible()
+
+
+@pytest.fixture
+def slow_search(monkeypatch) -> Iterator[tuple[str, threading.Event]]:
+    """MetaSearch held back for one word until the test sets the event, as a slow provider is."""
+    word = unique_label("slowpoke")
+    release = threading.Event()
+    real = ResellerGateway.metasearch
+
+    def metasearch(self, **kwargs):
+        if kwargs["search_term"] == word and not kwargs.get("aisuggest"):
+            release.wait(timeout=30)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(ResellerGateway, "metasearch", metasearch)
+    yield word, release
+    release.set()
+
+
+def test_a_slow_search_shows_a_loading_state_in_the_results_area(page: Page, slow_search):
+    word, release = slow_search
+    page.goto("/search/")
+    loading = page.locator("#search-loading")
+    expect(loading).to_be_hidden()
+    submit(page, word)
+    expect(loading).to_be_visible()
+    expect(loading).to_have_text("Searching…")
+    check_accessibility(page, where="(while searching)")
+    release.set()
+    expect(summary(page)).to_have_text(f"Results for {word}")
+    expect(loading).to_be_hidden()
+
+
+def test_typing_replaces_the_address_and_a_submitted_search_stays_in_history(page: Page):
+    first, second = unique_label("harbour"), unique_label("lantern")
+    page.goto("/")
+    check_accessibility(page)
+    start = page.evaluate("() => history.length")
+    box = search_box(page)
+
+    # Pauses longer than the box's 300 ms wait: a search per pause, but one history entry for the lot.
+    box.press_sequentially(first, delay=400)
+    expect(summary(page)).to_have_text(f"Results for {first}")
+    expect(page).to_have_url(re.compile(rf"/search/\?q={first}$"))
+    assert page.evaluate("() => history.length") == start + 1
+    box.press("Enter")
+    expect(summary(page)).to_have_text(f"Results for {first}")
+    assert page.evaluate("() => history.length") == start + 1
+
+    box.fill("")
+    box.press_sequentially(second, delay=400)
+    expect(summary(page)).to_have_text(f"Results for {second}")
+    assert page.evaluate("() => history.length") == start + 2
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(rf"/search/\?q={first}$"))
+    expect(search_box(page)).to_have_value(first)
+    check_accessibility(page, where="(back to a search)")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/$"))
+
+
+def test_on_a_phone_the_row_keeps_its_name_readable_after_add_to_cart(page: Page, screenshot):
+    page.set_viewport_size(PHONE)
+    word = unique_label("pebble")
+    page.goto(f"/search/?q={word}")
+    expect(summary(page)).to_have_text(f"Results for {word}")
+    name = f"{word}.net"
+    add_to_cart(page, name)
+    row = page.locator(".result-row", has=page.get_by_role("button", name=f"Add {name} to cart"))
+    domain = row.locator(".result-domain").bounding_box()
+    assert domain is not None
+    # One line of text, not a letter per line: wider than a few letters and about one line high.
+    assert domain["width"] > 120, domain
+    assert domain["height"] < 40, domain
+    screenshot("search-after-add-to-cart")
+    check_accessibility(page, where="(after Add to cart)")
+
+    # A long term never makes the page wider than the phone.
+    page.goto(f"/search/?q={'w' * 60}{word}")
+    expect(page.locator(".search-notice")).to_be_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    check_accessibility(page, where="(a long term)")
