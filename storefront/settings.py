@@ -49,6 +49,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "storefront.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Before sessions and CSRF: a method or body no page takes is turned away unread.
+    "storefront.middleware.RequestGuardMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
