@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from domains import alerts, reminders, sync
-from domains.emails import checkout_email_send, checkout_order_url, has_news
+from domains.emails import checkout_email_send, checkout_order_url, has_news, renewal_email_send
 from domains.models import Registration
 from domains.services import registration_reconcile, registrations_to_reconcile
 from storefront.background import retry_later
@@ -34,6 +34,16 @@ def send_checkout_email(*, checkout_id: str, order_url: str = "", attempt: int =
         return checkout_email_send(checkout_id=uuid.UUID(checkout_id), order_url=order_url)
     except Exception:
         retry_later(send_checkout_email, attempt=attempt, kwargs={"checkout_id": checkout_id, "order_url": order_url})
+        raise
+
+
+@task()
+def send_renewal_email(*, renewal_id: int, attempt: int = 1) -> bool:
+    """The customer's confirmation of one renewal (sent once: emailed_at marks it)."""
+    try:
+        return renewal_email_send(renewal_id=renewal_id)
+    except Exception:
+        retry_later(send_renewal_email, attempt=attempt, kwargs={"renewal_id": renewal_id})
         raise
 
 
