@@ -8,6 +8,8 @@ idempotency key: a repeated or concurrent POST of the same checkout reuses the l
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any
@@ -36,6 +38,18 @@ SESSION_KEY = "checkout"
 
 class CheckoutForm(forms.Form):
     checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
+    # What this tab showed (review_digest of its lines and totals): Buy buys that, or nothing.
+    review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
+
+
+def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
+    """A fingerprint of the reviewed lines (names, terms, prices) and so of their totals, for this checkout.
+
+    Two tabs share the session's review: the digest tells which review the pressed button was on, so a tab
+    showing older prices never buys at the newer ones another tab reviewed.
+    """
+    canonical = json.dumps({"id": str(checkout_id), "lines": lines}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -99,13 +113,13 @@ def _review(request: HttpRequest) -> HttpResponse:
 
     can_buy = bool(lines) and not error and customer is not None and customer.customer_id is not None
     checkout_id = None
+    digest = ""
     if can_buy:
         assert customer is not None
         checkout_id = _checkout_id(request, customer)
-        request.session[SESSION_KEY] = {
-            "id": str(checkout_id),
-            "lines": {line.domain_name: line.as_session() for line in lines},
-        }
+        reviewed = {line.domain_name: line.as_session() for line in lines}
+        request.session[SESSION_KEY] = {"id": str(checkout_id), "lines": reviewed}
+        digest = review_digest(checkout_id=checkout_id, lines=reviewed)
     context: dict[str, Any] = {
         "lines": lines,
         "totals": format_totals(lines_total(lines)),
@@ -114,6 +128,7 @@ def _review(request: HttpRequest) -> HttpResponse:
         "customer": customer,
         "can_buy": can_buy,
         "checkout_id": checkout_id,
+        "review_digest": digest,
         "not_linked": request.user.is_authenticated and (customer is None or customer.customer_id is None),
         "next": reverse("checkout"),
     }
@@ -215,6 +230,15 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.error(request, "Please review your order and confirm it again.")
         else:
             messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
+        return redirect("checkout")
+    if form.cleaned_data["review_digest"] != review_digest(checkout_id=checkout_id, lines=reviewed):
+        # This tab showed another review (older prices, other lines) than the session's latest: nothing is
+        # bought, and the customer sees the current review before confirming again.
+        messages.warning(
+            request,
+            "Your order changed since this page was shown (another tab reviewed it again). "
+            "Nothing was bought: please check the order below and confirm again.",
+        )
         return redirect("checkout")
 
     placed = [
