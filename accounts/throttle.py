@@ -12,6 +12,8 @@ import time
 
 from django.core.cache import cache
 
+from storefront.counters import counter_get, counter_incr
+
 WINDOW = 15 * 60
 PER_ACCOUNT = 5
 PER_ADDRESS = 20
@@ -54,7 +56,7 @@ def locked_for(*, email: str, address: str) -> int:
     wait = 0.0
     for key, limit in _limits(email, address):
         window = _window(key)
-        if window is not None and (cache.get(window[1]) or 0) >= limit:
+        if window is not None and counter_get(window[1]) >= limit:
             wait = max(wait, window[0] + WINDOW - now)
     return max(0, math.ceil(wait))
 
@@ -62,8 +64,8 @@ def locked_for(*, email: str, address: str) -> int:
 def record_failure(*, email: str, address: str) -> None:
     """Count one failure atomically: concurrent failures from many threads or processes are all counted.
 
-    `cache.add` opens the window and creates its counter (only the first of concurrent callers succeeds) and
-    `cache.incr` counts in the cache itself, so no read-modify-write can lose a count.
+    `cache.add` opens the window (only the first of concurrent callers succeeds) and its counter counts
+    atomically whatever the cache backend (storefront.counters), so no read-modify-write can lose a count.
     """
     now = _now()
     for key, _limit in _limits(email, address):
@@ -71,11 +73,7 @@ def record_failure(*, email: str, address: str) -> None:
         assert window is not None
         opened, counter = window
         timeout = max(1, math.ceil(opened + WINDOW - now)) + 60
-        cache.add(counter, 0, timeout=timeout)
-        try:
-            cache.incr(counter)
-        except ValueError:  # the counter expired between add and incr (the window just closed)
-            cache.add(counter, 1, timeout=timeout)
+        counter_incr(counter, timeout=timeout)
 
 
 def clear_account(*, email: str) -> None:

@@ -14,7 +14,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.views import redirect_to_login
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
@@ -31,6 +30,7 @@ from domains import renewals
 from domains.models import Order
 from domains.ownership import get_order_for_user
 from storefront import provider_errors
+from storefront.counters import counter_delete, counter_get, counter_incr
 from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
 from storefront.provider_errors import ProviderError
 from storefront.ratelimit import rate_limit
@@ -106,16 +106,12 @@ class TransferCodeForm(forms.Form):
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
         key = self._fails_key()
-        if (cache.get(key) or 0) >= TRANSFER_FAILS_ALLOWED:
+        if counter_get(key) >= TRANSFER_FAILS_ALLOWED:
             raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
         if not self.user.check_password(password):
-            cache.add(key, 0, TRANSFER_FAILS_WINDOW)
-            try:
-                cache.incr(key)
-            except ValueError:
-                cache.set(key, 1, TRANSFER_FAILS_WINDOW)
+            counter_incr(key, timeout=TRANSFER_FAILS_WINDOW)
             raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
-        cache.delete(key)
+        counter_delete(key)
         return password
 
 
