@@ -10,8 +10,11 @@ from decimal import Decimal
 import pytest
 from django.conf import settings
 from django.core import mail
+from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client, override_settings
+from django_tasks_db.models import DBTaskResult
 
 from domains import services
 from domains.models import Order, Registration
@@ -175,6 +178,7 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
         assert sandbox_control.listed_orders(name) == 1
     assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
     assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
+    client.get(response.url)  # the confirmation page the browser lands on settles the cart
     assert cart_of(client) == {}
     assert register_calls(provider_calls) == 2
 
@@ -244,7 +248,7 @@ def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer
     put_in_cart(client, line(good), line(lost))
     checkout_id = review(client).context["checkout_id"]
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
-    place(client, checkout_id)
+    place(client, checkout_id, follow=True)
     assert line_of(checkout_id, good).status == Registration.REGISTERED
     lost_line = line_of(checkout_id, lost)
     assert (lost_line.status, lost_line.failure_kind) == (Registration.FAILED, services.UNAVAILABLE)
@@ -319,6 +323,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     assert 'hx-trigger="every 4s"' in html
     # It may well be registered: it leaves the cart, so the customer is not invited to buy it again meanwhile.
     assert name not in cart_of(client)
+    cache.delete(f"checkout-reconcile:{checkout_id}")  # the page asks the worker again a few seconds later
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
     assert line_of(checkout_id, name).status == Registration.REGISTERED
@@ -428,3 +433,68 @@ def test_a_post_without_the_review_digest_buys_nothing(client, buyer, provider_c
 
     assert "Please review your order and confirm it again." in response.content.decode()
     assert register_calls(provider_calls) == 0
+
+
+# --- Bounded provider work per request (security #10) --------------------------------------------------------
+
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+def run_worker() -> None:
+    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_buy_calls_no_provider_the_worker_registers_and_the_page_shows_progress(client, buyer, provider_calls):
+    names = [fresh() for _ in range(3)]
+    put_in_cart(client, *(line(name) for name in names))
+    checkout_id = review(client).context["checkout_id"]
+    provider_calls.clear()
+
+    response = place(client, checkout_id)
+    waiting = client.get(response.url)
+
+    assert response.status_code == 302
+    assert provider_calls == []  # neither Buy nor the confirmation page asked the provider anything
+    assert not Registration.objects.filter(checkout_id=checkout_id).exists()
+    html = waiting.content.decode()
+    assert html.count("Being registered") == 3
+    assert 'hx-trigger="every 4s"' in html  # htmx polls...
+    assert '<noscript><meta http-equiv="refresh" content="5"></noscript>' in html  # ...or the page reloads
+
+    run_worker()
+
+    assert register_calls(provider_calls) == 3
+    settled = client.get(response.url, HTTP_HX_REQUEST="true").content.decode()
+    assert settled.count("Registered") >= 3
+    assert "Being registered" not in settled
+    assert "hx-trigger" not in settled  # settled: the polling stops
+    assert cart_of(client) == {}
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_the_confirmation_page_leaves_lost_answers_to_the_worker(client, buyer, provider_calls):
+    name = fresh()
+    checkout_id = uuid.uuid4()
+    Registration.objects.create(
+        customer=buyer, domain_name=name, duration=1, checkout_id=checkout_id, status=Registration.UNKNOWN
+    )
+    provider_calls.clear()
+
+    for _ in range(5):
+        assert "Could not confirm" in client.get(f"/checkout/{checkout_id}/").content.decode()
+
+    assert provider_calls == []
+    assert DBTaskResult.objects.count() == 1  # one reconcile asked of the worker, not one per view
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_a_double_click_on_buy_enqueues_the_checkout_once(client, buyer):
+    put_in_cart(client, line(fresh()))
+    checkout_id = review(client).context["checkout_id"]
+
+    first = place(client, checkout_id)
+    second = place(client, checkout_id)
+
+    assert first.url == second.url == f"/checkout/{checkout_id}/"
+    assert DBTaskResult.objects.count() == 1
