@@ -19,7 +19,7 @@ from storefront.gateway import ResellerGateway, gateway
 
 CANARY = "test_canary" + uuid.uuid4().hex
 PASSWORD = "Canary*Pass7"
-HIDDEN = re.compile(r'name="(checkout_id|renew_token)" value="([^"]+)"')
+HIDDEN = re.compile(r'name="(checkout_id|review_digest|renew_token|expiry_timestamp)" value="([^"]+)"')
 
 
 @pytest.fixture
@@ -95,7 +95,12 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
     )
     assert signup.status_code == 302, "signup should succeed"
     review = visit("get", "/checkout/")
-    placed = visit("post", "/checkout/", {"checkout_id": _hidden(review.content.decode(), "checkout_id")})
+    reviewed = review.content.decode()
+    placed = visit(
+        "post",
+        "/checkout/",
+        {"checkout_id": _hidden(reviewed, "checkout_id"), "review_digest": _hidden(reviewed, "review_digest")},
+    )
     assert placed.status_code == 302
     visit("get", placed["Location"])
     visit("get", "/orders/")
@@ -103,11 +108,13 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
 
     order = Order.objects.get(domain_name=f"{label}.com")
     detail = visit("get", f"/orders/{order.order_id}/")
-    visit(
-        "post",
-        f"/orders/{order.order_id}/renew/",
-        {"duration": "1", "renew_token": _hidden(detail.content.decode(), "renew_token")},
-    )
+    renew_form = {
+        "duration": "1",
+        "renew_token": _hidden(detail.content.decode(), "renew_token"),
+        "expiry_timestamp": _hidden(detail.content.decode(), "expiry_timestamp"),
+    }
+    visit("post", f"/orders/{order.order_id}/renew/", renew_form)  # the confirmation step
+    visit("post", f"/orders/{order.order_id}/renew/", {**renew_form, "confirm": "on"})
     visit("post", f"/orders/{order.order_id}/transfer-code/", {"password": "Wrong*Pass1"})
     code_page = visit("post", f"/orders/{order.order_id}/transfer-code/", {"password": PASSWORD})
     visit("post", f"/orders/{order.order_id}/dns/activate/")
