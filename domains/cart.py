@@ -156,6 +156,11 @@ def lines_total(lines: list[CartLine]) -> list[Money]:
     return list(totals.values())
 
 
+def line_from_session(name: Any, data: Any) -> CartLine | None:
+    """A line as `CartLine.as_session` stored it (in the session, or in a task's arguments); None if unreadable."""
+    return _parse_line(name, data)
+
+
 def _parse_line(name: Any, data: Any) -> CartLine | None:
     if not isinstance(name, str) or not isinstance(data, dict):
         return None

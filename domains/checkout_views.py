@@ -12,6 +12,8 @@ idempotency key: a repeated or concurrent POST of the same checkout reuses the l
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,9 +22,12 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
@@ -31,6 +36,7 @@ from domains import services
 from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
+from domains.tasks import place_checkout, reconcile_checkout
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.money import Money, format_money
@@ -40,10 +46,28 @@ from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 
 SESSION_KEY = "checkout"
+# Checkouts this browser placed, with their names, until the worker has recorded their lines.
+PLACING_KEY = "checkouts_placing"
+PLACINGS_KEPT = 5
+PLACE_DEDUP_SECONDS = 10 * 60
+# The confirmation page asks the worker to settle lost answers at most this often.
+RECONCILE_EVERY_SECONDS = 15
 
 
 class CheckoutForm(forms.Form):
     checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
+    # What this tab showed (review_digest of its lines and totals): Buy buys that, or nothing.
+    review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
+
+
+def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
+    """A fingerprint of the reviewed lines (names, terms, prices) and so of their totals, for this checkout.
+
+    Two tabs share the session's review: the digest tells which review the pressed button was on, so a tab
+    showing older prices never buys at the newer ones another tab reviewed.
+    """
+    canonical = json.dumps({"id": str(checkout_id), "lines": lines}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -63,27 +87,47 @@ def checkout(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+    """Each line's outcome, without calling the provider: the worker registers the lines (place_checkout) and
+    settles lost answers (reconcile_checkout, asked for here at most every few seconds); the page polls."""
     customer = _get_customer(request.user)
-    lines = _get_checkout_for_user(customer, checkout_id)
-    # Lost answers are settled from the order listing by the worker every few minutes, and sooner when the
-    # customer looks (or staff press the admin's button).
-    lines = [
-        services.registration_reconcile(registration=line) if line.status in _UNSETTLED else line for line in lines
-    ]
+    lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id))
+    if any(_needs_reconciling(line) for line in lines) and cache.add(
+        f"checkout-reconcile:{checkout_id}", 1, RECONCILE_EVERY_SECONDS
+    ):
+        transaction.on_commit(lambda: reconcile_checkout.enqueue(checkout_id=str(checkout_id)), robust=True)
+        # A worker that answers at once (the immediate backend; a quick one) is shown on this very page.
+        lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id))
     _apply_outcomes(Cart(request.session), lines)
-    if customer is not None:
+    recorded = {line.domain_name for line in lines}
+    queued = [name for name in _queued(request, checkout_id) if name not in recorded]
+    if customer is not None and not queued:
         queue_checkout_confirmation(
             customer=customer, checkout_id=checkout_id, order_url=_order_url(request, checkout_id)
         )
     context = {
         "checkout_id": checkout_id,
         "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
+        "queued": queued,
         "registered": [line for line in lines if line.status == Registration.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.FAILED],
-        "waiting": any(line.status in _UNSETTLED for line in lines),
+        "waiting": bool(queued) or any(line.status in _UNSETTLED for line in lines),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)
+
+
+def _needs_reconciling(line: Registration) -> bool:
+    if line.status == Registration.UNKNOWN:
+        return True
+    # A pending line nobody has touched for a while: its worker died mid-call.
+    return line.status == Registration.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
+
+
+def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
+    """Names this browser bought in this checkout that the worker may not have recorded yet."""
+    placing = request.session.get(PLACING_KEY)
+    names = placing.get(str(checkout_id)) if isinstance(placing, dict) else None
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
 
 
 _UNSETTLED = (Registration.PENDING, Registration.UNKNOWN)
@@ -107,13 +151,13 @@ def _review(request: HttpRequest) -> HttpResponse:
 
     can_buy = bool(lines) and not error and customer is not None and customer.customer_id is not None
     checkout_id = None
+    digest = ""
     if can_buy:
         assert customer is not None
         checkout_id = _checkout_id(request, customer)
-        request.session[SESSION_KEY] = {
-            "id": str(checkout_id),
-            "lines": {line.domain_name: line.as_session() for line in lines},
-        }
+        reviewed = {line.domain_name: line.as_session() for line in lines}
+        request.session[SESSION_KEY] = {"id": str(checkout_id), "lines": reviewed}
+        digest = review_digest(checkout_id=checkout_id, lines=reviewed)
     context: dict[str, Any] = {
         "lines": lines,
         "totals": lines_total(lines),
@@ -122,6 +166,7 @@ def _review(request: HttpRequest) -> HttpResponse:
         "customer": customer,
         "can_buy": can_buy,
         "checkout_id": checkout_id,
+        "review_digest": digest,
         "not_linked": not_ready_to_buy(request.user)
         if request.user.is_authenticated and (customer is None or customer.customer_id is None)
         else "",
@@ -261,13 +306,22 @@ def _place(request: HttpRequest) -> HttpResponse:
     reviewed = _reviewed_lines(request, checkout_id)
     current = {line.domain_name: line.as_session() for line in basket.lines()}
     if reviewed is None or reviewed != current:
-        if already_placed:
+        if already_placed or str(checkout_id) in _placing(request):
             # A repeat of an order already placed (double click, retry, back button): show what happened.
             return redirect("checkout_done", checkout_id=checkout_id)
         if reviewed is None:
             messages.error(request, "Please review your order and confirm it again.")
         else:
             messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
+        return redirect("checkout")
+    if form.cleaned_data["review_digest"] != review_digest(checkout_id=checkout_id, lines=reviewed):
+        # This tab showed another review (older prices, other lines) than the session's latest: nothing is
+        # bought, and the customer sees the current review before confirming again.
+        messages.warning(
+            request,
+            "Your order changed since this page was shown (another tab reviewed it again). "
+            "Nothing was bought: please check the order below and confirm again.",
+        )
         return redirect("checkout")
 
     # The reviewed price is what is charged, unless the cost rose past it since: then nothing is bought and the
@@ -278,13 +332,29 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, change.text)
         return redirect("checkout")
 
-    placed = [
-        services.registration_place(customer=customer, line=line, checkout_id=checkout_id) for line in basket.lines()
-    ]
-    _apply_outcomes(basket, placed)
+    # The provider is called by the worker (place_checkout), never here: a request's provider calls stay bounded
+    # however many lines the cart holds. The checkout id makes a second enqueue (double click) a no-op.
+    placing = request.session.get(PLACING_KEY)
+    placing = dict(placing) if isinstance(placing, dict) else {}
+    placing[str(checkout_id)] = sorted(reviewed)
+    request.session[PLACING_KEY] = dict(list(placing.items())[-PLACINGS_KEPT:])
     request.session.pop(SESSION_KEY, None)
-    queue_checkout_confirmation(customer=customer, checkout_id=checkout_id, order_url=_order_url(request, checkout_id))
+    if cache.add(f"checkout-placed:{checkout_id}", 1, PLACE_DEDUP_SECONDS):
+        transaction.on_commit(
+            lambda: place_checkout.enqueue(
+                customer_pk=customer.pk,
+                checkout_id=str(checkout_id),
+                lines=reviewed,
+                order_url=_order_url(request, checkout_id),
+            ),
+            robust=True,
+        )
     return redirect("checkout_done", checkout_id=checkout_id)
+
+
+def _placing(request: HttpRequest) -> dict[str, Any]:
+    placing = request.session.get(PLACING_KEY)
+    return placing if isinstance(placing, dict) else {}
 
 
 def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, Any] | None:
@@ -338,8 +408,11 @@ def _get_customer(user: Any) -> Customer | None:
     return Customer.objects.filter(user=user).first()
 
 
-def _get_checkout_for_user(customer: Customer | None, checkout_id: uuid.UUID) -> list[Registration]:
-    """The checkout's lines if they belong to the signed-in customer; 404 otherwise (before any provider call)."""
+def _get_checkout_for_user(
+    customer: Customer | None, checkout_id: uuid.UUID, *, queued: list[str] | None = None
+) -> list[Registration]:
+    """The checkout's recorded lines if they belong to the signed-in customer; 404 otherwise (before any
+    provider call), unless this browser placed it a moment ago and the worker has not recorded a line yet."""
     if customer is None:
         raise Http404
     lines = list(
@@ -347,6 +420,8 @@ def _get_checkout_for_user(customer: Customer | None, checkout_id: uuid.UUID) ->
         .select_related("customer", "order")
         .order_by("domain_name")
     )
-    if not lines:
+    if not lines and not queued:
+        raise Http404
+    if Registration.objects.filter(checkout_id=checkout_id).exclude(customer=customer).exists():
         raise Http404
     return lines

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Customer
-from domains.models import Registration
+from domains.models import Registration, Renewal
 from domains.services import MESSAGE_CONFIRMED_LATE, outcome
 from storefront.background import claimed
 
@@ -113,3 +113,25 @@ def build_confirmation(
     message = EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [customer.email])
     message.attach_alternative(html, "text/html")
     return message
+
+
+def renewal_email_send(*, renewal_id: int) -> bool:
+    """Email the customer that their domain was renewed, once. True if sent now.
+
+    Raises whatever the mail backend raises; the renewal then stays unreported for the next attempt.
+    """
+    rows = Renewal.objects.filter(pk=renewal_id, status=Renewal.RENEWED, emailed_at__isnull=True)
+    with claimed(rows.select_related("customer__user")) as found:
+        if not found:
+            return False
+        renewal = found[0]
+        context = {
+            "customer": renewal.customer,
+            "renewal": renewal,
+            "order_url": settings.SITE_URL + reverse("order_detail", args=[renewal.provider_order_id]),
+        }
+        subject = render_to_string("domains/email/renewed_subject.txt", context).strip()
+        text = render_to_string("domains/email/renewed_body.txt", context)
+        EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [renewal.customer.email]).send()
+        Renewal.objects.filter(pk=renewal.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
+    return True

@@ -159,3 +159,50 @@ class CustomerSync(models.Model):
 
     def __str__(self) -> str:
         return f"order sync of {self.customer_id}"
+
+
+class Renewal(models.Model):
+    """One renewal asked for on the domain page: recorded (claimed) before the provider is called.
+
+    The form's one-time token is unique, so the same form sent again (double click, Back, a replay, another
+    worker process) finds this row instead of renewing again, whatever the cache holds. A renewal that certainly
+    did not happen (FAILED) may be claimed again by the same form; one whose answer was lost (UNKNOWN) never is.
+    """
+
+    PENDING = "pending"
+    RENEWED = "renewed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    STATUS_CHOICES = [
+        (PENDING, "Being sent"),
+        (RENEWED, "Renewed"),
+        (FAILED, "Not renewed"),
+        (UNKNOWN, "Could not confirm"),
+    ]
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="renewals")
+    # Kept when our copy of the order goes (the listing dropped it): the record of money spent stays.
+    order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="renewals")
+    provider_order_id = models.PositiveBigIntegerField()
+    domain_name = models.CharField(max_length=255)
+    duration = models.PositiveSmallIntegerField()
+    price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(max_length=3, blank=True)
+    # The expiry the customer's page showed (and the provider was asked to renew from), and the one after.
+    old_expires_at = models.DateTimeField(null=True, blank=True)
+    new_expires_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=PENDING, db_index=True)
+    # Why it was not renewed, in plain words for staff (expiry_changed, refused, unavailable, ...).
+    failure_kind = models.CharField(max_length=32, blank=True)
+    provider_message = models.TextField(blank=True)
+    token = models.UUIDField(unique=True)
+    # When the mail server accepted the customer's confirmation (sent by the worker).
+    emailed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Callable
+from decimal import Decimal
 from functools import wraps
 from typing import Any
 
@@ -26,8 +28,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.models import Customer
 from accounts.notices import security_notice
 from domains import orders as services
+from domains import renewals
 from domains.models import Order
 from domains.ownership import get_order_for_user
+from pricing.money import Money
 from storefront import provider_errors
 from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
 from storefront.provider_errors import ProviderError
@@ -36,6 +40,7 @@ from storefront.ratelimit import rate_limit
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
 RENEW_TOKENS_KEPT = 5
+RENEWALS_SHOWN = 10
 
 
 # --- Forms ------------------------------------------------------------------------------------------------------
@@ -62,6 +67,18 @@ class RenewForm(forms.Form):
             "invalid": "This form has expired. Please try again.",
         },
     )
+    # The expiry the page showed (seconds since the epoch): a renewal is from that expiry or not at all.
+    expiry_timestamp = forms.IntegerField(
+        widget=forms.HiddenInput,
+        min_value=0,
+        max_value=2**40,
+        error_messages={
+            "required": "This form has expired. Please reload the page and try again.",
+            "invalid": "This form has expired. Please reload the page and try again.",
+        },
+    )
+    # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
+    confirm = forms.BooleanField(required=False)
 
 
 class TransferCodeForm(forms.Form):
@@ -138,17 +155,26 @@ def _render_detail(
     row = services.order_row(current) if current is not None else services.order_row(order)
     renewable = listed and row.can_renew
     pricing = services.renew_pricing(domain_name=order.domain_name) if renewable else None
-    selected = 1
+    expiry_timestamp = current.expiry_timestamp if current is not None else order.expiry_timestamp
+    terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=row.expires_at)
+    selected = terms[0] if terms else 1
     if renew_form is not None and renew_form.is_bound:
-        selected = renew_form.cleaned_data.get("duration", 1) if renew_form.is_valid() else 1
+        chosen = renew_form.cleaned_data.get("duration") if renew_form.is_valid() else None
+        selected = chosen if chosen in terms else selected
     context = {
         "order": order,
         "row": row,
         "listed": listed,
         "provider_error": provider_error,
         "pricing": pricing,
-        "renew_options": services.renew_options(domain_name=order.domain_name) if renewable else [],
+        "renew_options": [
+            (years, total) for years, total in services.renew_options(domain_name=order.domain_name) if years in terms
+        ]
+        if renewable
+        else [],
         "renew_selected": selected,
+        "renew_expiry_timestamp": expiry_timestamp,
+        "renewals": order.renewals.all()[:RENEWALS_SHOWN],
         "renew_form": renew_form or RenewForm(),
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
@@ -215,21 +241,40 @@ def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Two steps: the chosen term shows its price and new expiry; the confirmation renews, once per form."""
     order = _get_order_for_user(request, order_id)
     form = RenewForm(request.POST)
     if not form.is_valid():
         return _render_detail(request, order, renew_form=form)
-    token = str(form.cleaned_data["renew_token"])
-    if not _renew_token_was_issued(request, order, token):
+    token: uuid.UUID = form.cleaned_data["renew_token"]
+    if not _renew_token_was_issued(request, order, str(token)):
         return _render_detail(
             request, order, renew_form=form, renew_error="This form has expired. Please check and try again."
         )
+    duration: int = form.cleaned_data["duration"]
+    shown: int = form.cleaned_data["expiry_timestamp"]
+    shown_at = dt.datetime.fromtimestamp(shown, tz=dt.UTC)
+    terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=shown_at)
+    if duration not in terms:
+        return _render_detail(request, order, renew_form=form, renew_error=_terms_sentence(terms))
+    # The retail price of this very term (the price list may price longer terms differently from n times one year).
+    quote = services.renew_quote(domain_name=order.domain_name, years=duration)
+    price = quote.retail.amount if quote else None
+    currency = quote.retail.currency if quote else ""
+    if not form.cleaned_data["confirm"]:
+        return _renew_confirmation(
+            request, order, token=token, duration=duration, shown=shown, price=price, currency=currency
+        )
+    renew_request = renewals.RenewRequest(
+        duration=duration, shown_expiry_timestamp=shown, token=token, price=price, currency=currency
+    )
     try:
-        renewed = services.order_renew(order=order, duration=form.cleaned_data["duration"], renew_token=token)
-    except services.RenewAlreadySubmitted as err:
+        renewed = renewals.renewal_place(order=order, request=renew_request)
+    except renewals.RenewAlreadySubmitted as err:
         messages.info(request, err.message)
         return redirect("order_detail", order_id=order.order_id)
-    except services.RenewRefused as err:
+    except renewals.RenewRefused as err:
+        # ExpiryMoved among them: the page is drawn afresh, with the new expiry and a new form.
         return _render_detail(request, order, renew_form=form, renew_error=err.message)
     except OutcomeUnknown:
         message = (
@@ -241,13 +286,53 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         status = 503 if isinstance(err, Unavailable) else 200
         message = _explain(err, "renew the domain (nothing was charged)")
         return _render_detail(request, order, renew_form=form, renew_error=message, status=status)
-    years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
-    if renewed.expires_at is not None:
-        until = formats.date_format(renewed.expires_at, "M j, Y")
+    if renewed.new_expires_at is not None:
+        until = formats.date_format(renewed.new_expires_at, "M j, Y")
         messages.success(request, f"Renewed until {until}.")
     else:
+        years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
         messages.success(request, f"{renewed.domain_name} was renewed for {years}.")
     return redirect("order_detail", order_id=order.order_id)
+
+
+def _terms_sentence(terms: list[int]) -> str:
+    if not terms:
+        return (
+            f"This domain is already renewed as far as the registry allows ({renewals.REGISTRY_MAX_YEARS} years "
+            "from today). It can be renewed again later."
+        )
+    return f"Choose a renewal term between {terms[0]} and {terms[-1]} years."
+
+
+def _renew_confirmation(
+    request: HttpRequest,
+    order: Order,
+    *,
+    token: uuid.UUID,
+    duration: int,
+    shown: int,
+    price: Decimal | None,
+    currency: str,
+) -> HttpResponse:
+    """The price and the new expiry, from the expiry as it is now; a page showing an old one starts again."""
+    try:
+        current = services.order_fetch(order=order)
+    except GatewayError as err:
+        status = 503 if isinstance(err, Unavailable) else 200
+        return _render_detail(request, order, renew_error=_explain(err, "check this domain's expiry"), status=status)
+    if current is None or current.expiry_timestamp != shown:
+        moved = renewals.ExpiryMoved(current.expires_at if current else None)
+        return _render_detail(request, order, renew_error=moved.message)
+    context = {
+        "order": order,
+        "duration": duration,
+        "price": Money(price, currency) if price is not None else None,
+        "old_expires_at": current.expires_at,
+        "new_expires_at": renewals.add_years(current.expires_at, duration),
+        "renew_token": token,
+        "expiry_timestamp": shown,
+    }
+    return render(request, "domains/order_renew_confirm.html", context)
 
 
 @_login_required

@@ -25,21 +25,16 @@ from domains.terms import renew_min_term
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import Quote, price_book, retail_price
+from storefront.gateway import Order as ProviderOrder
 from storefront.gateway import (
-    GatewayError,
-    MinimumTerm,
     OrderPage,
-    OutcomeUnknown,
-    RenewalRefused,
     TransferCode,
     gateway,
 )
-from storefront.gateway import Order as ProviderOrder
 
 ORDERS_CACHE_SECONDS = 30
 EXPIRING_SOON_DAYS = 30
 RENEW_YEARS = range(1, 10)
-RENEW_TOKEN_SECONDS = 24 * 60 * 60
 # A search by domain name normally finds the order on the first page; this bounds the walk if it does not.
 FETCH_MAX_PAGES = 5
 
@@ -283,99 +278,15 @@ def order_fetch(*, order: Order) -> ProviderOrder | None:
 # --- Renewal --------------------------------------------------------------------------------------------------
 
 
-class RenewRefused(Exception):
-    """A renewal we did not send; `message` is safe to show."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
-
-
-class RenewAlreadySubmitted(RenewRefused):
-    pass
-
-
-@dataclass(frozen=True)
-class Renewed:
-    domain_name: str
-    duration: int
-    expires_at: dt.datetime | None  # None when the refreshed listing could not be read
-    message: str
-
-
-_TOKEN_PENDING = "pending"
-_TOKEN_DONE = "done"
-_TOKEN_UNKNOWN = "unknown"
-
-_ALREADY = {
-    _TOKEN_PENDING: "This renewal is already being processed. Please wait a moment and reload the page.",
-    _TOKEN_DONE: "Already renewed: this form was submitted before, so the domain was renewed only once.",
-    _TOKEN_UNKNOWN: (
-        "This renewal was submitted before but its result could not be confirmed. "
-        "Check the expiry date before renewing again."
-    ),
-}
-
-
-def _token_key(renew_token: str) -> str:
-    return f"orders:renew-token:{renew_token}"
-
-
-def order_renew(*, order: Order, duration: int, renew_token: str) -> Renewed:
-    """Renew once per token, with the expiry timestamp read from the listing right before the request.
-
-    Raises RenewRefused (including RenewAlreadySubmitted) or the gateway's errors.
-    """
-    if duration not in RENEW_YEARS:
-        raise ValueError("duration must be 1 to 9 years")
-    key = _token_key(renew_token)
-    # Atomic: of two submits of one form, only the first gets past this line.
-    if not cache.add(key, _TOKEN_PENDING, RENEW_TOKEN_SECONDS):
-        raise RenewAlreadySubmitted(_ALREADY.get(cache.get(key), _ALREADY[_TOKEN_DONE]))
-    try:
-        current = order_fetch(order=order)
-        if current is None:
-            raise RenewRefused("This domain is no longer listed in your account, so it cannot be renewed here.")
-        if current.status == Order.PENDING_DELETE_RESTORABLE:
-            raise RenewRefused(
-                "This domain is pending deletion: it must be restored, not renewed. Please contact support."
-            )
-        minimum = renew_min_term(order.domain_name.partition(".")[2])
-        if duration < minimum:
-            # Known from the price list: the provider's refusal ("Failed to renew the domain order") would not say.
-            raise MinimumTerm(years=minimum)
-        ack = gateway().domain_renew(
-            order_id=order.order_id, duration=duration, expiry_timestamp=current.expiry_timestamp
-        )
-    except OutcomeUnknown:
-        # It may have been renewed: never let this form send it again.
-        cache.set(key, _TOKEN_UNKNOWN, RENEW_TOKEN_SECONDS)
-        orders_cache_invalidate(customer=order.customer)
-        raise
-    except Exception as err:
-        # Certainly not renewed: the same form may be sent again.
-        cache.delete(key)
-        if isinstance(err, RenewalRefused):
-            logger.error("renew order %s refused by the provider: %r", order.order_id, err.provider_message)
-        raise
-    cache.set(key, _TOKEN_DONE, RENEW_TOKEN_SECONDS)
-    orders_cache_invalidate(customer=order.customer)
-    try:
-        refreshed = order_fetch(order=order)
-    except GatewayError:
-        refreshed = None
-    return Renewed(
-        domain_name=order.domain_name,
-        duration=duration,
-        expires_at=refreshed.expires_at if refreshed else None,
-        message=ack.message,
-    )
-
-
 def renew_pricing(*, domain_name: str) -> Quote | None:
     """The retail price of renewing this domain for one year (our price list, no provider call); None when its
     TLD has no renewal price here."""
     return retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=1)
+
+
+def renew_quote(*, domain_name: str, years: int) -> Quote | None:
+    """The retail price of renewing this domain for `years`; None when its TLD has no such price here."""
+    return retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=years)
 
 
 def renew_options(*, domain_name: str) -> list[tuple[int, Money | None]]:

@@ -13,10 +13,18 @@ from typing import Any
 from django.utils import timezone
 from django_tasks import task
 
+from accounts.models import Customer
 from domains import alerts, reminders, sync
-from domains.emails import checkout_email_send, checkout_order_url, has_news
+from domains.cart import line_from_session
+from domains.emails import (
+    checkout_email_send,
+    checkout_order_url,
+    has_news,
+    queue_checkout_confirmation,
+    renewal_email_send,
+)
 from domains.models import Registration
-from domains.services import registration_reconcile, registrations_to_reconcile
+from domains.services import registration_place, registration_reconcile, registrations_to_reconcile
 from storefront.background import retry_later
 
 logger = logging.getLogger(__name__)
@@ -35,6 +43,63 @@ def send_checkout_email(*, checkout_id: str, order_url: str = "", attempt: int =
     except Exception:
         retry_later(send_checkout_email, attempt=attempt, kwargs={"checkout_id": checkout_id, "order_url": order_url})
         raise
+
+
+@task()
+def send_renewal_email(*, renewal_id: int, attempt: int = 1) -> bool:
+    """The customer's confirmation of one renewal (sent once: emailed_at marks it)."""
+    try:
+        return renewal_email_send(renewal_id=renewal_id)
+    except Exception:
+        retry_later(send_renewal_email, attempt=attempt, kwargs={"renewal_id": renewal_id})
+        raise
+
+
+@task()
+def place_checkout(
+    *, customer_pk: int, checkout_id: str, lines: dict[str, Any], order_url: str = "", attempt: int = 1
+) -> dict[str, str]:
+    """Register the lines a customer bought (security #10: the provider is called here, not in the request).
+
+    registration_place records each line before calling the provider and reuses a recorded one, so this task
+    run twice, or twice at once, registers each line once. Then the checkout's email is queued.
+    """
+    customer = Customer.objects.get(pk=customer_pk)
+    checkout = uuid.UUID(checkout_id)
+    outcomes: dict[str, str] = {}
+    try:
+        for name, data in sorted(lines.items()):
+            line = line_from_session(name, data)
+            if line is None:
+                logger.error("checkout %s: unreadable line %r", checkout_id, name)
+                continue
+            outcomes[name] = registration_place(customer=customer, line=line, checkout_id=checkout).status
+    except Exception:
+        retry_later(
+            place_checkout,
+            attempt=attempt,
+            kwargs={"customer_pk": customer_pk, "checkout_id": checkout_id, "lines": lines, "order_url": order_url},
+        )
+        raise
+    queue_checkout_confirmation(
+        customer=customer, checkout_id=checkout, order_url=order_url or checkout_order_url(checkout)
+    )
+    return outcomes
+
+
+@task()
+def reconcile_checkout(*, checkout_id: str) -> int:
+    """Settle this checkout's lost answers from the order listing now (its page is being watched). Settled."""
+    settled = 0
+    for registration in Registration.objects.filter(
+        checkout_id=uuid.UUID(checkout_id), status__in=(Registration.UNKNOWN, Registration.PENDING)
+    ):
+        if registration_reconcile(registration=registration).status not in (
+            Registration.UNKNOWN,
+            Registration.PENDING,
+        ):
+            settled += 1
+    return settled
 
 
 @task()

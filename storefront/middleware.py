@@ -4,6 +4,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 
 from storefront import request_stats
@@ -16,7 +17,12 @@ class RequestLogMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        calls = request_stats.start()
+        with request_stats.serving(
+            max_calls=settings.REQUEST_PROVIDER_CALLS_MAX, deadline=settings.REQUEST_PROVIDER_DEADLINE
+        ) as calls:
+            return self._logged(request, calls)
+
+    def _logged(self, request: HttpRequest, calls: request_stats.ProviderCalls) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
         match = request.resolver_match

@@ -33,3 +33,15 @@ class MailboxMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} → {self.to}"
+
+
+class SharedCounter(models.Model):
+    """A counter every process increments atomically (rate limits, sign-in throttles), used when the cache is
+    the database cache: its `incr` is a read then a write, so concurrent workers would lose counts."""
+
+    key = models.CharField(max_length=250, primary_key=True)
+    count = models.PositiveBigIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.count}"

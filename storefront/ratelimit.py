@@ -18,10 +18,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from storefront.counters import counter_incr
 from storefront.request_helpers import client_address
 
 View = Callable[..., HttpResponse]
@@ -36,14 +36,7 @@ def hit(scope: str, who: str, *, limit: int, window: int) -> int:
     bucket = int(_now() // window)
     digest = hashlib.sha256(who.encode()).hexdigest()[:24]
     key = f"ratelimit:{scope}:{digest}:{bucket}"
-    if cache.add(key, 1, timeout=window + 1):
-        count = 1
-    else:
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=window + 1)
-            count = 1
+    count = counter_incr(key, timeout=window + 1)
     if count <= limit:
         return 0
     return max(1, math.ceil((bucket + 1) * window - _now()))

@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "storefront.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Before sessions and CSRF: a method or body no page takes is turned away unread.
+    "storefront.middleware.RequestGuardMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -241,6 +243,10 @@ RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default
 # MetaSearch's AI suggestions take 8 to 17 s on a cache miss (the provider's demo allows 25 s). They are asked for
 # in a second request of their own, so only that block waits; keep it under a PaaS router's 30 s request limit.
 RESELLER_AI_READ_TIMEOUT = env.float("RESELLER_AI_READ_TIMEOUT", default=25.0)
+# One request's provider work is bounded (security #10): at most this many calls (a review re-checks each of
+# up to 20 cart lines), and no call started or still waited for past this many seconds, below a router's 30 s.
+REQUEST_PROVIDER_CALLS_MAX = env.int("REQUEST_PROVIDER_CALLS_MAX", default=30)
+REQUEST_PROVIDER_DEADLINE = env.float("REQUEST_PROVIDER_DEADLINE", default=27.0)
 # Provider calls in flight per process at most; beyond it calls fail fast. Keep it below the threads per worker
 # (GUNICORN_THREADS, Procfile) so a slow provider never occupies every thread.
 RESELLER_MAX_CONCURRENT_CALLS = env.int("RESELLER_MAX_CONCURRENT_CALLS", default=12)

@@ -8,6 +8,7 @@ endpoint switched on. Tests reach it over HTTP only: the gateway as the provider
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import socket
 import subprocess
@@ -15,17 +16,42 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 import requests
 from django.conf import settings
 from django.core.cache import cache
-from django.test import override_settings
+from django.test import Client, RequestFactory, override_settings
+from django.test.client import MULTIPART_CONTENT
 
 from storefront.gateway import gateway
 from tests.sandbox_control import DEMO_PARTNER, SandboxControl, set_session_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _post_as_a_browser_form(original: Any) -> Any:
+    """Django's test client posts a dict as multipart; a browser posts our forms (none takes files) form-encoded,
+    and the site refuses multipart bodies unread (RequestGuardMiddleware). So a dict posted without a content
+    type is sent as a browser sends it; a test that wants multipart says so."""
+
+    @functools.wraps(original)
+    def post(self: Any, path: str, data: Any = None, content_type: str | None = None, **extra: Any) -> Any:
+        if content_type is None:
+            if data is None or isinstance(data, dict | list | tuple):
+                data = urlencode(data or {}, doseq=True)
+                content_type = "application/x-www-form-urlencoded"
+            else:
+                content_type = MULTIPART_CONTENT
+        return original(self, path, data, content_type, **extra)
+
+    return post
+
+
+RequestFactory.post = _post_as_a_browser_form(RequestFactory.post)
+Client.post = _post_as_a_browser_form(Client.post)
 
 
 @pytest.fixture(autouse=True)

@@ -378,12 +378,19 @@ class ResellerGateway:
         except Unavailable:
             logger.warning("provider %s %s skipped: circuit open", method, path)
             raise
+        try:
+            # Bounded per request (storefront.request_stats): refused before anything is sent, so it proves nothing.
+            bounded = request_stats.before_call(timeout or self.timeout)
+        except request_stats.BudgetSpent as err:
+            logger.warning("provider %s %s skipped: request budget spent (%s)", method, path, err)
+            service.breaker.abandoned()
+            raise Unavailable("request budget spent") from err
         started = time.perf_counter()
         try:
             service.rate.acquire()
             with service.slots.hold(method, path):
                 response = self._exchange(
-                    method, url, service=service, params=params, json_body=json_body, timeout=timeout or self.timeout
+                    method, url, service=service, params=params, json_body=json_body, timeout=bounded
                 )
         except (RateLimited, Unavailable):
             # Raised before anything was sent (cooling down, over budget, no free slot): it proves nothing.

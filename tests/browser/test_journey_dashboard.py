@@ -44,7 +44,10 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
 
     renew = page.get_by_role("region", name="Renew")
     renew.get_by_label("Renew for").select_option(value="2")
-    renew.get_by_role("button", name=f"Renew {first}").click()
+    renew.get_by_role("button", name=f"Review renewal of {first}").click()
+    # The confirmation step: the price and the new expiry before anything is renewed.
+    expect(page.locator(".renew-new-expiry")).to_have_text(_expiry(3))
+    page.get_by_role("button", name=re.compile(r"^Renew now")).click()
     expect(page.get_by_text(f"Renewed until {_expiry(3)}.")).to_be_visible()
     expect(page.locator(".order-expiry-date")).to_have_text(_expiry(3))
     with soft.check(f"time left of {first} after renewing"):

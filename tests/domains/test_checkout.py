@@ -11,8 +11,11 @@ from decimal import Decimal
 import pytest
 from django.conf import settings
 from django.core import mail
+from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client, override_settings
+from django_tasks_db.models import DBTaskResult
 
 from domains import services
 from domains.models import Order, Registration
@@ -40,17 +43,29 @@ def buyer(client, customer):
     return customer
 
 
+# The review digest each review page carried, by checkout id: what that page's Buy button posts.
+_SHOWN: dict[str, str] = {}
+
+
 def review(client):
     response = client.get("/checkout/")
     assert response.status_code == 200, response.content
+    if response.context["checkout_id"] is not None:
+        _SHOWN[str(response.context["checkout_id"])] = response.context["review_digest"]
     return response
+
+
+def place(client, checkout_id, **kwargs):
+    """Press Buy on the last review page shown for this checkout."""
+    form = {"checkout_id": str(checkout_id), "review_digest": _SHOWN.get(str(checkout_id), "")}
+    return client.post("/checkout/", form, **kwargs)
 
 
 def buy(client) -> tuple:
     """Review then place the order; returns the POST response and the checkout id."""
     checkout_id = review(client).context["checkout_id"]
     assert checkout_id is not None
-    return client.post("/checkout/", {"checkout_id": str(checkout_id)}), checkout_id
+    return place(client, checkout_id), checkout_id
 
 
 def line_of(checkout_id, name) -> Registration:
@@ -170,6 +185,7 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
         assert sandbox_control.listed_orders(name) == 1
     assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
     assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
+    client.get(response.url)  # the confirmation page the browser lands on settles the cart
     assert cart_of(client) == {}
     assert register_calls(provider_calls) == 2
 
@@ -179,8 +195,8 @@ def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, b
     put_in_cart(client, line(name), line(lost))
     checkout_id = review(client).context["checkout_id"]
     gateway().domain_register(customer_id=make_customer().customer_id, domain_name=lost, duration=1)
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id)
+    place(client, checkout_id)
     client.get(f"/checkout/{checkout_id}/")
     outbox = wait_for_mail(1)
     assert len(outbox) == 1
@@ -203,7 +219,7 @@ def test_a_repeated_post_registers_nothing_new_and_shows_the_order(client, buyer
     name = fresh()
     put_in_cart(client, line(name))
     first, checkout_id = buy(client)
-    again = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    again = place(client, checkout_id)
     assert again.status_code == 302
     assert again.url == first.url == f"/checkout/{checkout_id}/"
     assert Registration.objects.filter(domain_name=name).count() == 1
@@ -215,7 +231,7 @@ def test_a_cart_changed_after_the_review_must_be_reviewed_again(client, buyer, p
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
     client.post("/cart/update/", {"domain_name": name, "duration": "3"})
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)}, follow=True)
+    response = place(client, checkout_id, follow=True)
     assert response.redirect_chain[-1][0] == "/checkout/"
     assert "Your cart changed since you reviewed it" in response.content.decode()
     assert register_calls(provider_calls) == 0
@@ -242,7 +258,7 @@ def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer
     put_in_cart(client, line(good), line(lost))
     checkout_id = review(client).context["checkout_id"]
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id, follow=True)
     assert line_of(checkout_id, good).status == Registration.REGISTERED
     lost_line = line_of(checkout_id, lost)
     assert (lost_line.status, lost_line.failure_kind) == (Registration.FAILED, services.UNAVAILABLE)
@@ -257,7 +273,7 @@ def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partn
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.reserve(name, kind="premium", partner=seeded_partner)
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == services.PREMIUM
     assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
 
@@ -267,7 +283,7 @@ def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, 
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_balance(Decimal("0.00"), partner=seeded_partner)
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == services.REJECTED
     assert sandbox_control.listed_orders(name) == 0
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
@@ -283,7 +299,7 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
     put_in_cart(client, line(name, price=Decimal("15.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == services.MINIMUM_TERM
     assert "Minimum term" in client.get(f"/checkout/{checkout_id}/").content.decode()
     assert cart_of(client)[name]["min_term"] == 3
@@ -299,7 +315,7 @@ def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bough
     assert cart_of(client)[name]["duration"] == 2
     assert cart_of(client)[name]["price"] == "159.98"
     assert f"so {name} is now 2 years at $159.98." in response.content.decode()
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    place(client, checkout_id)
     assert line_of(checkout_id, name).status == Registration.REGISTERED
     assert line_of(checkout_id, name).duration == 2
 
@@ -311,7 +327,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
     with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
-        response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+        response = place(client, checkout_id)
     assert response.url == f"/checkout/{checkout_id}/"
     assert line_of(checkout_id, name).status == Registration.UNKNOWN
     with sandbox_control.fault(error_rate=1.0, scope="orders"):
@@ -320,6 +336,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     assert 'hx-trigger="every 4s"' in html
     # It may well be registered: it leaves the cart, so the customer is not invited to buy it again meanwhile.
     assert name not in cart_of(client)
+    cache.delete(f"checkout-reconcile:{checkout_id}")  # the page asks the worker again a few seconds later
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
     assert line_of(checkout_id, name).status == Registration.REGISTERED
@@ -343,7 +360,7 @@ def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(
         other.cookies[settings.SESSION_COOKIE_NAME] = session_cookie
         try:
             start.wait()
-            response = other.post("/checkout/", {"checkout_id": str(checkout_id)})
+            response = place(other, checkout_id)
             return response.status_code, response.get("Location", "")
         finally:
             connection.close()
@@ -392,5 +409,111 @@ def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
     put_in_cart(owner_client, line(name))
     _, checkout_id = buy(owner_client)
     client.force_login(intruder.user)
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    response = place(client, checkout_id)
     assert response.status_code == 404
+
+
+# --- Buy is tied to what the tab showed (security #7) ---------------------------------------------------------
+
+
+def test_a_tab_showing_an_older_review_buys_nothing_and_shows_the_new_one(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    first_tab = review(client)
+    old_digest = first_tab.context["review_digest"]
+    checkout_id = first_tab.context["checkout_id"]
+    # Another tab changes the term and reviews again: the session now holds that review, same checkout id.
+    client.post("/cart/update/", {"domain_name": name, "duration": "3"})
+    second_tab = review(client)
+    assert second_tab.context["checkout_id"] == checkout_id
+    assert second_tab.context["review_digest"] != old_digest
+
+    # Buy pressed on the first tab, which showed one year at its price.
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id), "review_digest": old_digest}, follow=True)
+
+    html = response.content.decode()
+    assert response.redirect_chain[-1][0] == "/checkout/"
+    assert "Nothing was bought" in html
+    assert "3 years" in html  # the review as it stands now
+    assert register_calls(provider_calls) == 0
+    assert not Registration.objects.filter(domain_name=name).exists()
+
+    # Confirming from the review now shown buys what it shows.
+    place(client, checkout_id)
+    assert line_of(checkout_id, name).duration == 3
+
+
+def test_a_post_without_the_review_digest_buys_nothing(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    checkout_id = review(client).context["checkout_id"]
+
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)}, follow=True)
+
+    assert "Please review your order and confirm it again." in response.content.decode()
+    assert register_calls(provider_calls) == 0
+
+
+# --- Bounded provider work per request (security #10) --------------------------------------------------------
+
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+def run_worker() -> None:
+    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_buy_calls_no_provider_the_worker_registers_and_the_page_shows_progress(client, buyer, provider_calls):
+    names = [fresh() for _ in range(3)]
+    put_in_cart(client, *(line(name) for name in names))
+    checkout_id = review(client).context["checkout_id"]
+    provider_calls.clear()
+
+    response = place(client, checkout_id)
+    waiting = client.get(response.url)
+
+    assert response.status_code == 302
+    assert provider_calls == []  # neither Buy nor the confirmation page asked the provider anything
+    assert not Registration.objects.filter(checkout_id=checkout_id).exists()
+    html = waiting.content.decode()
+    assert html.count("Being registered") == 3
+    assert 'hx-trigger="every 4s"' in html  # htmx polls...
+    assert '<noscript><meta http-equiv="refresh" content="5"></noscript>' in html  # ...or the page reloads
+
+    run_worker()
+
+    assert register_calls(provider_calls) == 3
+    settled = client.get(response.url, HTTP_HX_REQUEST="true").content.decode()
+    assert settled.count("Registered") >= 3
+    assert "Being registered" not in settled
+    assert "hx-trigger" not in settled  # settled: the polling stops
+    assert cart_of(client) == {}
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_the_confirmation_page_leaves_lost_answers_to_the_worker(client, buyer, provider_calls):
+    name = fresh()
+    checkout_id = uuid.uuid4()
+    Registration.objects.create(
+        customer=buyer, domain_name=name, duration=1, checkout_id=checkout_id, status=Registration.UNKNOWN
+    )
+    provider_calls.clear()
+
+    for _ in range(5):
+        assert "Could not confirm" in client.get(f"/checkout/{checkout_id}/").content.decode()
+
+    assert provider_calls == []
+    assert DBTaskResult.objects.count() == 1  # one reconcile asked of the worker, not one per view
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_a_double_click_on_buy_enqueues_the_checkout_once(client, buyer):
+    put_in_cart(client, line(fresh()))
+    checkout_id = review(client).context["checkout_id"]
+
+    first = place(client, checkout_id)
+    second = place(client, checkout_id)
+
+    assert first.url == second.url == f"/checkout/{checkout_id}/"
+    assert DBTaskResult.objects.count() == 1

@@ -103,7 +103,7 @@ def test_it_says_when_the_price_is_unavailable(signed_in, customer, sandbox_orde
     body = signed_in.get(url(order)).content.decode()
 
     assert "Renewal price unavailable" in body
-    assert "Renew unpriced.com" in body
+    assert "Review renewal of unpriced.com" in body
 
 
 def test_it_gives_the_page_a_renew_token_kept_in_the_session(signed_in, customer, sandbox_orders):
@@ -124,7 +124,7 @@ def test_an_expired_domain_can_be_renewed_and_stands_out(signed_in, customer, sa
     assert '<span class="badge badge-bad">Expired</span>' in body
     assert "Expired 10 days ago" in body
     assert "order-expiry order-expired" in body
-    assert "Renew overdue.com" in body
+    assert "Review renewal of overdue.com" in body
 
 
 def test_pending_delete_explains_restore_and_offers_no_renewal(signed_in, customer, sandbox_orders):

@@ -1,15 +1,22 @@
-"""Renewing a domain, POST /orders/<order_id>/renew/ (duration, renew_token)."""
+"""Renewing a domain, POST /orders/<order_id>/renew/ (duration, renew_token, expiry_timestamp, then confirm).
+
+The first POST shows the price and the new expiry; the confirmation renews, once per form, from the expiry the
+page showed. Every renewal asked for is recorded (domains.Renewal).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from decimal import Decimal
 
 import pytest
+from django.core import mail
+from django.core.cache import cache
 from django.urls import reverse
 
-from domains.models import Order
+from domains.models import Order, Renewal
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,10 +26,25 @@ def url(order: Order) -> str:
     return reverse("order_renew", args=[order.order_id])
 
 
-def open_page(client, order: Order) -> str:
-    """Render the domain page, as the customer does before renewing; the renew token it carries."""
-    assert client.get(reverse("order_detail", args=[order.order_id])).status_code == 200
-    return client.session["renew_tokens"][str(order.order_id)][-1]
+def open_page(client, order: Order) -> dict[str, str]:
+    """Render the domain page, as the customer does before renewing; the renew form's hidden fields."""
+    response = client.get(reverse("order_detail", args=[order.order_id]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    form = html[html.index('class="renew-form"') :]
+    fields = dict(re.findall(r'name="(renew_token|expiry_timestamp)" value="([^"]*)"', form)[:2])
+    assert set(fields) == {"renew_token", "expiry_timestamp"}
+    return fields
+
+
+def offered_terms(client, order: Order) -> list[int]:
+    html = client.get(reverse("order_detail", args=[order.order_id])).content.decode()
+    select = html[html.index('name="duration"') : html.index("</select>")]
+    return [int(years) for years in re.findall(r'<option value="(\d+)"', select)]
+
+
+def confirm(client, order: Order, form: dict[str, str], duration: int, **kwargs):
+    return client.post(url(order), {**form, "duration": duration, "confirm": "on"}, **kwargs)
 
 
 def renew_calls(calls: list) -> int:
@@ -39,7 +61,9 @@ def test_it_checks_ownership(client, customer, other_customer, sandbox_orders, p
     client.force_login(other_customer.user)
     provider_calls.clear()
 
-    response = client.post(url(order), {"duration": 1, "renew_token": str(uuid.uuid4())})
+    response = client.post(
+        url(order), {"duration": 1, "renew_token": str(uuid.uuid4()), "expiry_timestamp": "1", "confirm": "on"}
+    )
 
     assert response.status_code == 404
     assert provider_calls == []
@@ -52,58 +76,176 @@ def test_it_only_accepts_post(signed_in, customer, sandbox_orders):
     assert signed_in.get(url(order)).status_code == 405
 
 
-def test_it_renews_and_says_until_when(signed_in, customer, sandbox_orders):
+def test_the_first_step_shows_the_price_and_the_new_expiry_and_renews_nothing(
+    signed_in, customer, sandbox_orders, provider_calls
+):
+    order = sandbox_orders.register(customer, "lookfirst.com")
+    before = sandbox_orders.at_sandbox(order).expires_at
+    form = open_page(signed_in, order)
+
+    response = signed_in.post(url(order), {**form, "duration": 3})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Confirm the renewal of lookfirst.com" in html
+    assert "3 years" in html
+    assert years_later(before, 3).strftime("%b %-d, %Y") in html  # the new expiry
+    assert re.search(r"Renew now for \d+\.\d\d USD", html)  # the price on the button
+    assert renew_calls(provider_calls) == 0
+    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert not Renewal.objects.exists()
+
+
+def test_it_renews_records_it_and_emails_the_customer(signed_in, customer, sandbox_orders):
     order = sandbox_orders.register(customer, "renewme.com")
     before = sandbox_orders.at_sandbox(order).expires_at
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
-    response = signed_in.post(url(order), {"duration": 2, "renew_token": token}, follow=True)
+    response = confirm(signed_in, order, form, 2, follow=True)
 
     after = sandbox_orders.at_sandbox(order).expires_at
     assert after == years_later(before, 2)
-    assert f"Renewed until {after.strftime('%b %-d, %Y')}." in response.content.decode()
+    html = response.content.decode()
+    assert f"Renewed until {after.strftime('%b %-d, %Y')}." in html
     order.refresh_from_db()
     assert order.expires_at == after
+    renewal = Renewal.objects.get()
+    assert (renewal.customer, renewal.order, renewal.duration, renewal.status) == (customer, order, 2, "renewed")
+    assert (renewal.old_expires_at, renewal.new_expires_at) == (before, after)
+    assert renewal.price is not None and renewal.price > 0 and renewal.currency == "USD"
+    assert str(renewal.token) == form["renew_token"]
+    # The customer sees it on the order page...
+    assert "Renewals" in html and f"{before:%b %-d, %Y} → {after:%b %-d, %Y}" in html
+    # ...and by email, sent once.
+    assert len(mail.outbox) == 1
+    assert mail.outbox[0].to == [customer.email]
+    assert "renewme.com" in mail.outbox[0].subject and after.strftime("%-d %B %Y") in mail.outbox[0].subject
+    renewal.refresh_from_db()
+    assert renewal.emailed_at is not None
 
 
-def test_a_stale_page_renews_with_the_expiry_of_right_now(signed_in, customer, sandbox_orders):
+def test_a_stale_tab_shows_the_new_expiry_and_renews_nothing(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "twotabs.com")
     before = sandbox_orders.at_sandbox(order).expires_at
     first_tab = open_page(signed_in, order)
     second_tab = open_page(signed_in, order)
-    assert signed_in.post(url(order), {"duration": 1, "renew_token": second_tab}).status_code == 302
+    assert "Renewed until" in confirm(signed_in, order, second_tab, 1, follow=True).content.decode()
+    provider_calls.clear()
 
-    # The first tab still shows the old expiry; a forged expiry in the form is ignored too.
-    response = signed_in.post(
-        url(order),
-        {"duration": 1, "renew_token": first_tab, "expiry_timestamp": int(before.timestamp())},
-        follow=True,
-    )
+    # The first tab still shows the old expiry: the customer is shown the new one and confirms again.
+    response = confirm(signed_in, order, first_tab, 1)
 
-    assert "Renewed until" in response.content.decode()
+    html = response.content.decode()
+    assert "expiry date changed since this page was opened, so nothing was renewed" in html
+    assert years_later(before, 1).strftime("%b %-d, %Y") in html  # the current expiry
+    assert "Renewed until" not in html
+    assert renew_calls(provider_calls) == 0
+    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    # The page carries the new expiry: confirming from it renews.
+    fresh = open_page(signed_in, order)
+    assert int(fresh["expiry_timestamp"]) == int(years_later(before, 1).timestamp())
+    assert confirm(signed_in, order, fresh, 1).status_code == 302
     assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 2)
 
 
-def test_a_double_submit_renews_once(signed_in, customer, sandbox_orders, provider_calls):
+def test_a_stale_tab_is_caught_at_the_first_step_too(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "staleearly.com")
+    form = open_page(signed_in, order)
+    sandbox_orders.set_expiry_in_days(order, 700)  # renewed elsewhere (staff, the panel)
+
+    response = signed_in.post(url(order), {**form, "duration": 1})
+
+    assert "expiry date changed" in response.content.decode()
+    assert "Confirm the renewal" not in response.content.decode()
+
+
+def test_a_double_submit_renews_once_whatever_the_cache(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "doubleclick.com")
     before = sandbox_orders.at_sandbox(order).expires_at
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
-    signed_in.post(url(order), {"duration": 1, "renew_token": token})
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
+    confirm(signed_in, order, form, 1)
+    cache.clear()  # as another worker process with its own cache would see it
+    response = confirm(signed_in, order, form, 1, follow=True)
 
     assert "Already renewed" in response.content.decode()
     assert renew_calls(provider_calls) == 1
     assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert Renewal.objects.count() == 1
+
+
+def test_back_and_confirm_again_renews_once(signed_in, customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "backbutton.com")
+    before = sandbox_orders.at_sandbox(order).expires_at
+    form = open_page(signed_in, order)
+    signed_in.post(url(order), {**form, "duration": 2})  # the confirmation page
+    confirm(signed_in, order, form, 2)
+
+    # Back to the confirmation page (the browser's copy) and its button pressed again.
+    response = confirm(signed_in, order, form, 2, follow=True)
+
+    assert "Already renewed" in response.content.decode()
+    assert renew_calls(provider_calls) == 1
+    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 2)
+
+
+def test_a_claim_in_progress_refuses_a_second_submit(signed_in, customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "inflight.com")
+    form = open_page(signed_in, order)
+    # The first submit, in another process, is still with the provider.
+    Renewal.objects.create(
+        customer=customer,
+        order=order,
+        provider_order_id=order.order_id,
+        domain_name=order.domain_name,
+        duration=1,
+        token=form["renew_token"],
+    )
+    provider_calls.clear()
+
+    response = confirm(signed_in, order, form, 1, follow=True)
+
+    assert "already being processed" in response.content.decode()
+    assert renew_calls(provider_calls) == 0
+
+
+def test_only_terms_within_ten_years_of_today_are_offered(signed_in, customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "farahead.com")
+    sandbox_orders.set_expiry_in_days(order, 365 * 7 + 30)  # a little over seven years left
+
+    assert offered_terms(signed_in, order) == [1, 2]
+    form = open_page(signed_in, order)
+    provider_calls.clear()
+
+    response = confirm(signed_in, order, form, 3)
+
+    assert "Choose a renewal term between 1 and 2 years." in response.content.decode()
+    assert renew_calls(provider_calls) == 0
+
+
+def test_a_domain_renewed_to_the_limit_offers_no_term(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "atthelimit.com")
+    sandbox_orders.set_expiry_in_days(order, 365 * 9 + 300)
+
+    html = signed_in.get(reverse("order_detail", args=[order.order_id])).content.decode()
+
+    assert "already renewed as far as the registry allows" in html
+    assert 'name="duration"' not in html
+
+
+def test_the_tld_minimum_renewal_term_is_respected(signed_in, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "smartthing.ai", duration=2)
+
+    assert offered_terms(signed_in, order)[0] == 2
 
 
 def test_an_expired_domain_is_renewed_from_its_expiry(signed_in, customer, sandbox_orders):
     order = sandbox_orders.register(customer, "lapsedrenew.com")
     sandbox_orders.set_expiry_in_days(order, -5)
     before = sandbox_orders.at_sandbox(order).expires_at
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
+    response = confirm(signed_in, order, form, 1, follow=True)
 
     assert "Renewed until" in response.content.decode()
     assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
@@ -111,12 +253,12 @@ def test_an_expired_domain_is_renewed_from_its_expiry(signed_in, customer, sandb
 
 def test_pending_delete_is_not_renewed(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "restoreme.com")
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
     # It went into pending delete while the page was open.
     sandbox_orders.set_status(order, "Pending Delete Restorable")
     before = sandbox_orders.at_sandbox(order).expires_at
 
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token})
+    response = confirm(signed_in, order, form, 1)
 
     assert response.status_code == 200
     assert "must be restored, not renewed" in response.content.decode()
@@ -127,10 +269,10 @@ def test_pending_delete_is_not_renewed(signed_in, customer, sandbox_orders, prov
 def test_a_refused_renewal_is_said_honestly_and_the_form_can_be_sent_again(signed_in, customer, sandbox_orders):
     order = sandbox_orders.register(customer, "nofunds.com")
     before = sandbox_orders.at_sandbox(order).expires_at
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
     sandbox_orders.control.set_balance(Decimal("0.00"), partner=sandbox_orders.at_sandbox(order).partner)
 
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token})
+    response = confirm(signed_in, order, form, 1)
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -138,22 +280,27 @@ def test_a_refused_renewal_is_said_honestly_and_the_form_can_be_sent_again(signe
     assert "Renewed until" not in html
     assert "Failed to renew the domain order" not in html  # the provider's text is for staff
     assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert Renewal.objects.get().status == Renewal.FAILED
 
     # Nothing was renewed, so the same form goes through once the balance is back.
     sandbox_orders.control.set_balance(Decimal("1000.00"), partner=sandbox_orders.at_sandbox(order).partner)
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
+    response = confirm(signed_in, order, form, 1, follow=True)
     assert "Renewed until" in response.content.decode()
+    assert Renewal.objects.get().status == Renewal.RENEWED
 
 
-def test_a_minimum_term_refusal_is_explained(signed_in, customer, sandbox_orders):
+def test_a_minimum_term_below_the_tld_is_refused_before_anything_is_sent(
+    signed_in, customer, sandbox_orders, provider_calls
+):
     order = sandbox_orders.register(customer, "smartthing.ai", duration=2)
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
+    provider_calls.clear()
 
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
+    response = confirm(signed_in, order, form, 1, follow=True)
 
-    # Known from the price list before anything is sent: the provider's refusal would not say why.
-    assert "This extension needs at least 2 years" in response.content.decode()
+    assert "Choose a renewal term between 2 and" in response.content.decode()
     assert "Renewed until" not in response.content.decode()
+    assert renew_calls(provider_calls) == 0
 
 
 def test_a_lost_answer_is_never_sent_again_by_the_same_form(
@@ -161,24 +308,25 @@ def test_a_lost_answer_is_never_sent_again_by_the_same_form(
 ):
     order = sandbox_orders.register(customer, "lostanswer.com")
     before = sandbox_orders.at_sandbox(order).expires_at
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
     with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="renew"):
-        response = signed_in.post(url(order), {"duration": 1, "renew_token": token})
+        response = confirm(signed_in, order, form, 1)
     assert "could not confirm the renewal" in response.content.decode()
 
-    again = signed_in.post(url(order), {"duration": 1, "renew_token": token}, follow=True)
+    again = confirm(signed_in, order, form, 1, follow=True)
 
     assert "could not be confirmed" in again.content.decode()
     assert renew_calls(provider_calls) == 1
     assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert Renewal.objects.get().status == Renewal.UNKNOWN
 
 
 def test_a_bad_duration_is_refused_on_the_form(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "toolong.com")
-    token = open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
-    response = signed_in.post(url(order), {"duration": 12, "renew_token": token})
+    response = confirm(signed_in, order, form, 12)
 
     assert response.status_code == 200
     assert "Choose a renewal term between 1 and 9 years." in response.content.decode()
@@ -187,9 +335,18 @@ def test_a_bad_duration_is_refused_on_the_form(signed_in, customer, sandbox_orde
 
 def test_a_form_we_did_not_issue_is_refused(signed_in, customer, sandbox_orders, provider_calls):
     order = sandbox_orders.register(customer, "forged.com")
-    open_page(signed_in, order)
+    form = open_page(signed_in, order)
 
-    response = signed_in.post(url(order), {"duration": 1, "renew_token": str(uuid.uuid4())})
+    response = confirm(signed_in, order, {**form, "renew_token": str(uuid.uuid4())}, 1)
 
     assert "This form has expired" in response.content.decode()
     assert renew_calls(provider_calls) == 0
+
+
+def test_staff_see_renewals_in_the_admin(signed_in, customer, sandbox_orders, admin_client):
+    order = sandbox_orders.register(customer, "adminsees.com")
+    confirm(signed_in, order, open_page(signed_in, order), 1)
+
+    html = admin_client.get(reverse("admin:domains_renewal_changelist")).content.decode()
+
+    assert "adminsees.com" in html and customer.email in html and "Renewed" in html

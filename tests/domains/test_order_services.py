@@ -1,8 +1,9 @@
-"""The order services (domains/orders.py): listing cache, local copy, expiry wording, renew tokens, prices."""
+"""The order services (domains/orders.py): listing cache, local copy, expiry wording, renewals, prices."""
 
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from decimal import Decimal
 
 import pytest
@@ -10,6 +11,7 @@ from django.core.cache import cache
 
 from domains import orders as services
 from domains.models import Order
+from domains.renewals import RenewAlreadySubmitted, RenewRequest, add_years, renew_terms, renewal_place
 from pricing.money import Money
 from storefront.gateway import Order as ProviderOrder
 from storefront.gateway import OrderPage
@@ -189,17 +191,30 @@ def test_a_single_page_is_one_page():
     assert services._page_size(1, only) == 4
 
 
-# --- Renew tokens -------------------------------------------------------------------------------------------------
+# --- Renewal service (domains/renewals.py) -------------------------------------------------------------------
+
+
+def _request(order_expiry: dt.datetime, *, duration: int = 1, token: str | None = None) -> RenewRequest:
+    return RenewRequest(
+        duration=duration,
+        shown_expiry_timestamp=int(order_expiry.timestamp()),
+        token=uuid.UUID(token) if token else uuid.uuid4(),
+        price=Decimal("10.00"),
+        currency="USD",
+    )
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_token_being_used_refuses_a_second_submit(customer, sandbox_orders, provider_calls):
-    order = sandbox_orders.register(customer, "inflight.com")
-    cache.add("orders:renew-token:t-1", "pending", 60)  # the first submit is still with the provider
+def test_a_token_claimed_elsewhere_refuses_a_second_submit(customer, sandbox_orders, provider_calls):
+    order = sandbox_orders.register(customer, "inflightservice.com")
+    before = sandbox_orders.at_sandbox(order).expires_at
+    request = _request(before)
+    renewal_place(order=order, request=request)
     provider_calls.clear()
+    cache.clear()
 
-    with pytest.raises(services.RenewAlreadySubmitted, match="already being processed"):
-        services.order_renew(order=order, duration=1, renew_token="t-1")
+    with pytest.raises(RenewAlreadySubmitted, match="Already renewed"):
+        renewal_place(order=order, request=request)
 
     assert provider_calls == []
 
@@ -210,20 +225,45 @@ def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(cus
     services.orders_list(customer=customer)
     before = sandbox_orders.at_sandbox(order).expires_at
 
-    renewed = services.order_renew(order=order, duration=3, renew_token="t-2")
+    renewed = renewal_place(order=order, request=_request(before, duration=3))
 
-    assert renewed.expires_at == before.replace(year=before.year + 3)
+    assert renewed.new_expires_at == before.replace(year=before.year + 3)
     order.refresh_from_db()
-    assert order.expires_at == renewed.expires_at
+    assert order.expires_at == renewed.new_expires_at
     provider_calls.clear()
     listing = services.orders_list(customer=customer)
     assert provider_calls, "the listing was asked again"
-    assert listing.rows[0].expires_at == renewed.expires_at
+    assert listing.rows[0].expires_at == renewed.new_expires_at
 
 
 def test_an_out_of_range_duration_is_a_programming_error():
     with pytest.raises(ValueError, match="1 to 9"):
-        services.order_renew(order=Order(), duration=10, renew_token="t-3")
+        renewal_place(order=Order(), request=_request(NOW, duration=10))
+
+
+@pytest.mark.parametrize(
+    ("expiry", "terms"),
+    [
+        (NOW + dt.timedelta(days=365), list(range(1, 10))),
+        (NOW + dt.timedelta(days=365 * 8 + 10), [1]),
+        (NOW + dt.timedelta(days=365 * 9 + 10), []),
+        (NOW - dt.timedelta(days=20), list(range(1, 10))),  # expired: renewed from its expiry
+    ],
+)
+def test_terms_keep_the_expiry_within_ten_years_of_today(expiry, terms, monkeypatch):
+    monkeypatch.setattr("domains.renewals.renew_min_term", lambda tld: 1)
+
+    assert renew_terms(domain_name="a.com", expires_at=expiry, now=NOW) == terms
+
+
+def test_terms_start_at_the_tld_minimum(monkeypatch):
+    monkeypatch.setattr("domains.renewals.renew_min_term", lambda tld: 2 if tld == "ai" else 1)
+
+    assert renew_terms(domain_name="a.ai", expires_at=NOW, now=NOW)[0] == 2
+
+
+def test_a_leap_day_moves_to_the_28th():
+    assert add_years(dt.datetime(2028, 2, 29, tzinfo=dt.UTC), 1) == dt.datetime(2029, 2, 28, tzinfo=dt.UTC)
 
 
 # --- Renew price ---------------------------------------------------------------------------------------------------

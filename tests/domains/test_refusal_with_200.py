@@ -46,10 +46,10 @@ def test_a_renewal_refused_with_200_never_says_renewed(signed_in, customer, sand
     assert signed_in.get(reverse("order_detail", args=[order.order_id])).status_code == 200
     token = signed_in.session["renew_tokens"][str(order.order_id)][-1]
     refuse_with_200["/domains/renew"] = "Failed to renew the domain order"
+    shown = int(before.timestamp())
+    form = {"duration": 1, "renew_token": token, "expiry_timestamp": shown, "confirm": "on"}
 
-    response = signed_in.post(
-        reverse("order_renew", args=[order.order_id]), {"duration": 1, "renew_token": token}, follow=True
-    )
+    response = signed_in.post(reverse("order_renew", args=[order.order_id]), form, follow=True)
 
     html = response.content.decode()
     assert "Renewed until" not in html

@@ -19,7 +19,7 @@ from storefront.gateway import ResellerGateway, gateway
 
 CANARY = "test_canary" + uuid.uuid4().hex
 PASSWORD = "Canary*Pass7"
-HIDDEN = re.compile(r'name="(checkout_id|renew_token)" value="([^"]+)"')
+HIDDEN = re.compile(r'name="(checkout_id|review_digest|renew_token|expiry_timestamp)" value="([^"]+)"')
 
 
 @pytest.fixture
@@ -99,7 +99,12 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
     confirm = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", mail.outbox[-1].body).group(1)
     visit("post", confirm)
     review = visit("get", "/checkout/")
-    placed = visit("post", "/checkout/", {"checkout_id": _hidden(review.content.decode(), "checkout_id")})
+    reviewed = review.content.decode()
+    placed = visit(
+        "post",
+        "/checkout/",
+        {"checkout_id": _hidden(reviewed, "checkout_id"), "review_digest": _hidden(reviewed, "review_digest")},
+    )
     assert placed.status_code == 302
     visit("get", placed["Location"])
     visit("get", "/orders/")
@@ -107,11 +112,13 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
 
     order = Order.objects.get(domain_name=f"{label}.com")
     detail = visit("get", f"/orders/{order.order_id}/")
-    visit(
-        "post",
-        f"/orders/{order.order_id}/renew/",
-        {"duration": "1", "renew_token": _hidden(detail.content.decode(), "renew_token")},
-    )
+    renew_form = {
+        "duration": "1",
+        "renew_token": _hidden(detail.content.decode(), "renew_token"),
+        "expiry_timestamp": _hidden(detail.content.decode(), "expiry_timestamp"),
+    }
+    visit("post", f"/orders/{order.order_id}/renew/", renew_form)  # the confirmation step
+    visit("post", f"/orders/{order.order_id}/renew/", {**renew_form, "confirm": "on"})
     asked = visit("post", f"/orders/{order.order_id}/transfer-code/")  # re-authentication first
     visit("post", asked["Location"], {"password": "Wrong*Pass1"})
     code_page = visit("post", asked["Location"], {"password": PASSWORD}, follow=True)

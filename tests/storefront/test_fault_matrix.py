@@ -62,7 +62,9 @@ class World:
     client: Client
     order: Order
     checkout_id: str
+    review_digest: str
     renew_token: str
+    expiry_timestamp: str
     domain_in_cart: str
 
 
@@ -87,7 +89,9 @@ def world(priced, sandbox_partner) -> World:
         client=client,
         order=order,
         checkout_id=_hidden(checkout_page, "checkout_id"),
+        review_digest=_hidden(checkout_page, "review_digest"),
         renew_token=_hidden(detail_page, "renew_token"),
+        expiry_timestamp=_hidden(detail_page, "expiry_timestamp"),
         domain_in_cart=in_cart,
     )
 
@@ -106,10 +110,20 @@ def _actions(world: World) -> dict[str, Callable[[], object]]:
         "cart add": lambda: c.post("/cart/add/", {"domain_name": "anotherone.org"}),
         "cart": lambda: c.get("/cart/"),
         "checkout review": lambda: c.get("/checkout/"),
-        "checkout place": lambda: c.post("/checkout/", {"checkout_id": world.checkout_id}),
+        "checkout place": lambda: c.post(
+            "/checkout/", {"checkout_id": world.checkout_id, "review_digest": world.review_digest}
+        ),
         "orders": lambda: c.get("/orders/"),
         "order detail": lambda: c.get(f"/orders/{oid}/"),
-        "renew": lambda: c.post(f"/orders/{oid}/renew/", {"duration": "1", "renew_token": world.renew_token}),
+        "renew": lambda: c.post(
+            f"/orders/{oid}/renew/",
+            {
+                "duration": "1",
+                "renew_token": world.renew_token,
+                "expiry_timestamp": world.expiry_timestamp,
+                "confirm": "on",
+            },
+        ),
         "transfer code": lambda: c.post(f"/orders/{oid}/transfer-code/", {"password": CUSTOMER_PASSWORD}),
         "dns records": lambda: c.get(f"/orders/{oid}/dns/", {"type": "A"}),
         "dns add": lambda: c.post(

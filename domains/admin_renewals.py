@@ -1,0 +1,40 @@
+"""Admin for renewals: who renewed what, when, for how much, from which expiry to which, and how it went."""
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from domains.models import Renewal
+
+
+@admin.register(Renewal)
+class RenewalAdmin(admin.ModelAdmin):
+    list_display = [
+        "domain_name",
+        "customer_email",
+        "status",
+        "duration",
+        "price",
+        "currency",
+        "old_expires_at",
+        "new_expires_at",
+        "failure_kind",
+        "created_at",
+    ]
+    list_filter = ["status", "failure_kind", "created_at"]
+    search_fields = ["domain_name", "customer__user__email", "=provider_order_id", "=token"]
+    list_select_related = ["customer__user"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_email(self, renewal: Renewal) -> str:
+        return renewal.customer.email
+
+    # A record of what happened at the provider: staff read it; changing it would make it lie.
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Renewal | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Renewal | None = None) -> bool:
+        return False

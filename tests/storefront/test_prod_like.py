@@ -1,0 +1,21 @@
+"""bench/prod_like.py, run as CI runs the suite: the storefront as the Procfile starts it (gunicorn, 2 workers,
+production settings, the database cache, the db_worker, a real SMTP server) replays the security issue's
+attacks. It fails on a renew form renewing twice, a rate limit counted per worker, or a secret in the logs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def test_the_production_like_run_passes():
+    result = subprocess.run(
+        [sys.executable, "bench/prod_like.py"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+    print(result.stdout)  # its numbers, shown by pytest when the test fails (and with -s)
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    assert "renewals_recorded: 1" in result.stdout
+    assert "canary_hits: 0" in result.stdout
