@@ -93,14 +93,12 @@ def _default_secret() -> str:
     return settings.SANDBOX_STRIPE_WEBHOOK_SECRET
 
 
-def _default_url() -> str:
-    return settings.SANDBOX_STRIPE_WEBHOOK_URL
-
-
 class Setup(models.Model):
     """The payment sandbox's one row of settings and faults, switched by staff in the admin (or by tests)."""
 
-    webhook_url = models.URLField(blank=True, default=_default_url, help_text="Where events are POSTed.")
+    webhook_url = models.URLField(
+        blank=True, help_text="Where events are POSTed; empty: SANDBOX_STRIPE_WEBHOOK_URL (bin/run sets it)."
+    )
     webhook_secret = models.CharField(max_length=120, default=_default_secret, help_text="whsec_… to sign with.")
     webhook_delivery = models.CharField(max_length=20, choices=Delivery.choices, default=Delivery.NORMAL)
     webhook_delay_seconds = models.FloatField(default=3.0)
@@ -122,3 +120,7 @@ class Setup(models.Model):
     def current(cls) -> Setup:
         setup, _ = cls.objects.get_or_create(pk=1)
         return setup
+
+    @property
+    def endpoint(self) -> str:
+        return self.webhook_url or settings.SANDBOX_STRIPE_WEBHOOK_URL

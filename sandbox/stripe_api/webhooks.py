@@ -48,7 +48,7 @@ def record(types_and_objects: list[tuple[str, dict]]) -> None:
 
 def _start_delivery(event_ids: list[str]) -> None:
     setup = Setup.current()
-    if not setup.webhook_url or setup.webhook_delivery == Delivery.NEVER:
+    if not setup.endpoint or setup.webhook_delivery == Delivery.NEVER:
         return
     plan = list(event_ids)
     if setup.webhook_delivery == Delivery.OUT_OF_ORDER:
@@ -78,7 +78,7 @@ def deliver(*, event_id: str) -> int | None:
     status: int | None
     try:
         response = requests.post(
-            setup.webhook_url,
+            setup.endpoint,
             data=payload.encode(),
             headers={
                 "Content-Type": "application/json; charset=utf-8",
@@ -89,7 +89,7 @@ def deliver(*, event_id: str) -> int | None:
         )
         status = response.status_code
     except requests.RequestException as err:
-        logger.warning("webhook %s to %s failed: %s", event_id, setup.webhook_url, type(err).__name__)
+        logger.warning("webhook %s to %s failed: %s", event_id, setup.endpoint, type(err).__name__)
         status = None
     Event.objects.filter(pk=event_id).update(deliveries=F("deliveries") + 1, last_delivery_status=status)
     return status
