@@ -392,6 +392,8 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
             payment.amount_captured = stripe_client.from_minor(intent.amount_received, intent.currency)
             full = payment.amount_captured == payment.amount_authorised
             payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
+            # What held it (an unknown line, a lost answer) is settled now.
+            payment.needs_attention, payment.attention_reason = False, ""
         elif intent.status == "canceled":
             payment.status = Payment.Status.CANCELLED
         else:
@@ -399,7 +401,8 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
             _attention(payment, f"Stripe says the payment intent is {intent.status}")
             return payment
         payment.settled_at = _now()
-        payment.save(update_fields=["amount_captured", "status", "settled_at", "updated_at"])
+        fields = ["amount_captured", "status", "settled_at", "needs_attention", "attention_reason", "updated_at"]
+        payment.save(update_fields=fields)
         if payment.amount_captured > 0:
             receipt_issue(payment=payment)
     return payment

@@ -112,6 +112,7 @@ def test_an_unknown_line_holds_its_part_until_reconciliation_settles_it(start, s
     line = payment.lines.get(reference="example.org")
     payment = payment_line_resolve(line=line, registered=False)
     assert (payment.status, payment.amount_captured) == (Payment.Status.PARTIALLY_CAPTURED, Decimal("37.99"))
+    assert not payment.needs_attention
     assert len(stripe_sandbox.captures()) == 1
 
 
