@@ -13,19 +13,24 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
+from billing.errors import CheckoutChanged, PaymentError
+from billing.models import Payment
+from billing.services import payment_settle, payment_start
 from domains import services
 from domains.cart import Cart, CartLine, format_totals, line_from_result, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
+from domains.payments import lines_to_pay
 from domains.terms import register_min_term
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
 from storefront.provider_errors import ProviderError, provider_error
@@ -56,7 +61,8 @@ def checkout(request: HttpRequest) -> HttpResponse:
 @require_safe
 def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     customer = _get_customer(request.user)
-    lines = _get_checkout_for_user(customer, checkout_id)
+    payment = _settle_payment(request, customer, checkout_id)
+    lines = _get_checkout_for_user(customer, checkout_id, payment=payment)
     # Lost answers are settled from the order listing by the worker every few minutes, and sooner when the
     # customer looks (or staff press the admin's button).
     lines = [
@@ -72,7 +78,7 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
         "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
         "registered": [line for line in lines if line.status == Registration.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.FAILED],
-        "waiting": any(line.status in _UNSETTLED for line in lines),
+        "waiting": any(line.status in _UNSETTLED for line in lines) or (payment is not None and not lines),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)
@@ -128,7 +134,11 @@ def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
             current = uuid.UUID(str(stored.get("id")))
         except ValueError:
             current = None
-        if current is not None and not Registration.objects.filter(checkout_id=current).exists():
+        used = (
+            Registration.objects.filter(checkout_id=current).exists()
+            or Payment.objects.filter(checkout_id=current).exclude(status=Payment.Status.CREATED).exists()
+        )
+        if current is not None and not used:
             return current
     return uuid.uuid4()
 
@@ -217,6 +227,8 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
         return redirect("checkout")
 
+    if not settings.PAYMENTS_DISABLED:
+        return _pay(request, customer=customer, basket=basket, checkout_id=checkout_id)
     placed = [
         services.registration_place(customer=customer, line=line, checkout_id=checkout_id) for line in basket.lines()
     ]
@@ -224,6 +236,42 @@ def _place(request: HttpRequest) -> HttpResponse:
     request.session.pop(SESSION_KEY, None)
     queue_checkout_confirmation(customer=customer, checkout_id=checkout_id, order_url=_order_url(request, checkout_id))
     return redirect("checkout_done", checkout_id=checkout_id)
+
+
+def _pay(request: HttpRequest, *, customer: Customer, basket: Cart, checkout_id: uuid.UUID) -> HttpResponse:
+    """Authorise, register, then capture: the customer authorises the reviewed lines' total on Stripe's page;
+    the return here (checkout_done) and Stripe's webhook settle it, which registers the lines."""
+    try:
+        started = payment_start(
+            customer=customer,
+            lines=lines_to_pay(basket.lines()),
+            checkout_id=checkout_id,
+            success_url=_order_url(request, checkout_id) + "?session_id={CHECKOUT_SESSION_ID}",
+            cancel_url=request.build_absolute_uri(reverse("checkout")),
+        )
+    except CheckoutChanged:
+        request.session.pop(SESSION_KEY, None)  # a new review gets a new checkout id
+        messages.warning(request, CheckoutChanged.message)
+        return redirect("checkout")
+    except PaymentError as err:
+        if err.code == "already_paid":
+            return redirect("checkout_done", checkout_id=checkout_id)
+        messages.error(request, err.message)
+        return redirect("checkout")
+    return HttpResponseRedirect(started.url, status=303)
+
+
+def _settle_payment(request: HttpRequest, customer: Customer | None, checkout_id: uuid.UUID) -> Payment | None:
+    """The return door: the customer's payment for this checkout, settled as far as Stripe's state allows (the
+    webhook does the same; whichever comes first does the work). None when the checkout had no payment."""
+    payment = Payment.objects.filter(checkout_id=checkout_id, customer=customer).first() if customer else None
+    if payment is None or payment.is_final or not payment.stripe_session_id:
+        return payment
+    try:
+        return payment_settle(session_id=payment.stripe_session_id)
+    except PaymentError:
+        # The webhook (or the page's next poll) finishes it; the page says it is being confirmed.
+        return payment
 
 
 def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, Any] | None:
@@ -266,8 +314,11 @@ def _get_customer(user: Any) -> Customer | None:
     return Customer.objects.filter(user=user).first()
 
 
-def _get_checkout_for_user(customer: Customer | None, checkout_id: uuid.UUID) -> list[Registration]:
-    """The checkout's lines if they belong to the signed-in customer; 404 otherwise (before any provider call)."""
+def _get_checkout_for_user(
+    customer: Customer | None, checkout_id: uuid.UUID, *, payment: Payment | None = None
+) -> list[Registration]:
+    """The checkout's lines if they belong to the signed-in customer; 404 otherwise (before any provider call).
+    A checkout paid for but not registered yet has none so far (the page waits for them)."""
     if customer is None:
         raise Http404
     lines = list(
@@ -275,6 +326,6 @@ def _get_checkout_for_user(customer: Customer | None, checkout_id: uuid.UUID) ->
         .select_related("customer", "order")
         .order_by("domain_name")
     )
-    if not lines:
+    if not lines and payment is None:
         raise Http404
     return lines

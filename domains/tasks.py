@@ -16,6 +16,7 @@ from django_tasks import task
 from domains import alerts, reminders, sync
 from domains.emails import checkout_email_send, checkout_order_url, has_news
 from domains.models import Registration
+from domains.payments import paid_lines_resolve
 from domains.services import registration_reconcile, registrations_to_reconcile
 from storefront.background import retry_later
 
@@ -75,6 +76,8 @@ def reconcile_registrations() -> dict[str, int]:
             counts["unsettled"] += 1
     if counts["registered"] or counts["not_registered"]:
         send_pending_checkout_emails.enqueue()
+    # Paid lines held for an unknown registration: their payment captures or releases their part now.
+    counts["payments_resolved"] = paid_lines_resolve()
     return counts
 
 

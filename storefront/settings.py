@@ -249,7 +249,7 @@ if not DEBUG and STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHO
 STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
 # The registering side that payment_settle hands each paid line to (a dotted path to a Registrar callable).
-BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="")
+BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.payments.register_paid_line")
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with

@@ -61,3 +61,6 @@ if os.environ.get("STOREFRONT_TEST_TASKS") == "database":
 ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0
 # The payment sandbox's "timeout after capture" fault holds its answer longer than this.
 STRIPE_READ_TIMEOUT = 2.0
+# The checkout tests that predate payments register straight away, as a store with PAYMENTS_DISABLED=true does;
+# the payment tests switch payments on with the `stripe_sandbox` fixture.
+PAYMENTS_DISABLED = True
