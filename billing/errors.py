@@ -36,3 +36,9 @@ class CheckoutChanged(PaymentError):
 
 class UnknownSession(PaymentError):
     message = "We have no payment for this session."
+
+
+class SessionClosed(PaymentError):
+    """The checkout's payment page expired before it was paid: the checkout must be reviewed again."""
+
+    message = "Your payment page expired before the payment was made. Please review your order and pay again."

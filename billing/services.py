@@ -34,6 +34,7 @@ from billing.errors import (
     PaymentRefused,
     PaymentsDisabled,
     PaymentUnavailable,
+    SessionClosed,
     UnknownSession,
 )
 from billing.models import Payment, PaymentLine, Receipt, ReceiptCounter
@@ -116,6 +117,8 @@ def payment_start(
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
+    if payment.stripe_session_id:
+        return _reopen(payment)
     session = stripe_client.call(
         "checkout session create",
         lambda client: client.v1.checkout.sessions.create(
@@ -129,6 +132,21 @@ def payment_start(
     Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
     payment.refresh_from_db()
     return StartedPayment(payment=payment, url=session.url)
+
+
+def _reopen(payment: Payment) -> StartedPayment:
+    """The checkout posted again: back to its session's page while it is open. An expired session settles the
+    payment as cancelled (a new review then gets a new checkout id); a completed one is being settled."""
+    session_id = payment.stripe_session_id
+    session = stripe_client.call(
+        "checkout session retrieve", lambda client: client.v1.checkout.sessions.retrieve(session_id)
+    )
+    if session.status == "open":
+        return StartedPayment(payment=payment, url=session.url)
+    payment = payment_settle(session_id=session_id)
+    if session.status == "complete":
+        raise PaymentError(f"session {session_id} is complete", code="already_paid")
+    raise SessionClosed(f"session {session_id} is {session.status}", code="session_closed")
 
 
 def _payment_for(

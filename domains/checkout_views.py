@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
-from billing.errors import CheckoutChanged, PaymentError
+from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
 from billing.services import payment_settle, payment_start
 from domains import services
@@ -227,7 +227,8 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
         return redirect("checkout")
 
-    if not settings.PAYMENTS_DISABLED:
+    # Nothing to pay (free first years only): nothing to authorise either; Stripe refuses a session for 0.
+    if not settings.PAYMENTS_DISABLED and any(lines_total(basket.lines()).values()):
         return _pay(request, customer=customer, basket=basket, checkout_id=checkout_id)
     placed = [
         services.registration_place(customer=customer, line=line, checkout_id=checkout_id) for line in basket.lines()
@@ -249,9 +250,9 @@ def _pay(request: HttpRequest, *, customer: Customer, basket: Cart, checkout_id:
             success_url=_order_url(request, checkout_id) + "?session_id={CHECKOUT_SESSION_ID}",
             cancel_url=request.build_absolute_uri(reverse("checkout")),
         )
-    except CheckoutChanged:
+    except (CheckoutChanged, SessionClosed) as err:
         request.session.pop(SESSION_KEY, None)  # a new review gets a new checkout id
-        messages.warning(request, CheckoutChanged.message)
+        messages.warning(request, err.message)
         return redirect("checkout")
     except PaymentError as err:
         if err.code == "already_paid":

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from billing.models import Payment
+from billing.stripe_client import stripe_client
 from domains.models import Registration
 from domains.tasks import reconcile_registrations
 from storefront.gateway import gateway
@@ -122,3 +123,24 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
     assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("12.99"))
     assert not payment.needs_attention
     assert len(stripe_sandbox.captures()) == 1
+
+
+def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_checkout(client, buyer, stripe_sandbox):
+    put_in_cart(client, line(fresh()))
+    payment, _ = start_paying(client)
+    stripe_client().v1.checkout.sessions.expire(payment.stripe_session_id)
+    again = client.post("/checkout/", {"checkout_id": str(payment.checkout_id)}, follow=True)
+    assert "Your payment page expired" in again.content.decode()
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CANCELLED
+    assert again.context["checkout_id"] not in (None, payment.checkout_id)
+
+
+def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(client, buyer, stripe_sandbox):
+    name = fresh("shop")
+    put_in_cart(client, line(name, register=Decimal("0.00"), is_free_first_year=True))
+    checkout_id = client.get("/checkout/").context["checkout_id"]
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert response.status_code == 302
+    assert Registration.objects.get(checkout_id=checkout_id, domain_name=name).status == "registered"
+    assert not Payment.objects.exists()
