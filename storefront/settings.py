@@ -253,8 +253,14 @@ BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.paym
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with
-# allowEval off). Forms may post to ourselves only; the control-panel hand-off redirects to the panel's origin.
+# allowEval off). Forms may post to ourselves only; the control-panel hand-off redirects to the panel's origin,
+# checkout to the payment page's.
 _panel_origin = "{0.scheme}://{0.netloc}".format(urlparse(RESELLER_PANEL_URL)) if RESELLER_PANEL_URL else ""
+# Checkout's POST answers 303 to the payment page, and form-action governs where a form's redirects may lead:
+# Stripe Checkout's own origin, or the payment sandbox's.
+_payment_origin = (
+    "{0.scheme}://{0.netloc}".format(urlparse(STRIPE_API_BASE)) if _PAYMENT_SANDBOX else "https://checkout.stripe.com"
+)
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -266,7 +272,11 @@ CONTENT_SECURITY_POLICY = {
         "object-src": ["'none'"],
         "base-uri": ["'self'"],
         "frame-ancestors": ["'none'"],
-        "form-action": ["'self'", *([_panel_origin] if _panel_origin else [])],
+        "form-action": [
+            "'self'",
+            *([_panel_origin] if _panel_origin else []),
+            *([_payment_origin] if not PAYMENTS_DISABLED and _payment_origin != _panel_origin else []),
+        ],
     }
 }
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

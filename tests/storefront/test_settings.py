@@ -150,3 +150,10 @@ def test_a_stripe_key_without_its_webhook_secret_refuses_to_start():
     result = _production_without("STRIPE_WEBHOOK_SECRET")
     assert result.returncode != 0
     assert "set STRIPE_WEBHOOK_SECRET" in result.stderr
+
+
+def test_checkout_may_lead_to_stripe_checkout_under_the_content_security_policy():
+    show = "from django.conf import settings; print(settings.CONTENT_SECURITY_POLICY['DIRECTIVES']['form-action'])"
+    result = _run_manage("shell", "-c", show, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "https://checkout.stripe.com" in result.stdout
