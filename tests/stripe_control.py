@@ -21,6 +21,7 @@ class SignedEvent:
     type: str
     payload: str  # the exact body Stripe would POST
     signature: str  # its Stripe-Signature header, made now
+    deliveries: int  # how many times the sandbox POSTed it to its webhook endpoint
 
 
 class StripeControl:
@@ -47,7 +48,7 @@ class StripeControl:
 
     def events(self, *, type: str = "", session: str = "") -> list[SignedEvent]:
         found = self._call("GET", "events", params={"type": type, "session": session})["events"]
-        return [SignedEvent(e["id"], e["type"], e["payload"], e["signature"]) for e in found]
+        return [SignedEvent(e["id"], e["type"], e["payload"], e["signature"], e["deliveries"]) for e in found]
 
     def calls(self, path_contains: str = "") -> list[dict]:
         return self._call("GET", "calls", params={"path_contains": path_contains})["calls"]
