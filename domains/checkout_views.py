@@ -19,12 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -32,10 +33,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
 from accounts.verification import not_ready_to_buy
+from billing.errors import CheckoutChanged, PaymentError, SessionClosed
+from billing.models import Payment
+from billing.services import payment_settle, payment_start
 from domains import services
 from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
+from domains.payments import lines_to_pay
 from domains.tasks import place_checkout, reconcile_checkout
 from domains.terms import register_min_term
 from pricing.models import Operation
@@ -87,16 +92,18 @@ def checkout(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
-    """Each line's outcome, without calling the provider: the worker registers the lines (place_checkout) and
-    settles lost answers (reconcile_checkout, asked for here at most every few seconds); the page polls."""
+    """Each line's outcome. Unpaid checkouts: the worker registers the lines (place_checkout) and settles lost
+    answers (reconcile_checkout, asked for here at most every few seconds); the page polls. Paid ones: this is
+    also the payment's return door, which settles the payment as the webhook does (whichever comes first)."""
     customer = _get_customer(request.user)
-    lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id))
+    payment = _settle_payment(request, customer, checkout_id)
+    lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id), payment=payment)
     if any(_needs_reconciling(line) for line in lines) and cache.add(
         f"checkout-reconcile:{checkout_id}", 1, RECONCILE_EVERY_SECONDS
     ):
         transaction.on_commit(lambda: reconcile_checkout.enqueue(checkout_id=str(checkout_id)), robust=True)
         # A worker that answers at once (the immediate backend; a quick one) is shown on this very page.
-        lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id))
+        lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id), payment=payment)
     _apply_outcomes(Cart(request.session), lines)
     recorded = {line.domain_name for line in lines}
     queued = [name for name in _queued(request, checkout_id) if name not in recorded]
@@ -110,7 +117,9 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
         "queued": queued,
         "registered": [line for line in lines if line.status == Registration.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.FAILED],
-        "waiting": bool(queued) or any(line.status in _UNSETTLED for line in lines),
+        "waiting": bool(queued)
+        or any(line.status in _UNSETTLED for line in lines)
+        or (payment is not None and not lines),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)
@@ -183,7 +192,11 @@ def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
             current = uuid.UUID(str(stored.get("id")))
         except ValueError:
             current = None
-        if current is not None and not Registration.objects.filter(checkout_id=current).exists():
+        used = (
+            Registration.objects.filter(checkout_id=current).exists()
+            or Payment.objects.filter(checkout_id=current).exclude(status=Payment.Status.CREATED).exists()
+        )
+        if current is not None and not used:
             return current
     return uuid.uuid4()
 
@@ -332,6 +345,11 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, change.text)
         return redirect("checkout")
 
+    # Something to pay: the customer authorises it on the payment page first; the lines are registered when the
+    # payment is settled (return or webhook). Nothing to pay (free first years only): Stripe refuses a session for 0.
+    if not settings.PAYMENTS_DISABLED and any(not total.is_zero for total in lines_total(basket.lines())):
+        return _pay(request, customer=customer, basket=basket, checkout_id=checkout_id)
+
     # The provider is called by the worker (place_checkout), never here: a request's provider calls stay bounded
     # however many lines the cart holds. The checkout id makes a second enqueue (double click) a no-op.
     placing = request.session.get(PLACING_KEY)
@@ -355,6 +373,42 @@ def _place(request: HttpRequest) -> HttpResponse:
 def _placing(request: HttpRequest) -> dict[str, Any]:
     placing = request.session.get(PLACING_KEY)
     return placing if isinstance(placing, dict) else {}
+
+
+def _pay(request: HttpRequest, *, customer: Customer, basket: Cart, checkout_id: uuid.UUID) -> HttpResponse:
+    """Authorise, register, then capture: the customer authorises the reviewed lines' total on Stripe's page;
+    the return here (checkout_done) and Stripe's webhook settle it, which registers the lines."""
+    try:
+        started = payment_start(
+            customer=customer,
+            lines=lines_to_pay(basket.lines()),
+            checkout_id=checkout_id,
+            success_url=_order_url(request, checkout_id) + "?session_id={CHECKOUT_SESSION_ID}",
+            cancel_url=request.build_absolute_uri(reverse("checkout")),
+        )
+    except (CheckoutChanged, SessionClosed) as err:
+        request.session.pop(SESSION_KEY, None)  # a new review gets a new checkout id
+        messages.warning(request, err.message)
+        return redirect("checkout")
+    except PaymentError as err:
+        if err.code == "already_paid":
+            return redirect("checkout_done", checkout_id=checkout_id)
+        messages.error(request, err.message)
+        return redirect("checkout")
+    return HttpResponseRedirect(started.url, status=303)
+
+
+def _settle_payment(request: HttpRequest, customer: Customer | None, checkout_id: uuid.UUID) -> Payment | None:
+    """The return door: the customer's payment for this checkout, settled as far as Stripe's state allows (the
+    webhook does the same; whichever comes first does the work). None when the checkout had no payment."""
+    payment = Payment.objects.filter(checkout_id=checkout_id, customer=customer).first() if customer else None
+    if payment is None or payment.is_final or not payment.stripe_session_id:
+        return payment
+    try:
+        return payment_settle(session_id=payment.stripe_session_id)
+    except PaymentError:
+        # The webhook (or the page's next poll) finishes it; the page says it is being confirmed.
+        return payment
 
 
 def _reviewed_lines(request: HttpRequest, checkout_id: uuid.UUID) -> dict[str, Any] | None:
@@ -409,10 +463,15 @@ def _get_customer(user: Any) -> Customer | None:
 
 
 def _get_checkout_for_user(
-    customer: Customer | None, checkout_id: uuid.UUID, *, queued: list[str] | None = None
+    customer: Customer | None,
+    checkout_id: uuid.UUID,
+    *,
+    queued: list[str] | None = None,
+    payment: Payment | None = None,
 ) -> list[Registration]:
     """The checkout's recorded lines if they belong to the signed-in customer; 404 otherwise (before any
-    provider call), unless this browser placed it a moment ago and the worker has not recorded a line yet."""
+    provider call), unless this browser placed it a moment ago and the worker has not recorded a line yet, or it
+    was paid for and its lines are not registered yet (the page waits for them)."""
     if customer is None:
         raise Http404
     lines = list(
@@ -420,7 +479,7 @@ def _get_checkout_for_user(
         .select_related("customer", "order")
         .order_by("domain_name")
     )
-    if not lines and not queued:
+    if not lines and not queued and payment is None:
         raise Http404
     if Registration.objects.filter(checkout_id=checkout_id).exclude(customer=customer).exists():
         raise Http404

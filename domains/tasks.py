@@ -24,6 +24,7 @@ from domains.emails import (
     renewal_email_send,
 )
 from domains.models import Registration
+from domains.payments import paid_lines_resolve
 from domains.services import registration_place, registration_reconcile, registrations_to_reconcile
 from storefront.background import retry_later
 
@@ -140,6 +141,8 @@ def reconcile_registrations() -> dict[str, int]:
             counts["unsettled"] += 1
     if counts["registered"] or counts["not_registered"]:
         send_pending_checkout_emails.enqueue()
+    # Paid lines held for an unknown registration: their payment captures or releases their part now.
+    counts["payments_resolved"] = paid_lines_resolve()
     return counts
 
 

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "sandbox",
+    "sandbox.stripe_api",
 ]
 
 MIDDLEWARE = [
@@ -109,3 +110,8 @@ LOGGING = {
     "root": {"handlers": ["stdout"], "level": env.str("SANDBOX_LOG_LEVEL", default="INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }
+
+# The payment sandbox (sandbox/stripe_api): where it POSTs webhook events and the secret it signs them with. The
+# secret is not a secret: it only ever signs a local sandbox's events. Staff can change both in its admin.
+SANDBOX_STRIPE_WEBHOOK_URL = env.str("SANDBOX_STRIPE_WEBHOOK_URL", default="")
+SANDBOX_STRIPE_WEBHOOK_SECRET = env.str("SANDBOX_STRIPE_WEBHOOK_SECRET", default="whsec_sandbox_local")

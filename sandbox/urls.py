@@ -54,9 +54,12 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("healthz", healthz),
+    # The payment sandbox: Stripe's API (the part the storefront uses) and its hosted payment page.
+    path("stripe/", include("sandbox.stripe_api.urls")),
     *_routes(TEST),
     *_routes(LIVE, prefix="live/"),
 ]
 
 if settings.SANDBOX_CONTROL:
+    urlpatterns.append(path("_control/stripe/", include("sandbox.stripe_api.control")))
     urlpatterns.append(path("_control/", include("sandbox.control")))

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "domains",
     "dns",
     "pricing",
+    "billing",
 ]
 
 MIDDLEWARE = [
@@ -289,10 +290,45 @@ if PRICE_ROUNDING not in ("none", "99"):
 # What customers pay in (ISO 4217). The provider charges USD; another currency needs a rate set in the admin.
 STORE_CURRENCY = env.str("STORE_CURRENCY", default="USD").strip().upper()
 
+# --- Payments (Stripe) -------------------------------------------------------------------------------------
+# billing/ is the only code that talks to Stripe, through its SDK at STRIPE_API_BASE. Without a Stripe key (and
+# with the provider's sandbox) it talks to the payment sandbox (`sandbox/stripe_api`, served by the same sandbox
+# process under /stripe/) with that sandbox's published test key and webhook secret.
+PAYMENTS_DISABLED = env.bool("PAYMENTS_DISABLED", default=False)
+STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
+STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
+_PAYMENT_SANDBOX = not STRIPE_SECRET_KEY and RESELLER_SANDBOX
+if _PAYMENT_SANDBOX:
+    # Not secrets: they only ever open or sign a local payment sandbox.
+    STRIPE_SECRET_KEY = "sk_test_payment_sandbox"
+    STRIPE_WEBHOOK_SECRET = STRIPE_WEBHOOK_SECRET or "whsec_sandbox_local"
+STRIPE_API_BASE = env.str(
+    "STRIPE_API_BASE", default=f"{SANDBOX_URL}/stripe" if _PAYMENT_SANDBOX else "https://api.stripe.com"
+).rstrip("/")
+_LIVE_PROVIDER_KEY = RESELLER_API_KEY.removeprefix("nk_").startswith("live_")
+if not DEBUG and _LIVE_PROVIDER_KEY and not PAYMENTS_DISABLED and not STRIPE_SECRET_KEY:
+    # Selling real domains with no way to take payment would register them unpaid.
+    raise ImproperlyConfigured(
+        "With a live RESELLER_API_KEY, set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true."
+    )
+if not DEBUG and STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and not PAYMENTS_DISABLED:
+    raise ImproperlyConfigured("With STRIPE_SECRET_KEY set, set STRIPE_WEBHOOK_SECRET (whsec_…) too.")
+# Seconds. A capture whose answer takes longer is read back from Stripe, never repeated blindly.
+STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
+STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
+# The registering side that payment_settle hands each paid line to (a dotted path to a Registrar callable).
+BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.payments.register_paid_line")
+
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with
-# allowEval off). Forms may post to ourselves only; the control-panel hand-off redirects to the panel's origin.
+# allowEval off). Forms may post to ourselves only; the control-panel hand-off redirects to the panel's origin,
+# checkout to the payment page's.
 _panel_origin = "{0.scheme}://{0.netloc}".format(urlparse(RESELLER_PANEL_URL)) if RESELLER_PANEL_URL else ""
+# Checkout's POST answers 303 to the payment page, and form-action governs where a form's redirects may lead:
+# Stripe Checkout's own origin, or the payment sandbox's.
+_payment_origin = (
+    "{0.scheme}://{0.netloc}".format(urlparse(STRIPE_API_BASE)) if _PAYMENT_SANDBOX else "https://checkout.stripe.com"
+)
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -304,7 +340,11 @@ CONTENT_SECURITY_POLICY = {
         "object-src": ["'none'"],
         "base-uri": ["'self'"],
         "frame-ancestors": ["'none'"],
-        "form-action": ["'self'", *([_panel_origin] if _panel_origin else [])],
+        "form-action": [
+            "'self'",
+            *([_panel_origin] if _panel_origin else []),
+            *([_payment_origin] if not PAYMENTS_DISABLED and _payment_origin != _panel_origin else []),
+        ],
     }
 }
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

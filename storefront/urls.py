@@ -20,4 +20,5 @@ urlpatterns = [
     path("account/", include("accounts.account_urls")),
     path("", include("domains.urls")),
     path("", include("dns.urls")),
+    path("", include("billing.urls")),
 ]

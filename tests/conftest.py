@@ -28,6 +28,9 @@ from django.test.client import MULTIPART_CONTENT
 
 from storefront.gateway import gateway
 from tests.sandbox_control import DEMO_PARTNER, SandboxControl, set_session_sandbox
+from tests.stripe_control import TEST_KEY as STRIPE_TEST_KEY
+from tests.stripe_control import WEBHOOK_SECRET as STRIPE_WEBHOOK_SECRET
+from tests.stripe_control import StripeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -212,3 +215,18 @@ def priced(sandbox_url) -> str:
     result = prices_sync()
     assert result.ok, result.message
     return sandbox_url
+
+
+@pytest.fixture
+def stripe_sandbox(sandbox_server) -> Iterator[StripeControl]:
+    """The payment sandbox (served by the session's sandbox under /stripe/), reset, with billing pointed at it."""
+    control = StripeControl(sandbox_server.base_url)
+    control.reset()
+    with override_settings(
+        STRIPE_API_BASE=control.api_base,
+        STRIPE_SECRET_KEY=STRIPE_TEST_KEY,
+        STRIPE_WEBHOOK_SECRET=STRIPE_WEBHOOK_SECRET,
+        PAYMENTS_DISABLED=False,
+    ):
+        yield control
+    control.reset()

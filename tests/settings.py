@@ -59,3 +59,8 @@ if os.environ.get("STOREFRONT_TEST_TASKS") == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # The sync's pacing is tested with a fake clock; the real limit would only slow the suite.
 ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0
+# The payment sandbox's "timeout after capture" fault holds its answer longer than this.
+STRIPE_READ_TIMEOUT = 2.0
+# The checkout tests that predate payments register straight away, as a store with PAYMENTS_DISABLED=true does;
+# the payment tests switch payments on with the `stripe_sandbox` fixture.
+PAYMENTS_DISABLED = True

@@ -4,4 +4,8 @@ from django.urls import include, path
 
 from sandbox.urls import urlpatterns as served
 
-urlpatterns = [*served, path("_control/", include("sandbox.control"))]
+urlpatterns = [
+    *served,
+    path("_control/stripe/", include("sandbox.stripe_api.control")),
+    path("_control/", include("sandbox.control")),
+]

@@ -9,7 +9,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_", "SANDBOX_"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "RESELLER_", "SANDBOX_", "STRIPE_", "PAYMENTS_"))
+    }
     clean.pop("DATABASE_URL", None)
     clean.pop("CACHE_URL", None)
     clean["DJANGO_SETTINGS_MODULE"] = "storefront.settings"
@@ -29,6 +33,9 @@ PRODUCTION = {
     # A live key signs customers up at the real provider: its own countries file (tests read the shared copy).
     "COUNTRIES_FILE": str(ROOT.parent / "shared" / "reference" / "countries.json"),
     "EMAIL_URL": "smtp+tls://mailer:pw@smtp.example.com:587",
+    # A live provider key sells real domains: the store takes real payments (placeholders, never used here).
+    "STRIPE_SECRET_KEY": "sk_live_" + "s" * 24,
+    "STRIPE_WEBHOOK_SECRET": "whsec_" + "w" * 24,
 }
 
 
@@ -121,3 +128,32 @@ def test_the_dns_app_is_ours_not_dnspython():
     import dns
 
     assert Path(dns.__file__).resolve().is_relative_to(ROOT)
+
+
+def _production_without(*names: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in PRODUCTION.items() if k not in names}
+    return _run_manage("check", **env, **extra)
+
+
+def test_a_live_provider_key_without_a_stripe_key_refuses_to_start():
+    result = _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET")
+    assert result.returncode != 0
+    assert "set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true" in result.stderr
+
+
+def test_a_live_provider_key_may_start_with_payments_disabled():
+    result = _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", PAYMENTS_DISABLED="true")
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_stripe_key_without_its_webhook_secret_refuses_to_start():
+    result = _production_without("STRIPE_WEBHOOK_SECRET")
+    assert result.returncode != 0
+    assert "set STRIPE_WEBHOOK_SECRET" in result.stderr
+
+
+def test_checkout_may_lead_to_stripe_checkout_under_the_content_security_policy():
+    show = "from django.conf import settings; print(settings.CONTENT_SECURITY_POLICY['DIRECTIVES']['form-action'])"
+    result = _run_manage("shell", "-c", show, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "https://checkout.stripe.com" in result.stdout

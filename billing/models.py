@@ -1,0 +1,154 @@
+"""Payments (authorise → register → capture), their lines, Stripe's webhook events as received, receipts.
+
+Money is Decimal in the payment's currency; Stripe's integer minor units are converted at the boundary
+(billing/stripe_client.py). Every state change is a conditional update or happens under the payment's row lock, so
+a second door (the return after paying, the webhook, a replay) finds the work done and changes nothing.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from accounts.models import Customer
+from pricing.money import Money
+
+
+class Payment(models.Model):
+    class Status(models.TextChoices):
+        CREATED = "created", "Created (waiting for the customer to pay)"
+        AUTHORISED = "authorised", "Authorised (registering, not captured yet)"
+        CAPTURED = "captured", "Captured"
+        PARTIALLY_CAPTURED = "partially_captured", "Partially captured (the rest released)"
+        CANCELLED = "cancelled", "Cancelled (nothing captured)"
+        REFUNDED = "refunded", "Refunded"
+
+    FINAL = (Status.CAPTURED, Status.PARTIALLY_CAPTURED, Status.CANCELLED, Status.REFUNDED)
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="payments")
+    # The checkout that this payment pays for: one payment per checkout, whatever the number of clicks.
+    checkout_id = models.UUIDField(unique=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.CREATED, db_index=True)
+    currency = models.CharField(max_length=3)
+    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The quoted total of the lines.")
+    amount_authorised = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    amount_captured = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    amount_refunded = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    stripe_session_id = models.CharField(max_length=255, unique=True, null=True, blank=True)
+    stripe_payment_intent_id = models.CharField(max_length=255, blank=True, db_index=True)
+    # Set by whoever claimed the capture (or release) call; a claim older than a few minutes may be taken over.
+    capture_started_at = models.DateTimeField(null=True, blank=True)
+    needs_attention = models.BooleanField(default=False, db_index=True)
+    attention_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(amount_captured__lte=models.F("amount_authorised")),
+                name="payment_captures_at_most_what_was_authorised",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(amount_refunded__lte=models.F("amount_captured")),
+                name="payment_refunds_at_most_what_was_captured",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Payment {self.pk} ({self.get_status_display()}, {self.amount} {self.currency})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL
+
+    @property
+    def refunded(self) -> Money:
+        return Money(self.amount_refunded, self.currency)
+
+
+class PaymentLine(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        REGISTERING = "registering", "Registering"
+        REGISTERED = "registered", "Registered"
+        FAILED = "failed", "Failed (not charged)"
+        UNKNOWN = "unknown", "Unknown (held until reconciled)"
+        REFUNDED = "refunded", "Refunded"
+
+    payment = models.ForeignKey(Payment, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveSmallIntegerField()
+    # What the registering side knows the line by (the domain name for a domain line).
+    reference = models.CharField(max_length=255)
+    description = models.CharField(max_length=255)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    details = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    # Set when a door claimed the line for registration; a claim older than a few minutes may be taken over.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    # What the registering side answered with (e.g. its registration's id), for staff.
+    registration_ref = models.CharField(max_length=255, blank=True)
+    stripe_refund_id = models.CharField(max_length=255, blank=True)
+    refunded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["payment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["payment", "reference"], name="one_line_per_payment_reference"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.description} ({self.amount})"
+
+    @property
+    def price(self) -> Money:
+        return Money(self.amount, self.payment.currency)
+
+
+class WebhookEvent(models.Model):
+    """A Stripe event as received (signature verified); processed once, whatever the number of deliveries."""
+
+    event_id = models.CharField(max_length=255, unique=True)
+    type = models.CharField(max_length=100)
+    payload = models.JSONField()
+    received_at = models.DateTimeField(auto_now_add=True)
+    deliveries = models.PositiveIntegerField(default=1)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} {self.type}"
+
+
+class ReceiptCounter(models.Model):
+    """The last receipt number of a store, moved under its row lock in the transaction that issues a receipt."""
+
+    store = models.CharField(max_length=100, primary_key=True)
+    last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.store}: {self.last_number}"
+
+
+class Receipt(models.Model):
+    store = models.CharField(max_length=100)
+    number = models.PositiveIntegerField()
+    payment = models.OneToOneField(Payment, on_delete=models.PROTECT, related_name="receipt")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    issued_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["store", "number"]
+        constraints = [models.UniqueConstraint(fields=["store", "number"], name="one_receipt_number_per_store")]
+
+    def __str__(self) -> str:
+        return f"Receipt {self.number}"
+
+    @property
+    def total(self) -> Money:
+        return Money(self.amount, self.currency)

@@ -1,0 +1,498 @@
+"""Payments: start (a Checkout Session for the reviewed lines), settle (the one step both doors call), capture,
+release, refund.
+
+Authorise, register, then capture: the card is only authorised at checkout (`capture_method=manual`); once the
+authorisation for exactly the quoted amount is read back from Stripe, each line is handed to the registering
+side; then the amount of the lines that registered is captured and the rest released, or the authorisation is
+cancelled when none did. A line whose registration outcome is unknown holds its part (no capture yet) until
+`payment_line_resolve` settles it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from accounts.models import Customer
+from billing import stripe_client
+from billing.errors import (
+    CheckoutChanged,
+    PaymentError,
+    PaymentOutcomeUnknown,
+    PaymentRefused,
+    PaymentsDisabled,
+    PaymentUnavailable,
+    SessionClosed,
+    UnknownSession,
+)
+from billing.models import Payment, PaymentLine, Receipt, ReceiptCounter
+from pricing.money import Money
+
+logger = logging.getLogger(__name__)
+
+# A claim (of a line's registration, or of the capture call) older than this was abandoned by a process that died
+# mid-call: another door may take it over. Both callees are idempotent (the registration machinery per checkout
+# and domain, Stripe's capture per idempotency key), so taking over never does the work twice.
+STALE_CLAIM = dt.timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class LineToPay:
+    """One reviewed line at its quoted retail price."""
+
+    reference: str  # unique in the checkout; the registering side finds its line by it (the domain name)
+    description: str
+    price: Money
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StartedPayment:
+    payment: Payment
+    url: str  # Stripe's hosted payment page: answer the checkout POST with a 303 to it
+
+
+class LineOutcome(StrEnum):
+    REGISTERED = "registered"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class LineResult:
+    outcome: LineOutcome
+    reference: str = ""  # e.g. the registration's id, shown to staff
+
+
+# Registers one paid line; must be idempotent (it may be called again for a line whose first call was abandoned).
+Registrar = Callable[[PaymentLine], LineResult]
+
+
+def _now() -> dt.datetime:
+    return timezone.now()
+
+
+def _attention(payment: Payment, reason: str) -> None:
+    Payment.objects.filter(pk=payment.pk).update(needs_attention=True, attention_reason=reason)
+    payment.needs_attention, payment.attention_reason = True, reason
+    logger.warning("payment %s needs attention: %s", payment.pk, reason)
+
+
+# --- Starting ---------------------------------------------------------------------------------------------------
+
+
+def payment_start(
+    *,
+    customer: Customer,
+    lines: Sequence[LineToPay],
+    checkout_id: uuid.UUID,
+    success_url: str,
+    cancel_url: str,
+) -> StartedPayment:
+    """Record a Payment for the lines and open a Checkout Session for it (once per checkout).
+
+    `success_url` should carry `{CHECKOUT_SESSION_ID}`, which Stripe fills in on the way back.
+    Raises PaymentsDisabled, PaymentUnavailable, PaymentRefused, CheckoutChanged (same checkout, other lines).
+    """
+    if settings.PAYMENTS_DISABLED:
+        raise PaymentsDisabled("PAYMENTS_DISABLED is on")
+    if not lines:
+        raise PaymentError("no lines to pay")
+    currency = lines[0].price.currency
+    if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
+        raise PaymentError("lines must share one currency and cost 0 or more")
+    total = sum((line.price.amount for line in lines), Decimal(0))
+    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
+    if payment.status != Payment.Status.CREATED:
+        raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
+    if payment.stripe_session_id:
+        return _reopen(payment)
+    session = stripe_client.call(
+        "checkout session create",
+        lambda client: client.v1.checkout.sessions.create(
+            params=_session_params(payment, success_url=success_url, cancel_url=cancel_url),
+            # The same checkout opens the same session, however many times it is posted.
+            options={"idempotency_key": f"checkout-{checkout_id}"},
+        ),
+    )
+    if session.status != "open":
+        raise PaymentError(f"session {session.id} is {session.status}", code="session_closed")
+    Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
+    payment.refresh_from_db()
+    return StartedPayment(payment=payment, url=session.url)
+
+
+def _reopen(payment: Payment) -> StartedPayment:
+    """The checkout posted again: back to its session's page while it is open. An expired session settles the
+    payment as cancelled (a new review then gets a new checkout id); a completed one is being settled."""
+    session_id = payment.stripe_session_id
+    session = stripe_client.call(
+        "checkout session retrieve", lambda client: client.v1.checkout.sessions.retrieve(session_id)
+    )
+    if session.status == "open":
+        return StartedPayment(payment=payment, url=session.url)
+    payment = payment_settle(session_id=session_id)
+    if session.status == "complete":
+        raise PaymentError(f"session {session_id} is complete", code="already_paid")
+    raise SessionClosed(f"session {session_id} is {session.status}", code="session_closed")
+
+
+def _payment_for(
+    *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str, total: Decimal
+) -> Payment:
+    try:
+        with transaction.atomic():
+            payment = Payment.objects.create(
+                customer=customer, checkout_id=checkout_id, currency=currency, amount=total
+            )
+            PaymentLine.objects.bulk_create(
+                PaymentLine(
+                    payment=payment,
+                    position=index,
+                    reference=line.reference,
+                    description=line.description,
+                    amount=line.price.amount,
+                    details=line.details,
+                )
+                for index, line in enumerate(lines)
+            )
+            return payment
+    except IntegrityError:
+        # This checkout already has its payment (a second click, another tab): the same lines reuse it.
+        payment = Payment.objects.get(checkout_id=checkout_id)
+        same = [(line.reference, line.price.amount) for line in lines] == [
+            (line.reference, line.amount) for line in payment.lines.all()
+        ]
+        if payment.customer_id != customer.pk or payment.currency != currency or not same:
+            raise CheckoutChanged(f"checkout {checkout_id} was started with other lines") from None
+        return payment
+
+
+def _session_params(payment: Payment, *, success_url: str, cancel_url: str) -> dict[str, Any]:
+    metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
+    return {
+        "mode": "payment",
+        "success_url": success_url,
+        "cancel_url": cancel_url,
+        "client_reference_id": str(payment.checkout_id),
+        "customer_email": payment.customer.email,
+        "metadata": metadata,
+        "payment_intent_data": {"capture_method": "manual", "metadata": metadata},
+        "line_items": [
+            {
+                "quantity": 1,
+                "price_data": {
+                    "currency": payment.currency.lower(),
+                    "unit_amount": stripe_client.to_minor(line.amount, payment.currency),
+                    "product_data": {"name": line.description},
+                },
+            }
+            for line in payment.lines.all()
+        ],
+    }
+
+
+# --- Settling: the one step both doors call ---------------------------------------------------------------------
+
+
+def default_registrar() -> Registrar | None:
+    """The registering side, as configured (settings.BILLING_LINE_REGISTRAR, a dotted path), or None."""
+    path = getattr(settings, "BILLING_LINE_REGISTRAR", "")
+    return import_string(path) if path else None
+
+
+def payment_settle(*, session_id: str, register: Registrar | None = None) -> Payment:
+    """Move the session's payment as far as Stripe's state allows; safe to call any number of times, in any order.
+
+    Reads the session back from Stripe (never trusts what a caller says about it), records the authorisation,
+    registers each line once, then captures once (or releases). Raises UnknownSession, PaymentUnavailable.
+    """
+    payment = Payment.objects.filter(stripe_session_id=session_id).first()
+    if payment is None:
+        raise UnknownSession(f"no payment for session {session_id}")
+    if payment.is_final:
+        return payment
+    if payment.status == Payment.Status.CREATED:
+        session = stripe_client.call(
+            "checkout session retrieve",
+            lambda client: client.v1.checkout.sessions.retrieve(session_id, params={"expand": ["payment_intent"]}),
+        )
+        payment = _record_authorisation(payment, session)
+    if payment.status != Payment.Status.AUTHORISED:
+        return payment
+    _register_lines(payment, register if register is not None else default_registrar())
+    return _capture_when_decided(payment)
+
+
+def _record_authorisation(payment: Payment, session: Any) -> Payment:
+    intent = session.payment_intent
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().get(pk=payment.pk)
+        if payment.status != Payment.Status.CREATED:
+            return payment  # another door got here first
+        if session.status == "expired" or (intent is not None and intent.status == "canceled"):
+            payment.status, payment.settled_at = Payment.Status.CANCELLED, _now()
+            payment.save(update_fields=["status", "settled_at", "updated_at"])
+            return payment
+        if session.status != "complete" or intent is None or intent.status != "requires_capture":
+            return payment  # not paid (yet): declined cards leave the session open
+        payment.stripe_payment_intent_id = intent.id
+        expected = stripe_client.to_minor(payment.amount, payment.currency)
+        matches = (
+            intent.amount_capturable == expected
+            and intent.currency == payment.currency.lower()
+            and session.client_reference_id == str(payment.checkout_id)
+        )
+        payment.amount_authorised = stripe_client.from_minor(intent.amount_capturable, intent.currency)
+        payment.status = Payment.Status.AUTHORISED
+        payment.save(update_fields=["stripe_payment_intent_id", "amount_authorised", "status", "updated_at"])
+    if not matches:
+        # Never register on an authorisation for another amount than quoted: let it go, and tell staff.
+        _attention(payment, f"authorised {payment.amount_authorised} {intent.currency}, quoted {payment.amount}")
+        PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
+            status=PaymentLine.Status.FAILED
+        )
+        return payment_release(payment=payment)
+    return payment
+
+
+def _claim_line(line: PaymentLine) -> bool:
+    """Whether this door takes the line's registration: pending, or a registering claim that was abandoned."""
+    now = _now()
+    claimable = Q(status=PaymentLine.Status.PENDING) | Q(
+        status=PaymentLine.Status.REGISTERING, claimed_at__lt=now - STALE_CLAIM
+    )
+    return bool(
+        PaymentLine.objects.filter(claimable, pk=line.pk).update(status=PaymentLine.Status.REGISTERING, claimed_at=now)
+    )
+
+
+def _register_lines(payment: Payment, register: Registrar | None) -> None:
+    if register is None:
+        _attention(payment, "authorised, but no registrar is configured (settings.BILLING_LINE_REGISTRAR)")
+        return
+    for line in payment.lines.filter(status__in=[PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING]):
+        if not _claim_line(line):
+            continue  # another door is registering it
+        try:
+            result = register(line)
+        except Exception:
+            # We cannot tell whether it was registered: it holds its part until reconciled.
+            logger.exception("registering line %s of payment %s failed unexpectedly", line.pk, payment.pk)
+            result = LineResult(LineOutcome.UNKNOWN)
+        PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERING).update(
+            status=result.outcome.value, registration_ref=result.reference[:255]
+        )
+
+
+def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str = "") -> Payment:
+    """Reconciliation's answer for a line whose outcome was unknown; captures or releases once all are decided."""
+    PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.UNKNOWN).update(
+        status=PaymentLine.Status.REGISTERED if registered else PaymentLine.Status.FAILED,
+        registration_ref=reference[:255] or F("registration_ref"),
+    )
+    return _capture_when_decided(Payment.objects.get(pk=line.payment_id))
+
+
+def _capture_when_decided(payment: Payment) -> Payment:
+    statuses = set(payment.lines.values_list("status", flat=True))
+    if statuses & {PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING}:
+        return payment
+    if PaymentLine.Status.UNKNOWN in statuses:
+        _attention(payment, "a line's registration is unknown: its part is held until reconciliation settles it")
+        return payment
+    if PaymentLine.Status.REGISTERED in statuses:
+        return payment_capture(payment=payment)
+    return payment_release(payment=payment)
+
+
+# --- Capture, release, refund -----------------------------------------------------------------------------------
+# Idempotency keys are made of the checkout id (a UUID), never our row ids: a database may hand a rolled-back id
+# out again, and Stripe would then answer another payment's request with this one's first answer.
+
+
+def _claim_capture(payment: Payment) -> bool:
+    now = _now()
+    return bool(
+        Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED)
+        .filter(Q(capture_started_at__isnull=True) | Q(capture_started_at__lt=now - STALE_CLAIM))
+        .update(capture_started_at=now)
+    )
+
+
+def _unclaim(payment: Payment) -> None:
+    # Nothing happened at Stripe, or its outcome is unknown: the next door retries (with the same idempotency key,
+    # so a capture that did happen is answered again, never done twice).
+    Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED).update(capture_started_at=None)
+
+
+def _read_back(payment: Payment, what: str) -> Any | None:
+    """The payment intent as Stripe has it now; None (claim given back, staff told) when it cannot be read."""
+    try:
+        return stripe_client.call(
+            "payment intent retrieve",
+            lambda client: client.v1.payment_intents.retrieve(payment.stripe_payment_intent_id),
+        )
+    except PaymentUnavailable:
+        _unclaim(payment)
+        _attention(payment, f"the {what}'s outcome is unknown; the next settle retries it with the same key")
+        return None
+
+
+def payment_capture(*, payment: Payment) -> Payment:
+    """Capture the amount of the registered lines (the rest of the authorisation is released). Once."""
+    if not _claim_capture(payment):
+        payment.refresh_from_db()
+        return payment
+    amount = sum((line.amount for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED)), Decimal(0))
+    minor = stripe_client.to_minor(amount, payment.currency)
+    try:
+        intent = stripe_client.call(
+            "payment intent capture",
+            lambda client: client.v1.payment_intents.capture(
+                payment.stripe_payment_intent_id,
+                params={"amount_to_capture": minor},
+                options={"idempotency_key": f"checkout-{payment.checkout_id}-capture-{minor}"},
+            ),
+            changes_state=True,
+        )
+    except (PaymentOutcomeUnknown, PaymentRefused) as err:
+        # It may have been captured (an answer lost) or already be (another process): Stripe's state decides.
+        logger.warning("capture of payment %s: %s; reading the payment intent back", payment.pk, err.detail)
+        intent = _read_back(payment, "capture")
+    except PaymentUnavailable:
+        _unclaim(payment)
+        raise
+    return payment if intent is None else _record_intent(payment, intent)
+
+
+def payment_release(*, payment: Payment) -> Payment:
+    """Cancel the authorisation (nothing registered, or the amount was not the quoted one). Once."""
+    if not _claim_capture(payment):
+        payment.refresh_from_db()
+        return payment
+    try:
+        intent = stripe_client.call(
+            "payment intent cancel",
+            lambda client: client.v1.payment_intents.cancel(
+                payment.stripe_payment_intent_id, options={"idempotency_key": f"checkout-{payment.checkout_id}-release"}
+            ),
+            changes_state=True,
+        )
+    except (PaymentOutcomeUnknown, PaymentRefused) as err:
+        logger.warning("release of payment %s: %s; reading the payment intent back", payment.pk, err.detail)
+        intent = _read_back(payment, "release")
+    except PaymentUnavailable:
+        _unclaim(payment)
+        raise
+    return payment if intent is None else _record_intent(payment, intent)
+
+
+def _record_intent(payment: Payment, intent: Any) -> Payment:
+    """Take over what Stripe says the payment intent now is (captured or cancelled), once, with the receipt."""
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().get(pk=payment.pk)
+        if payment.status != Payment.Status.AUTHORISED:
+            return payment
+        if intent.status == "succeeded":
+            payment.amount_captured = stripe_client.from_minor(intent.amount_received, intent.currency)
+            full = payment.amount_captured == payment.amount_authorised
+            payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
+            # What held it (an unknown line, a lost answer) is settled now.
+            payment.needs_attention, payment.attention_reason = False, ""
+        elif intent.status == "canceled":
+            payment.status = Payment.Status.CANCELLED
+        else:
+            _unclaim(payment)
+            _attention(payment, f"Stripe says the payment intent is {intent.status}")
+            return payment
+        payment.settled_at = _now()
+        fields = ["amount_captured", "status", "settled_at", "needs_attention", "attention_reason", "updated_at"]
+        payment.save(update_fields=fields)
+        if payment.amount_captured > 0:
+            receipt_issue(payment=payment)
+    return payment
+
+
+def refund_line(*, line: PaymentLine) -> PaymentLine:
+    """Refund one captured line in full (idempotent: a second call finds it refunded)."""
+    payment = line.payment
+    if line.status == PaymentLine.Status.REFUNDED:
+        return line
+    if line.status != PaymentLine.Status.REGISTERED or payment.status not in (
+        Payment.Status.CAPTURED,
+        Payment.Status.PARTIALLY_CAPTURED,
+        Payment.Status.REFUNDED,
+    ):
+        raise PaymentError(f"line {line.pk} was not charged", code="not_charged")
+    minor = stripe_client.to_minor(line.amount, payment.currency)
+    refund = stripe_client.call(
+        "refund create",
+        lambda client: client.v1.refunds.create(
+            params={
+                "payment_intent": payment.stripe_payment_intent_id,
+                "amount": minor,
+                "metadata": {"payment_id": str(payment.pk), "line": line.reference},
+            },
+            options={"idempotency_key": f"checkout-{payment.checkout_id}-refund-{line.reference}"},
+        ),
+        changes_state=True,
+    )
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().get(pk=payment.pk)
+        if not PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERED).update(
+            status=PaymentLine.Status.REFUNDED, stripe_refund_id=refund.id, refunded_at=_now()
+        ):
+            line.refresh_from_db()
+            return line
+        payment.amount_refunded += line.amount
+        if payment.amount_refunded == payment.amount_captured:
+            payment.status = Payment.Status.REFUNDED
+        payment.save(update_fields=["amount_refunded", "status", "updated_at"])
+    line.refresh_from_db()
+    return line
+
+
+# --- Receipts ---------------------------------------------------------------------------------------------------
+
+
+def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
+    """The payment's receipt, numbered 1, 2, 3… per store without gaps: the counter row is locked and moved in the
+    caller's transaction, so a rolled-back payment takes its number back with it."""
+    store = store or settings.STORE_NAME
+    existing = Receipt.objects.filter(payment=payment).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        ReceiptCounter.objects.get_or_create(store=store)
+        counter = ReceiptCounter.objects.select_for_update().get(store=store)
+        counter.last_number += 1
+        counter.save(update_fields=["last_number"])
+        return Receipt.objects.create(
+            store=store,
+            number=counter.last_number,
+            payment=payment,
+            amount=payment.amount_captured,
+            currency=payment.currency,
+        )
+
+
+def payments_needing_attention():
+    """Payments staff should look at: flagged, or authorised and not settled after a while."""
+    return Payment.objects.filter(
+        Q(needs_attention=True)
+        | Q(status=Payment.Status.AUTHORISED, updated_at__lt=_now() - STALE_CLAIM)
+        | Q(lines__status=PaymentLine.Status.UNKNOWN)
+    ).distinct()

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from billing import views
+
+app_name = "billing"
+
+urlpatterns = [
+    path("payments/stripe/webhook/", views.stripe_webhook, name="stripe_webhook"),
+    path("payments/receipts/<int:number>/", views.receipt, name="receipt"),
+]

@@ -1,0 +1,126 @@
+"""The payment sandbox's state: Stripe's objects as the API shows them, requests it has answered, events it sends.
+
+Objects are kept as the JSON the API answers with (their shape follows Stripe's own example objects), so that an
+answer is exactly what was stored; the few fields the sandbox queries on are columns beside it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class StripeObject(models.Model):
+    """A checkout session, payment intent or refund, as the API answers with it."""
+
+    id = models.CharField(primary_key=True, max_length=80)
+    object = models.CharField(max_length=40, db_index=True)
+    data = models.JSONField()
+    # The secret key that created it: another key gets "No such ..." as from another Stripe account.
+    api_key = models.CharField(max_length=120)
+    # Payment intents only: the refunds and captures are checked against these (not in the API's shape).
+    payment_intent = models.CharField(max_length=80, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class IdempotentAnswer(models.Model):
+    """The first answer to a POST with an Idempotency-Key: a retry with the same key and parameters gets it again."""
+
+    api_key = models.CharField(max_length=120)
+    key = models.CharField(max_length=255)
+    path = models.CharField(max_length=255)
+    params = models.JSONField()
+    status = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["api_key", "key"], name="stripe_idempotency_key_once")]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class ApiCall(models.Model):
+    """Every API request answered, so that tests and staff can see e.g. that a payment was captured once."""
+
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=255)
+    status = models.PositiveSmallIntegerField()
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    replayed = models.BooleanField(default=False)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} {self.status}"
+
+
+class Event(models.Model):
+    """A webhook event, kept whether or not it was delivered (a test can read it signed and replay it)."""
+
+    id = models.CharField(primary_key=True, max_length=80)
+    type = models.CharField(max_length=80)
+    data = models.JSONField()
+    deliveries = models.PositiveIntegerField(default=0)
+    last_delivery_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.type}"
+
+
+class Delivery(models.TextChoices):
+    NORMAL = "normal", "each event once, in order"
+    DELAYED = "delayed", "after a delay"
+    DUPLICATED = "duplicated", "each event twice"
+    OUT_OF_ORDER = "out_of_order", "the events of one step in reverse order"
+    NEVER = "never", "never sent"
+
+
+def _default_secret() -> str:
+    return settings.SANDBOX_STRIPE_WEBHOOK_SECRET
+
+
+class Setup(models.Model):
+    """The payment sandbox's one row of settings and faults, switched by staff in the admin (or by tests)."""
+
+    webhook_url = models.URLField(
+        blank=True, help_text="Where events are POSTed; empty: SANDBOX_STRIPE_WEBHOOK_URL (bin/run sets it)."
+    )
+    webhook_secret = models.CharField(max_length=120, default=_default_secret, help_text="whsec_… to sign with.")
+    webhook_delivery = models.CharField(max_length=20, choices=Delivery.choices, default=Delivery.NORMAL)
+    webhook_delay_seconds = models.FloatField(default=3.0)
+    decline_all_cards = models.BooleanField(default=False, help_text="Every card is declined, 4242 too.")
+    api_error = models.BooleanField(default=False, help_text="Every API request answers 500.")
+    timeout_after_capture = models.BooleanField(
+        default=False, help_text="A capture is done, then its answer is held past any client's timeout."
+    )
+    timeout_seconds = models.FloatField(default=10.0)
+
+    class Meta:
+        verbose_name = "setup and faults"
+        verbose_name_plural = "setup and faults"
+
+    def __str__(self) -> str:
+        return "Payment sandbox setup"
+
+    @classmethod
+    def current(cls) -> Setup:
+        setup, _ = cls.objects.get_or_create(pk=1)
+        return setup
+
+    @property
+    def endpoint(self) -> str:
+        return self.webhook_url or settings.SANDBOX_STRIPE_WEBHOOK_URL

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client, override_settings
+
+from accounts.models import Customer
+from billing.services import LineToPay, StartedPayment, payment_start
+from pricing.money import Money
+from tests.billing.fakes import REGISTRAR, FakeRegistrar
+from tests.domains.conftest import CONTACT
+from tests.stripe_control import SignedEvent
+
+LINES = [
+    LineToPay("example.com", "example.com, register 1 year", Money(Decimal("12.99"), "USD"), {"years": 1}),
+    LineToPay("example.net", "example.net, register 2 years", Money(Decimal("25.00"), "USD"), {"years": 2}),
+    LineToPay("example.org", "example.org, register 1 year", Money(Decimal("9.50"), "USD"), {"years": 1}),
+]
+TOTAL = Decimal("47.49")
+GOOD_CARD = "4242 4242 4242 4242"
+DECLINED_CARD = "4000 0000 0000 0002"
+AUTHENTICATION_CARD = "4000 0025 0000 3155"
+
+
+@pytest.fixture
+def registrar() -> Iterator[FakeRegistrar]:
+    REGISTRAR.reset()
+    with override_settings(BILLING_LINE_REGISTRAR="tests.billing.fakes.register"):
+        yield REGISTRAR
+    REGISTRAR.reset()
+
+
+def _customer(email: str) -> Customer:
+    user = get_user_model().objects.create_user(username=email, email=email, password="Billing#Pass9")
+    return Customer.objects.create(user=user, customer_id=80_000 + user.pk, **CONTACT)
+
+
+@pytest.fixture
+def customer(db) -> Customer:
+    return _customer(f"payer-{uuid.uuid4().hex[:8]}@example.org")
+
+
+@pytest.fixture
+def other_customer(db) -> Customer:
+    return _customer(f"other-{uuid.uuid4().hex[:8]}@example.org")
+
+
+@pytest.fixture
+def start(stripe_sandbox, customer) -> Callable[..., StartedPayment]:
+    def started(lines: list[LineToPay] = LINES, checkout_id: uuid.UUID | None = None, who: Customer | None = None):
+        return payment_start(
+            customer=who or customer,
+            lines=lines,
+            checkout_id=checkout_id or uuid.uuid4(),
+            success_url="http://testserver/checkout/paid/?session_id={CHECKOUT_SESSION_ID}",
+            cancel_url="http://testserver/checkout/",
+        )
+
+    return started
+
+
+def post_event(client: Client, event: SignedEvent, *, signature: str | None = None):
+    return client.post(
+        "/payments/stripe/webhook/",
+        event.payload,
+        content_type="application/json",
+        headers={"Stripe-Signature": event.signature if signature is None else signature},
+    )

@@ -1,0 +1,87 @@
+"""Receipts numbered without gaps per store, shown to their owner only; the staff view of payments."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.test import Client
+
+from billing.models import Payment, PaymentLine, Receipt
+from billing.services import LineOutcome, payment_settle, receipt_issue
+from tests.billing.conftest import GOOD_CARD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def paid(start, stripe_sandbox, registrar):
+    def pay(**kwargs) -> Payment:
+        started = start(**kwargs)
+        stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD)
+        return payment_settle(session_id=started.payment.stripe_session_id)
+
+    return pay
+
+
+def test_receipt_numbers_follow_each_other_and_a_rolled_back_one_leaves_no_gap(paid):
+    first = paid().receipt.number
+    with pytest.raises(RuntimeError), transaction.atomic():
+        # A payment whose recording transaction fails takes its receipt number back with it.
+        assert paid().receipt.number == first + 1
+        raise RuntimeError("the transaction failed after the receipt was issued")
+    assert paid().receipt.number == first + 1
+    assert paid().receipt.number == first + 2
+    assert receipt_issue(payment=Payment.objects.get(receipt__number=first)).number == first  # one per payment
+
+
+def test_the_receipt_page_shows_what_was_charged_to_its_owner_only(paid, customer, other_customer, registrar):
+    registrar.outcomes["example.net"] = LineOutcome.FAILED
+    payment = paid()
+    url = f"/payments/receipts/{payment.receipt.number}/"
+    owner = Client()
+    owner.force_login(customer.user)
+    page = owner.get(url)
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert f"Receipt {payment.receipt.number}" in text
+    assert "example.com, register 1 year" in text
+    assert "example.net" not in text  # not charged, so not on the receipt
+    assert "$22.49" in text
+    stranger = Client()
+    stranger.force_login(other_customer.user)
+    assert stranger.get(url).status_code == 404
+    assert Client().get(url).status_code == 302
+
+
+@pytest.fixture
+def staff() -> Client:
+    user = get_user_model().objects.create_superuser("staff@example.org", "staff@example.org", "Staff#Pass9")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_staff_see_payments_needing_attention_and_can_refund_lines(paid, staff, registrar, stripe_sandbox):
+    captured = paid()
+    registrar.outcomes["example.org"] = LineOutcome.UNKNOWN
+    held = paid()
+    listing = staff.get("/admin/billing/payment/?attention=yes")
+    assert listing.status_code == 200
+    shown = listing.context["cl"].result_list
+    assert [p.pk for p in shown] == [held.pk]
+    detail = staff.get(f"/admin/billing/payment/{captured.pk}/change/")
+    assert detail.status_code == 200
+    assert captured.stripe_payment_intent_id in detail.content.decode()
+    response = staff.post(
+        "/admin/billing/payment/",
+        {"action": "refund_registered_lines", "_selected_action": [captured.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    captured.refresh_from_db()
+    assert (captured.status, captured.amount_refunded) == (Payment.Status.REFUNDED, Decimal("47.49"))
+    assert set(captured.lines.values_list("status", flat=True)) == {PaymentLine.Status.REFUNDED}
+    assert Receipt.objects.filter(payment=captured).exists()

@@ -1,0 +1,59 @@
+"""Journey: a customer's card is declined on the payment page, the good card goes through, the domain is registered,
+captured once (the return and the sandbox's duplicated webhooks race), and the receipt prints."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from billing.models import Payment
+from tests.browser.steps import add_to_cart, new_person, search_page, sign_up, unique_label
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _eventually(condition, seconds: float = 15.0) -> None:
+    # The sandbox delivers its webhooks from a thread of its own after the payment page answered.
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the webhook deliveries did not arrive in time"
+        time.sleep(0.1)
+
+
+def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_receipt(
+    page: Page, screenshot, stripe_sandbox, live_server
+):
+    stripe_sandbox.setup(webhook_url=f"{live_server.url}/payments/stripe/webhook/", webhook_delivery="duplicated")
+    sign_up(page, new_person())
+    name = f"{unique_label('paid')}.com"
+    search_page(page, name)
+    add_to_cart(page, name)
+    page.goto("/checkout/")
+    page.get_by_role("button", name=re.compile(r"^Buy now")).click()
+
+    expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
+    expect(page.get_by_text(f"{name}, registration for 1 year")).to_be_visible()
+    page.get_by_label("Card number").fill("4000 0000 0000 0002")
+    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    expect(page.get_by_role("alert")).to_have_text("Your card was declined.")
+    screenshot("pay-declined")
+
+    page.get_by_label("Card number").fill("4242 4242 4242 4242")
+    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    expect(page.get_by_role("heading", name="Your order")).to_be_visible()
+    expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()
+    screenshot("pay-done")
+
+    payment = Payment.objects.get()
+    _eventually(lambda: all(e.deliveries == 2 for e in stripe_sandbox.events(type="checkout.session.completed")))
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CAPTURED
+    assert len(stripe_sandbox.captures()) == 1
+
+    page.goto(f"/payments/receipts/{payment.receipt.number}/")
+    expect(page.get_by_role("heading", name=f"Receipt {payment.receipt.number}")).to_be_visible()
+    expect(page.get_by_text(f"{name}, registration for 1 year")).to_be_visible()
+    screenshot("pay-receipt")

@@ -1,0 +1,146 @@
+"""Checkout with payments on: POST answers 303 to Stripe's page; the return and the webhook register, then capture."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from billing.models import Payment
+from billing.stripe_client import stripe_client
+from domains.models import Registration
+from domains.tasks import reconcile_registrations
+from storefront.gateway import gateway
+from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
+from tests.domains.conftest import cart_of, line, put_in_cart
+
+pytestmark = pytest.mark.django_db
+
+
+def fresh(tld: str = "com") -> str:
+    return f"pay{uuid.uuid4().hex[:10]}.{tld}"
+
+
+@pytest.fixture
+def buyer(client, customer, stripe_sandbox):
+    client.force_login(customer.user)
+    return customer
+
+
+def start_paying(client) -> tuple[Payment, str]:
+    checkout_id = client.get("/checkout/").context["checkout_id"]
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert response.status_code == 303
+    payment = Payment.objects.get(checkout_id=checkout_id)
+    return payment, response["Location"]
+
+
+def test_paying_registers_every_line_and_captures_their_quoted_total(client, buyer, stripe_sandbox):
+    names = [fresh(), fresh()]
+    put_in_cart(client, line(names[0], duration=2), line(names[1]))
+    payment, url = start_paying(client)
+    assert url.startswith(stripe_sandbox.api_base + "/pay/")
+    assert not Registration.objects.filter(checkout_id=payment.checkout_id).exists()  # nothing before paying
+    assert payment.amount == Decimal("27.98") + Decimal("12.99")
+
+    assert stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD) == "authorised"
+    done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+    assert done.status_code == 200
+    assert "2 domains registered" in done.content.decode()
+    for name in names:
+        assert Registration.objects.get(checkout_id=payment.checkout_id, domain_name=name).status == "registered"
+    payment.refresh_from_db()
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("40.97"))
+    assert cart_of(client) == {}
+
+    for event in stripe_sandbox.events(type="checkout.session.completed") * 3:
+        assert post_event(Client(), event).status_code == 200
+    assert len(stripe_sandbox.captures()) == 1
+
+
+def test_a_name_taken_before_the_payment_settles_is_not_charged(client, buyer, other_customer, stripe_sandbox):
+    good, lost = fresh(), fresh()
+    put_in_cart(client, line(good), line(lost, duration=3))
+    payment, _ = start_paying(client)
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+    payment.refresh_from_db()
+    assert (payment.status, payment.amount_captured) == (Payment.Status.PARTIALLY_CAPTURED, Decimal("12.99"))
+    assert list(cart_of(client)) == [lost]
+
+
+def test_the_webhook_alone_registers_the_lines_when_the_customer_never_returns(client, buyer, stripe_sandbox):
+    name = fresh()
+    put_in_cart(client, line(name))
+    payment, _ = start_paying(client)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    for event in stripe_sandbox.events(type="checkout.session.completed"):
+        assert post_event(Client(), event).status_code == 200
+    assert Registration.objects.get(checkout_id=payment.checkout_id, domain_name=name).status == "registered"
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CAPTURED
+    # The customer's later visit settles nothing twice.
+    assert client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}").status_code == 200
+    assert len(stripe_sandbox.captures()) == 1
+
+
+def test_a_declined_card_registers_nothing_and_the_order_page_waits(client, buyer, stripe_sandbox):
+    put_in_cart(client, line(fresh()))
+    payment, _ = start_paying(client)
+    assert stripe_sandbox.pay(payment.stripe_session_id, DECLINED_CARD) == "declined"
+    page = client.get(f"/checkout/{payment.checkout_id}/")
+    assert page.status_code == 200
+    assert not Registration.objects.filter(checkout_id=payment.checkout_id).exists()
+    assert stripe_sandbox.captures() == []
+
+
+def test_posting_the_checkout_again_returns_to_the_same_payment_page(client, buyer, stripe_sandbox):
+    put_in_cart(client, line(fresh()))
+    payment, url = start_paying(client)
+    again = client.post("/checkout/", {"checkout_id": str(payment.checkout_id)})
+    assert (again.status_code, again["Location"]) == (303, url)
+    assert Payment.objects.count() == 1
+
+
+def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_it(
+    client, buyer, stripe_sandbox, sandbox_control
+):
+    name = fresh()
+    put_in_cart(client, line(name))
+    payment, _ = start_paying(client)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+        for event in stripe_sandbox.events(type="checkout.session.completed"):
+            assert post_event(Client(), event).status_code == 200
+    payment.refresh_from_db()
+    assert (payment.status, payment.needs_attention) == (Payment.Status.AUTHORISED, True)
+    assert stripe_sandbox.captures() == []
+    reconcile_registrations.enqueue()
+    payment.refresh_from_db()
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("12.99"))
+    assert not payment.needs_attention
+    assert len(stripe_sandbox.captures()) == 1
+
+
+def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_checkout(client, buyer, stripe_sandbox):
+    put_in_cart(client, line(fresh()))
+    payment, _ = start_paying(client)
+    stripe_client().v1.checkout.sessions.expire(payment.stripe_session_id)
+    again = client.post("/checkout/", {"checkout_id": str(payment.checkout_id)}, follow=True)
+    assert "Your payment page expired" in again.content.decode()
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CANCELLED
+    assert again.context["checkout_id"] not in (None, payment.checkout_id)
+
+
+def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(client, buyer, stripe_sandbox):
+    name = fresh("shop")
+    put_in_cart(client, line(name, register=Decimal("0.00"), is_free_first_year=True))
+    checkout_id = client.get("/checkout/").context["checkout_id"]
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    assert response.status_code == 302
+    assert Registration.objects.get(checkout_id=checkout_id, domain_name=name).status == "registered"
+    assert not Payment.objects.exists()
