@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from decimal import Decimal
 
 from billing.models import Payment, PaymentLine
 from billing.services import LineOutcome, LineResult, LineToPay, payment_line_resolve
 from domains import services
-from domains.cart import CartLine
+from domains.cart import CartLine, line_from_session
 from domains.models import Registration
-from pricing.money import Money
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +33,7 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
         LineToPay(
             reference=line.domain_name,
             description=f"{line.domain_name}, registration for {line.duration} year{'s' if line.duration != 1 else ''}",
-            price=Money(line.total, line.currency),
+            price=line.total,
             details=line.as_session(),
         )
         for line in lines
@@ -43,17 +41,11 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
 
 
 def _cart_line(line: PaymentLine) -> CartLine:
-    details = line.details
-    return CartLine(
-        domain_name=line.reference,
-        duration=int(details["duration"]),
-        currency=details["currency"],
-        register=Decimal(details["register"]),
-        renew=Decimal(details["renew"]),
-        is_free_first_year=bool(details["is_free_first_year"]),
-        summary=details.get("summary", ""),
-        min_term=int(details.get("min_term") or 1),
-    )
+    """The paid line as the cart held it at review (`lines_to_pay` stored `CartLine.as_session()`)."""
+    parsed = line_from_session(line.reference, line.details)
+    if parsed is None:
+        raise ValueError(f"payment line {line.pk}: unreadable details for {line.reference!r}")
+    return parsed
 
 
 def register_paid_line(line: PaymentLine) -> LineResult:

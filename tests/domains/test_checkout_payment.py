@@ -29,18 +29,32 @@ def buyer(client, customer, stripe_sandbox):
     return customer
 
 
-def start_paying(client) -> tuple[Payment, str]:
-    checkout_id = client.get("/checkout/").context["checkout_id"]
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+def review(client) -> tuple[uuid.UUID, str]:
+    """Open the review page: its checkout id and the digest its Buy button posts."""
+    response = client.get("/checkout/")
+    assert response.status_code == 200, response.content
+    assert response.context["checkout_id"] is not None
+    return response.context["checkout_id"], response.context["review_digest"]
+
+
+def buy(client, checkout_id, digest, **kwargs):
+    """Press Buy on a review page that showed this checkout with this digest."""
+    return client.post("/checkout/", {"checkout_id": str(checkout_id), "review_digest": digest}, **kwargs)
+
+
+def start_paying(client) -> tuple[Payment, str, str]:
+    """Review and press Buy: the payment started and Stripe's page it sends to, and the review's digest."""
+    checkout_id, digest = review(client)
+    response = buy(client, checkout_id, digest)
     assert response.status_code == 303
     payment = Payment.objects.get(checkout_id=checkout_id)
-    return payment, response["Location"]
+    return payment, response["Location"], digest
 
 
 def test_paying_registers_every_line_and_captures_their_quoted_total(client, buyer, stripe_sandbox):
     names = [fresh(), fresh()]
-    put_in_cart(client, line(names[0], duration=2), line(names[1]))
-    payment, url = start_paying(client)
+    put_in_cart(client, line(names[0], duration=2, price=Decimal("27.98")), line(names[1]))
+    payment, url, _ = start_paying(client)
     assert url.startswith(stripe_sandbox.api_base + "/pay/")
     assert not Registration.objects.filter(checkout_id=payment.checkout_id).exists()  # nothing before paying
     assert payment.amount == Decimal("27.98") + Decimal("12.99")
@@ -62,8 +76,8 @@ def test_paying_registers_every_line_and_captures_their_quoted_total(client, buy
 
 def test_a_name_taken_before_the_payment_settles_is_not_charged(client, buyer, other_customer, stripe_sandbox):
     good, lost = fresh(), fresh()
-    put_in_cart(client, line(good), line(lost, duration=3))
-    payment, _ = start_paying(client)
+    put_in_cart(client, line(good), line(lost, duration=3, price=Decimal("44.97")))
+    payment, *_ = start_paying(client)
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
@@ -75,7 +89,7 @@ def test_a_name_taken_before_the_payment_settles_is_not_charged(client, buyer, o
 def test_the_webhook_alone_registers_the_lines_when_the_customer_never_returns(client, buyer, stripe_sandbox):
     name = fresh()
     put_in_cart(client, line(name))
-    payment, _ = start_paying(client)
+    payment, *_ = start_paying(client)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     for event in stripe_sandbox.events(type="checkout.session.completed"):
         assert post_event(Client(), event).status_code == 200
@@ -89,7 +103,7 @@ def test_the_webhook_alone_registers_the_lines_when_the_customer_never_returns(c
 
 def test_a_declined_card_registers_nothing_and_the_order_page_waits(client, buyer, stripe_sandbox):
     put_in_cart(client, line(fresh()))
-    payment, _ = start_paying(client)
+    payment, *_ = start_paying(client)
     assert stripe_sandbox.pay(payment.stripe_session_id, DECLINED_CARD) == "declined"
     page = client.get(f"/checkout/{payment.checkout_id}/")
     assert page.status_code == 200
@@ -99,8 +113,8 @@ def test_a_declined_card_registers_nothing_and_the_order_page_waits(client, buye
 
 def test_posting_the_checkout_again_returns_to_the_same_payment_page(client, buyer, stripe_sandbox):
     put_in_cart(client, line(fresh()))
-    payment, url = start_paying(client)
-    again = client.post("/checkout/", {"checkout_id": str(payment.checkout_id)})
+    payment, url, digest = start_paying(client)
+    again = buy(client, payment.checkout_id, digest)
     assert (again.status_code, again["Location"]) == (303, url)
     assert Payment.objects.count() == 1
 
@@ -110,7 +124,7 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
 ):
     name = fresh()
     put_in_cart(client, line(name))
-    payment, _ = start_paying(client)
+    payment, *_ = start_paying(client)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         for event in stripe_sandbox.events(type="checkout.session.completed"):
@@ -127,20 +141,24 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
 
 def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_checkout(client, buyer, stripe_sandbox):
     put_in_cart(client, line(fresh()))
-    payment, _ = start_paying(client)
+    payment, _, digest = start_paying(client)
     stripe_client().v1.checkout.sessions.expire(payment.stripe_session_id)
-    again = client.post("/checkout/", {"checkout_id": str(payment.checkout_id)}, follow=True)
+    again = buy(client, payment.checkout_id, digest, follow=True)
     assert "Your payment page expired" in again.content.decode()
     payment.refresh_from_db()
     assert payment.status == Payment.Status.CANCELLED
     assert again.context["checkout_id"] not in (None, payment.checkout_id)
 
 
-def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(client, buyer, stripe_sandbox):
+def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(
+    client, buyer, stripe_sandbox, django_capture_on_commit_callbacks
+):
     name = fresh("shop")
-    put_in_cart(client, line(name, register=Decimal("0.00"), is_free_first_year=True))
-    checkout_id = client.get("/checkout/").context["checkout_id"]
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    put_in_cart(client, line(name, price=Decimal("0.00")))  # .shop's first year is free
+    checkout_id, digest = review(client)
+    # Unpaid checkouts are registered by the worker, enqueued when the request's transaction commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = buy(client, checkout_id, digest)
     assert response.status_code == 302
     assert Registration.objects.get(checkout_id=checkout_id, domain_name=name).status == "registered"
     assert not Payment.objects.exists()
