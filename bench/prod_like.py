@@ -272,7 +272,7 @@ def run() -> Report:
 def _sign_in(base: str, address: str, email_address: str) -> Browser:
     browser = Browser(base, address)
     browser.get("/accounts/login/")
-    response = browser.post("/accounts/login/", {"username": email_address, "password": PASSWORD})
+    response = browser.post("/accounts/login/", {"login": email_address, "password": PASSWORD})
     if response.status_code != 302:
         raise AssertionError(f"sign-in failed: {response.status_code}")
     return browser
@@ -339,25 +339,32 @@ def _reset_and_codes(
     def reset_mail() -> str:
         for message in sink.snapshot()[0]:
             text = _texts(message.data)
-            if email_address in message.recipients and "/accounts/password/reset/" in text:
+            if email_address in message.recipients and "/accounts/password/reset/key/" in text:
                 return text
         return ""
 
     report.check(_wait_for(lambda: bool(reset_mail()), 20), "no password-reset email reached the mail server")
-    match = re.search(r"https?://[^\s]+/accounts/password/reset/([^/\s]+)/([^/\s]+)/", reset_mail())
+    # allauth's link: /accounts/password/reset/key/<user id in base 36>-<key>/
+    match = re.search(r"https?://[^\s]+/accounts/password/reset/key/([0-9a-z]+)-([^/\s]+)/", reset_mail())
     if match is None:
         report.failures.append("the reset email carries no reset link")
         return
     link_path = urllib.parse.urlsplit(match.group(0)).path
     canaries["reset link path"] = link_path
     canaries["reset token"] = match.group(2)
-    # The customer opens the link: Django moves the token into the session; the path must not be logged.
+    # The customer opens the link: allauth moves the key into the session; the path must not be logged.
     opened = visitor.get(link_path)
     report.check(opened.status_code == 302, f"the reset link answered {opened.status_code}")
     report.note(reset_link_opened=opened.status_code)
 
     owner = _sign_in(base, "203.0.113.31", email_address)
-    page = owner.post(f"/orders/{order_id}/transfer-code/", {"password": PASSWORD}).text
+    # Revealing the code asks for the password again first (re-authentication), then shows it.
+    asked = owner.post(f"/orders/{order_id}/transfer-code/", {})
+    where = urllib.parse.urlsplit(asked.headers.get("Location", ""))
+    reauthenticate = where.path + (f"?{where.query}" if where.query else "")
+    form = owner.get(reauthenticate).text
+    # The form carries where to resume (the transfer-code POST, replayed once the password is confirmed).
+    page = owner.post(reauthenticate, {"password": PASSWORD, "next": hidden(form, "next")}).text
     code = re.search(r'id="transfer-code"[^>]*>\s*([^<\s]+)', page)
     report.check(code is not None, "the transfer code was not shown")
     if code is not None:

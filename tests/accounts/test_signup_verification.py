@@ -78,7 +78,7 @@ def test_confirming_twice_creates_one_provider_customer(client, seeded, provider
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(client, seeded, provider_calls):
+def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(client, seeded, priced, provider_calls):
     from tests.domains.conftest import line, put_in_cart
 
     _signup(client)

@@ -32,10 +32,11 @@ def assert_escaped(html: str) -> None:
 
 @pytest.fixture
 def provider_says_script(monkeypatch) -> None:
-    """MetaSearch answers with markup in its price summary and in its message."""
+    """MetaSearch answers with markup in a domain name, its price summary and its message (the summary is never
+    shown now that prices are our own; the name is, and the message when nothing is found)."""
 
     def metasearch(self, *, search_term: str, **kwargs) -> MetaSearch:
-        name = search_term if "." in search_term else f"{search_term}.com"
+        name = f"{search_term.partition('.')[0]}{SCRIPT}.com"
         pricing = Pricing(
             currency="USD",
             register=Decimal("12"),
@@ -72,6 +73,15 @@ def test_search_fragment(client, seeded_partner, provider_says_script):
     assert_escaped(html)
 
 
+def test_search_message_when_nothing_is_found(client, seeded_partner, monkeypatch):
+    def nothing(self, *, search_term: str, **kwargs) -> MetaSearch:
+        meta = MetaSearchMeta(search_term=search_term, typed_tld=None, autosuggest=False, aisuggest=False)
+        return MetaSearch(results=[], results_total=0, results_hidden=0, meta=meta, message=SCRIPT)
+
+    monkeypatch.setattr(ResellerGateway, "metasearch", nothing)
+    assert_escaped(client.get("/search/", {"q": "escaped"}).content.decode())
+
+
 def test_cart_line_name_from_the_session(client, seeded_partner):
     # The cart keeps names as MetaSearch gave them: one the provider sent with markup is still text.
     put_in_cart(client, line(f"cart{SCRIPT}.com"))
@@ -79,7 +89,7 @@ def test_cart_line_name_from_the_session(client, seeded_partner):
     assert_escaped(client.get("/cart/").content.decode())
 
 
-def test_checkout_review_contact_details(client, customer, provider_says_script):
+def test_checkout_review_contact_details(client, customer, seeded_partner):
     customer.name = SCRIPT
     customer.address = SCRIPT
     customer.save()

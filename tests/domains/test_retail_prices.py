@@ -39,6 +39,11 @@ def set_com_cost(sandbox_control, amount: str) -> None:
     assert result.ok, result.message
 
 
+def reviewed(review) -> dict[str, str]:
+    """The Buy form of the review page shown: its checkout and the digest of what it showed."""
+    return {"checkout_id": str(review.context["checkout_id"]), "review_digest": review.context["review_digest"]}
+
+
 def buy_through_every_page(client, name: str) -> dict[str, str]:
     """Search, add to the cart, review, buy, and read the confirmation page and email: each page's HTML."""
     pages = {"search": client.get("/search/", {"q": name}).content.decode()}
@@ -46,7 +51,7 @@ def buy_through_every_page(client, name: str) -> dict[str, str]:
     pages["cart"] = client.get("/cart/").content.decode()
     review = client.get("/checkout/")
     pages["checkout"] = review.content.decode()
-    response = client.post("/checkout/", {"checkout_id": str(review.context["checkout_id"])})
+    response = client.post("/checkout/", reviewed(review))
     assert response.status_code == 302, response
     pages["confirmation"] = client.get(response.url).content.decode()
     pages["email"] = wait_for_mail(1)[0].body
@@ -101,10 +106,10 @@ def test_a_cost_rising_past_the_reviewed_price_stops_the_buy_and_shows_the_new_p
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
-    checkout_id = client.get("/checkout/").context["checkout_id"]
+    review = client.get("/checkout/")
     set_com_cost(sandbox_control, "20.00")
 
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)}, follow=True)
+    response = client.post("/checkout/", reviewed(review), follow=True)
 
     html = response.content.decode()
     assert response.redirect_chain[-1][0] == "/checkout/"
@@ -118,10 +123,10 @@ def test_a_cost_falling_keeps_the_reviewed_price_at_buy(client, customer, sandbo
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
-    checkout_id = client.get("/checkout/").context["checkout_id"]
+    review = client.get("/checkout/")
     set_com_cost(sandbox_control, "5.00")
 
-    client.post("/checkout/", {"checkout_id": str(checkout_id)})
+    client.post("/checkout/", reviewed(review))
 
     registration = Registration.objects.get(domain_name=name)
     assert registration.status == Registration.REGISTERED
