@@ -1,5 +1,7 @@
 """Admin for renewals: who renewed what, when, for how much, from which expiry to which, and how it went."""
 
+from decimal import Decimal
+
 from django.contrib import admin
 from django.http import HttpRequest
 
@@ -14,6 +16,8 @@ class RenewalAdmin(admin.ModelAdmin):
         "status",
         "duration",
         "price",
+        "cost_price",
+        "margin",
         "currency",
         "old_expires_at",
         "new_expires_at",
@@ -24,6 +28,10 @@ class RenewalAdmin(admin.ModelAdmin):
     search_fields = ["domain_name", "customer__user__email", "=provider_order_id", "=token"]
     list_select_related = ["customer__user"]
     date_hierarchy = "created_at"
+
+    @admin.display(description="margin")
+    def margin(self, renewal: Renewal) -> Decimal | None:
+        return renewal.margin
 
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, renewal: Renewal) -> str:

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.db import models
 from django.db.models import Q
 
@@ -188,6 +190,8 @@ class Renewal(models.Model):
     duration = models.PositiveSmallIntegerField()
     price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     currency = models.CharField(max_length=3, blank=True)
+    # What the reseller pays the provider for it (the cost table at the time, in `currency`): the margin.
+    cost_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     # The expiry the customer's page showed (and the provider was asked to renew from), and the one after.
     old_expires_at = models.DateTimeField(null=True, blank=True)
     new_expires_at = models.DateTimeField(null=True, blank=True)
@@ -206,3 +210,9 @@ class Renewal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"
+
+    @property
+    def margin(self) -> Decimal | None:
+        if self.price is None or self.cost_price is None:
+            return None
+        return self.price - self.cost_price

@@ -266,7 +266,12 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
             request, order, token=token, duration=duration, shown=shown, price=price, currency=currency
         )
     renew_request = renewals.RenewRequest(
-        duration=duration, shown_expiry_timestamp=shown, token=token, price=price, currency=currency
+        duration=duration,
+        shown_expiry_timestamp=shown,
+        token=token,
+        price=price,
+        currency=currency,
+        cost=quote.cost.amount if quote else None,
     )
     try:
         renewed = renewals.renewal_place(order=order, request=renew_request)

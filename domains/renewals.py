@@ -89,6 +89,7 @@ class RenewRequest:
     token: uuid.UUID
     price: Decimal | None
     currency: str
+    cost: Decimal | None = None
 
 
 def _claim(*, order: Order, request: RenewRequest) -> Renewal:
@@ -105,6 +106,7 @@ def _claim(*, order: Order, request: RenewRequest) -> Renewal:
         "duration": request.duration,
         "price": request.price,
         "currency": request.currency,
+        "cost_price": request.cost,
         "old_expires_at": dt.datetime.fromtimestamp(request.shown_expiry_timestamp, tz=dt.UTC),
         "new_expires_at": None,
         "failure_kind": "",

@@ -113,6 +113,9 @@ def test_it_renews_records_it_and_emails_the_customer(signed_in, customer, sandb
     assert (renewal.customer, renewal.order, renewal.duration, renewal.status) == (customer, order, 2, "renewed")
     assert (renewal.old_expires_at, renewal.new_expires_at) == (before, after)
     assert renewal.price is not None and renewal.price > 0 and renewal.currency == "USD"
+    # Staff see what it cost us and what we kept: the sandbox's .com renewal cost, 2 years, no markup here.
+    assert renewal.cost_price == Decimal("29.98")
+    assert renewal.margin == renewal.price - renewal.cost_price
     assert str(renewal.token) == form["renew_token"]
     # The customer sees it on the order page...
     assert "Renewals" in html and f"{before:%b %-d, %Y} → {after:%b %-d, %Y}" in html
