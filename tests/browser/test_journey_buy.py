@@ -123,6 +123,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
 
     # Signed in but not yet confirmed: the link in the (sandbox) mailbox brings the customer back to checkout.
     expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
+    check_accessibility(page, where="(confirm your email)")
     confirm_email(page, person)
     expect(page.get_by_role("heading", name="Review your order")).to_be_visible()
     expect(page.locator("#cart-count")).to_have_text("2")

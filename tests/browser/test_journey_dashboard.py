@@ -8,7 +8,13 @@ from datetime import UTC, datetime
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import Soft, assert_every_field_labelled, customer_with_domains, unique_label
+from tests.browser.steps import (
+    Soft,
+    assert_every_field_labelled,
+    check_accessibility,
+    customer_with_domains,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,12 +47,14 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
     expect(page.get_by_role("heading", name=first, level=1)).to_be_visible()
     expect(page.locator(".order-expiry-date")).to_have_text(_expiry(1))
     assert_every_field_labelled(page)
+    check_accessibility(page, where="(domain page)")
 
     renew = page.get_by_role("region", name="Renew")
     renew.get_by_label("Renew for").select_option(value="2")
     renew.get_by_role("button", name=f"Review renewal of {first}").click()
     # The confirmation step: the price and the new expiry before anything is renewed.
     expect(page.locator(".renew-new-expiry")).to_have_text(_expiry(3))
+    check_accessibility(page, where="(renewal confirmation)")
     page.get_by_role("button", name=re.compile(r"^Renew now")).click()
     expect(page.get_by_text(f"Renewed until {_expiry(3)}.")).to_be_visible()
     expect(page.locator(".order-expiry-date")).to_have_text(_expiry(3))
@@ -56,6 +64,7 @@ def test_the_customer_renews_a_domain_and_reveals_its_transfer_code(page: Page, 
     # The password is asked again first (allauth's re-authentication), then the request goes on by itself.
     page.locator("#transfer").get_by_role("button", name="Show transfer code").click()
     expect(page.get_by_role("heading", name="Confirm it is you")).to_be_visible()
+    check_accessibility(page, where="(re-authentication)")
     page.get_by_label("Password").fill("Not-my-password1")
     page.get_by_role("button", name="Confirm").click()
     expect(page.locator(".errorlist")).to_be_visible()
