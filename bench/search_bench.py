@@ -84,6 +84,8 @@ def main() -> int:
         processes.append(store)
         _wait_until_up(f"http://127.0.0.1:{sandbox_port}", processes[-2])
         _wait_until_up(f"http://127.0.0.1:{store_port}", store)
+        # The cost table, so result rows carry retail prices as in a real shop (one price book per answer).
+        _manage(store_env, ["sync_prices"])
         # This process calls the sandbox through the storefront's gateway (its settings), and switches the
         # sandbox's faults with the sandbox's own management shell.
         os.environ.update(store_env)
@@ -137,6 +139,8 @@ def _env(database: Path) -> dict[str, str]:
         "DATABASE_URL": f"sqlite:///{database}",
         "SEARCH_CACHE_SECONDS": "600",
         "LOG_LEVEL": "INFO",
+        # Production refuses to start without a real mail backend; a search sends no email, so none is needed.
+        "EMAIL_URL": "dummymail://",
         # Requests come from many customers behind one router, as in production; the per-address search
         # limit then applies per simulated customer (see _customer_headers), not to the whole benchmark.
         "TRUSTED_PROXY_COUNT": "1",

@@ -7,7 +7,6 @@ the results never wait for MetaSearch's slow AI.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
@@ -36,7 +35,7 @@ from domains.search import (
     search_term_parse,
 )
 from pricing.models import Operation
-from pricing.quotes import PriceBook, price_book
+from pricing.quotes import PriceBook, display_price_book
 from storefront.gateway import (
     DomainResult,
     GatewayError,
@@ -140,12 +139,8 @@ def _ai_block(term: str, *, seen: Seen) -> dict[str, Any]:
         # Quietly: the results above are complete without these ideas.
         logger.info("search: AI suggestions unavailable (%s)", type(err).__name__)
         return {"ai_state": "unavailable", "ai_rows": ()}
-    book = price_book(tlds=_tlds(found))
+    book = display_price_book()
     return {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in found)}
-
-
-def _tlds(results: Iterable[MetaSearchResult | DomainResult | None]) -> set[str]:
-    return {_tld_of(result) for result in results if result is not None}
 
 
 def _tld_of(result: MetaSearchResult | DomainResult) -> str:
@@ -202,7 +197,7 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
         return {"state": "empty", "message": answer.message or "No domains found for that search."}
     cached = ai_suggestions_if_cached(asked)
     # One price book for every TLD on the page: a few queries, whatever the number of rows.
-    book = price_book(tlds=_tlds([*answer.results, *(cached or ())]))
+    book = display_price_book()
     # Only the name typed is "Your search" (MetaSearch marks the name it searched after its own clean-up).
     listed = tuple(
         sorted(
@@ -235,7 +230,7 @@ def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
         return {"state": "error", "error": provider_error(err, what="search for domains")}
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
-    book = price_book(tlds=_tlds(rows))
+    book = display_price_book()
     exact = term.domain if term.tld else ""
     shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == exact) for row in rows)
     listing = Listing(shown=shown, title="Availability")

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
 from pricing.money import format_money
-from pricing.quotes import PriceBook, Quote, price_book, rate_problem
+from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
 
 # The prices of the page being rendered: loaded once per request, not once per row (admin instances are shared
@@ -138,6 +138,10 @@ class TldAdmin(ReadOnlyAdmin):
 
 @admin.register(PriceRule)
 class PriceRuleAdmin(admin.ModelAdmin):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        display_price_book_forget()  # the search pages of this process show it at once, others within seconds
+
     list_display = ["__str__", "kind", "percent", "amount", "note", "updated_at"]
     list_filter = ["kind", "operation"]
     search_fields = ["tld", "note"]
@@ -156,6 +160,10 @@ class PriceRuleAdmin(admin.ModelAdmin):
 
 @admin.register(ExchangeRate)
 class ExchangeRateAdmin(admin.ModelAdmin):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        display_price_book_forget()  # the search pages of this process show it at once, others within seconds
+
     list_display = ["__str__", "updated_at"]
     fields = ["provider_currency", "store_currency", "rate"]
 

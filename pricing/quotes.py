@@ -8,6 +8,8 @@ below cost (the provider raised its price) is set aside for the default markup, 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
@@ -225,6 +227,30 @@ def price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         costs.setdefault(row.tld.name, {})[(row.operation, row.years)] = Money(row.amount, row.currency)
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
     return PriceBook(costs=costs, rules=rules, rate=store_rate(), store_currency=settings.STORE_CURRENCY)
+
+
+# Pages that only show prices (search results, many rows) read the whole book from this process's copy, at most
+# this many seconds old; what is charged is always priced afresh (`retail_price`, `requote`). A rule staff save,
+# or a sync, shows on search pages within that time.
+DISPLAY_BOOK_SECONDS = 10.0
+_display_book: tuple[float, PriceBook] | None = None
+_display_lock = threading.Lock()
+
+
+def display_price_book() -> PriceBook:
+    """Every sold TLD's prices for display, loaded at most once per DISPLAY_BOOK_SECONDS per process."""
+    global _display_book
+    with _display_lock:
+        now = time.monotonic()
+        if _display_book is None or now - _display_book[0] > DISPLAY_BOOK_SECONDS:
+            _display_book = (now, price_book())
+        return _display_book[1]
+
+
+def display_price_book_forget() -> None:
+    global _display_book
+    with _display_lock:
+        _display_book = None
 
 
 def retail_price(*, tld: str, operation: Operation | str, years: int) -> Quote | None:

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from pricing.models import CostPrice, Operation, PriceRule, PriceSync, Tld
-from pricing.quotes import price_book
+from pricing.quotes import display_price_book_forget, price_book
 from storefront.gateway import GatewayError, PriceList, TldPrices, gateway
 
 logger = logging.getLogger(__name__)
@@ -146,6 +146,7 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
     )
     for warning in warnings:
         logger.warning("price rule below cost after sync", extra={"detail": warning})
+    display_price_book_forget()  # this process shows the new prices at once; others within seconds
     return SyncResult(
         ok=True,
         message=message,

@@ -59,9 +59,13 @@ Client.post = _post_as_a_browser_form(Client.post)
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
+    from pricing.quotes import display_price_book_forget  # after Django is set up
+
     cache.clear()
+    display_price_book_forget()  # search pages show prices from a per-process copy of the price book
     yield
     cache.clear()
+    display_price_book_forget()
 
 
 @pytest.fixture(autouse=True)
