@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import re
 import statistics
 import sys
 import threading
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlencode, urlparse
@@ -29,6 +30,7 @@ from servers import running
 
 WORDS = ["coffee", "garden", "rocket", "bakery", "studio", "harbor", "maple", "pixel", "summit", "lumen"]
 HIDDEN_CHECKOUT = re.compile(r'name="checkout_id" value="([^"]+)"')
+HIDDEN_DIGEST = re.compile(r'name="review_digest" value="([^"]+)"')
 
 
 class Browser:
@@ -85,6 +87,8 @@ class Results:
     def __init__(self) -> None:
         self.timings: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
+        # The statuses behind the errors, per step: an error count alone does not say what went wrong.
+        self.statuses: dict[str, Counter[int]] = defaultdict(Counter)
         self.lock = threading.Lock()
 
     def timed(self, step: str, browser: Browser, method: str, path: str, *, expect=(200, 302), **kwargs):
@@ -98,12 +102,15 @@ class Results:
             self.timings[step].append(elapsed)
             if status not in expect:
                 self.errors[step] += 1
+                self.statuses[step][status] += 1
         return status, text
 
     def report(self, title: str, seconds: float) -> None:
         total = sum(len(v) for v in self.timings.values())
         errors = sum(self.errors.values())
         print(f"\n{title}: {total} requests in {seconds:.1f} s = {total / seconds:.1f} req/s, {errors} errors")
+        for step, statuses in self.statuses.items():
+            print(f"  {step}: unexpected statuses {dict(statuses)}")
         print(f"{'step':<22}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'errors':>8}")
         for step, values in self.timings.items():
             ordered = sorted(values)
@@ -139,14 +146,25 @@ def journey(base: str, number: int, results: Results) -> None:
         "password2": "Sup3r*Secret",
     }
     results.timed("signup", browser, "POST", "/accounts/signup/?next=/checkout/", form=signup, expect=(302,))
+    # The link of the confirmation email (sent to no one here): its key, as the storefront signs it.
+    key = _confirmation_key(signup["email"])
+    results.timed("confirm email page", browser, "GET", f"/accounts/confirm-email/{key}/")
+    results.timed("confirm email", browser, "POST", f"/accounts/confirm-email/{key}/", expect=(302,))
     _, page = results.timed("checkout review", browser, "GET", "/checkout/")
-    found = HIDDEN_CHECKOUT.search(page)
-    if found:
-        results.timed("checkout place", browser, "POST", "/checkout/", form={"checkout_id": found.group(1)})
+    found, digest = HIDDEN_CHECKOUT.search(page), HIDDEN_DIGEST.search(page)
+    if found and digest:
+        form = {"checkout_id": found.group(1), "review_digest": digest.group(1)}
+        results.timed("checkout place", browser, "POST", "/checkout/", form=form)
     else:
         with results.lock:
             results.errors["checkout place"] += 1
     results.timed("orders", browser, "GET", "/orders/")
+
+
+def _confirmation_key(email: str) -> str:
+    from allauth.account.models import EmailAddress, EmailConfirmationHMAC
+
+    return EmailConfirmationHMAC(EmailAddress.objects.get(email=email)).key
 
 
 def run_journeys(base: str, customers: int, concurrency: int) -> None:
@@ -201,6 +219,12 @@ def main() -> None:
     parser.add_argument("--slow-seconds", type=float, default=2.0)
     args = parser.parse_args()
     with running() as servers:
+        # This process reads the storefront's database (for the confirmation keys) with the storefront's settings.
+        os.environ.update(servers.store_env)
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        import django
+
+        django.setup()
         print(f"storefront {servers.storefront} (gunicorn 2 workers x 16 threads), sandbox {servers.sandbox}")
         run_journeys(servers.storefront, args.customers, args.concurrency)
         run_slow_provider(servers.storefront, servers, args.slow_seconds, args.concurrency)
