@@ -28,14 +28,10 @@ from storefront.gateway import (
     GatewayError,
 )
 from storefront.provider_errors import provider_error, provider_error_status
+from storefront.request_helpers import is_fragment
 
 # `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
 _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
-
-
-def _fragment(request: HttpRequest) -> bool:
-    """An htmx request that swaps part of the page (a history restore needs the whole page)."""
-    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 def _record_type(raw: str | None) -> str:
@@ -44,7 +40,7 @@ def _record_type(raw: str | None) -> str:
 
 
 def _error_status(request: HttpRequest, err: GatewayError) -> int:
-    return provider_error_status(err, fragment=_fragment(request))
+    return provider_error_status(err, fragment=is_fragment(request))
 
 
 def _provider_message(err: GatewayError, record: RecordData) -> str:
@@ -112,13 +108,13 @@ def _editor(
         except GatewayError as err:
             context["records_error"] = provider_error(err, what="read the records")
             status = max(status, _error_status(request, err))
-    template = "dns/_editor.html" if _fragment(request) else "dns/records.html"
+    template = "dns/_editor.html" if is_fragment(request) else "dns/records.html"
     return render(request, template, context, status=status)
 
 
 def _done(request: HttpRequest, order: Order, record_type: str, notice: str) -> HttpResponse:
     """After a change: htmx gets the refreshed editor in place; a plain form gets redirected to it."""
-    if _fragment(request):
+    if is_fragment(request):
         response = _editor(request, order, record_type, notice=notice)
         return reswap(retarget(response, "#dns-editor"), "outerHTML")
     messages.success(request, notice)
@@ -127,7 +123,7 @@ def _done(request: HttpRequest, order: Order, record_type: str, notice: str) -> 
 
 def _not_active(request: HttpRequest, order: Order, record_type: str) -> HttpResponse:
     message = "DNS is not active for this domain yet. Activate it first."
-    if _fragment(request):
+    if is_fragment(request):
         response = _editor(request, order, record_type, error=message)
         return reswap(retarget(response, "#dns-editor"), "outerHTML")
     messages.error(request, message)
@@ -196,14 +192,14 @@ def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
             return _done(request, order, record.type, f"Added {record.describe()}.")
     elif not order.dns_active:
         return _not_active(request, order, record_type)  # a listing for the CNAME rules found DNS off
-    if _fragment(request):
+    if is_fragment(request):
         return render(request, "dns/_add_form.html", {"order": order, "add_form": form})
     return _editor(request, order, record_type, add_form=form, status=status)
 
 
 def _change_response(request: HttpRequest, order: Order, form: ChangeRecordForm, status: int = 200) -> HttpResponse:
-    template = "dns/_change_row.html" if _fragment(request) else "dns/change.html"
-    return render(request, template, {"order": order, "form": form}, status=200 if _fragment(request) else status)
+    template = "dns/_change_row.html" if is_fragment(request) else "dns/change.html"
+    return render(request, template, {"order": order, "form": form}, status=200 if is_fragment(request) else status)
 
 
 @login_required
@@ -253,15 +249,15 @@ def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm,
         priority=int(priority) if _ASCII_NUMBER.fullmatch(priority) else None,
     )
     context = {"order": order, "form": form, "record": record, "error": "; ".join(form.non_field_errors())}
-    template = "dns/_delete_row.html" if _fragment(request) else "dns/delete.html"
-    return render(request, template, context, status=200 if _fragment(request) else status)
+    template = "dns/_delete_row.html" if is_fragment(request) else "dns/delete.html"
+    return render(request, template, context, status=200 if is_fragment(request) else status)
 
 
 def _bad_record(request: HttpRequest, order: Order, form: DeleteRecordForm) -> HttpResponse:
     """A link that does not name an editable record (hand-edited, or a read-only type)."""
     context = {"order": order, "errors": [e for errors in form.errors.values() for e in errors]}
-    template = "dns/_bad_record.html" if _fragment(request) else "dns/bad_record.html"
-    return render(request, template, context, status=200 if _fragment(request) else 400)
+    template = "dns/_bad_record.html" if is_fragment(request) else "dns/bad_record.html"
+    return render(request, template, context, status=200 if is_fragment(request) else 400)
 
 
 @login_required
@@ -337,9 +333,9 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
                     context["changed_since_preview"] = True
                 else:
                     context["outcomes"] = _apply(order, plan, checks)
-    template = "dns/_preset.html" if _fragment(request) else "dns/preset.html"
+    template = "dns/_preset.html" if is_fragment(request) else "dns/preset.html"
     response = render(request, template, context)
-    if "outcomes" in context and _fragment(request):
+    if "outcomes" in context and is_fragment(request):
         response["HX-Trigger"] = "dns-changed"
     return response
 

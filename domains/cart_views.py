@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
 from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, line_quote
@@ -19,6 +18,7 @@ from pricing.quotes import price_book
 from storefront.gateway import GatewayError, MetaSearchResult
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import safe_next
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 
@@ -177,8 +177,8 @@ def _added(request: HttpRequest, *, ok: bool, message: str, domain_name: str) ->
         context = {"ok": ok, "message": message, "domain_name": domain_name, "cart_count": len(Cart(request.session))}
         return render(request, "domains/_cart_added.html", context)
     (messages.success if ok else messages.error)(request, message)
-    back = request.headers.get("referer", "")
-    if back and url_has_allowed_host_and_scheme(back, {request.get_host()}, require_https=request.is_secure()):
+    back = safe_next(request, request.headers.get("referer", ""))
+    if back:
         return redirect(back)
     return redirect("cart")
 

@@ -36,6 +36,7 @@ from storefront import provider_errors
 from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
 from storefront.provider_errors import ProviderError
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import is_fragment
 
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
@@ -102,10 +103,6 @@ def _customer_for(user: AbstractBaseUser) -> Customer | None:
         return user.customer
     except Customer.DoesNotExist:
         return None
-
-
-def _is_fragment(request: HttpRequest) -> bool:
-    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 def _issue_renew_token(request: HttpRequest, order: Order) -> str:
@@ -225,9 +222,9 @@ def orders(request: HttpRequest) -> HttpResponse:
             context["listing"] = services.orders_list(customer=customer, page=page, q=q)
         except GatewayError as err:
             context["error"] = _explain(err, "load your domains")
-            if isinstance(err, Unavailable) and not _is_fragment(request):
+            if isinstance(err, Unavailable) and not is_fragment(request):
                 status = 503
-    template = "domains/_orders_table.html" if _is_fragment(request) else "domains/orders.html"
+    template = "domains/_orders_table.html" if is_fragment(request) else "domains/orders.html"
     return render(request, template, context, status=status)
 
 
@@ -358,7 +355,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
         error = _explain(err, "fetch the transfer code")
     else:
         security_notice(request=request, what="transfer_code", detail=order.domain_name)
-    if not _is_fragment(request):
+    if not is_fragment(request):
         return _render_detail(request, order, transfer_form=form, transfer_code=code, transfer_error=error)
     context = {"order": order, "transfer_form": form, "transfer_code": code, "transfer_error": error}
     response = render(request, "domains/_order_transfer.html", context)

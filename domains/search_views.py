@@ -46,6 +46,7 @@ from storefront.gateway import (
 )
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import is_fragment
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def search(request: HttpRequest) -> HttpResponse:
         context.update(state="prompt", message=EMPTY_MESSAGE)
 
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
-    fragment = request.htmx and not (request.htmx.history_restore_request or request.htmx.boosted)
+    fragment = is_fragment(request)
     template = "domains/_search_results.html" if fragment else "domains/search.html"
     response = render(request, template, context)
     # The same URL answers a page or a fragment: caches must key on the header that tells them apart.
