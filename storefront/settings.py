@@ -203,8 +203,20 @@ STORAGES = {
     },
 }
 
-# The shop's name, shown to customers and at the top of the staff admin.
+# --- The reseller's brand and legal identity -------------------------------------------------------------
+# The shop's name, shown to customers (header, page titles, emails) and at the top of the staff admin.
 STORE_NAME = env.str("STORE_NAME", default="Domain Store")
+# A logo shown in the header beside the name: an absolute URL or a path under static/ (empty: the name only).
+STORE_LOGO_URL = env.str("STORE_LOGO_URL", default="")
+# The brand colour (#rrggbb) of links and buttons; one that would read below 4.5:1 on white is refused at start.
+STORE_PRIMARY_COLOR = env.str("STORE_PRIMARY_COLOR", default="")
+# The legal entity selling the domains and its postal address ("\n" between lines): on receipts and credit notes,
+# in the footer and the legal pages. Default: the store's name, no address.
+STORE_LEGAL_NAME = env.str("STORE_LEGAL_NAME", default=STORE_NAME)
+STORE_LEGAL_ADDRESS = env.str("STORE_LEGAL_ADDRESS", default="").replace("\\n", "\n")
+# Where customers reach a person: shown in the footer and wherever a page says "contact support".
+SUPPORT_EMAIL = env.str("SUPPORT_EMAIL", default="")
+SUPPORT_URL = env.str("SUPPORT_URL", default="")
 
 # The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
