@@ -62,10 +62,12 @@ class Browser:
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
+        if method != "GET":
+            # Every unsafe request carries the token, with or without a form: the confirmation POST has no fields.
+            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
         if form is not None:
             body = urlencode(form)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
         if htmx:
             headers["HX-Request"] = "true"
         try:
