@@ -237,5 +237,10 @@ def test_the_admin_refund_action_issues_credit_notes_staff_can_see(
         assert f"/admin/billing/creditnote/{note.pk}/change/" in detail
     listing = admin_client.get("/admin/billing/creditnote/").content.decode()
     assert f"Receipt {payment.receipt.number}" in listing
+    receipt_page = admin_client.get(f"/admin/billing/receipt/{payment.receipt.pk}/change/")
+    assert receipt_page.status_code == 200
+    assert [n.number for n in receipt_page.context["inline_admin_formsets"][0].formset.queryset] == [
+        n.number for n in notes
+    ]
     payments = admin_client.get("/admin/billing/payment/").content.decode()
     assert "3 refunded" in payments and payment.stripe_payment_intent_id in payments
