@@ -42,6 +42,8 @@ class Payment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     settled_at = models.DateTimeField(null=True, blank=True)
+    # When staff were mailed that this payment's authorisation is about to expire (once per payment).
+    expiry_alerted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -141,6 +143,8 @@ class Receipt(models.Model):
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
     issued_at = models.DateTimeField(auto_now_add=True)
+    # Set once the mail server accepted the customer's copy: a failed send leaves it for the next attempt.
+    emailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["store", "number"]
@@ -148,6 +152,44 @@ class Receipt(models.Model):
 
     def __str__(self) -> str:
         return f"Receipt {self.number}"
+
+    @property
+    def total(self) -> Money:
+        return Money(self.amount, self.currency)
+
+
+class CreditNoteCounter(models.Model):
+    """The last credit note number of a store: its own series, moved under its row lock like ReceiptCounter."""
+
+    store = models.CharField(max_length=100, primary_key=True)
+    last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.store}: {self.last_number}"
+
+
+class CreditNote(models.Model):
+    """A refunded line, as the customer's document: one per line (the line is unique), numbered per store."""
+
+    store = models.CharField(max_length=100)
+    number = models.PositiveIntegerField()
+    receipt = models.ForeignKey(Receipt, on_delete=models.PROTECT, related_name="credit_notes")
+    line = models.OneToOneField(PaymentLine, on_delete=models.PROTECT, related_name="credit_note")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    stripe_refund_id = models.CharField(max_length=255, blank=True)
+    issued_at = models.DateTimeField(auto_now_add=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["store", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["store", "number"], name="one_credit_note_number_per_store"),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="credit_note_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Credit note {self.number}"
 
     @property
     def total(self) -> Money:

@@ -37,7 +37,8 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
-from billing.models import Payment, PaymentLine, Receipt, ReceiptCounter
+from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
+from billing.tasks import send_credit_note_email, send_receipt_email
 from pricing.money import Money
 
 logger = logging.getLogger(__name__)
@@ -461,6 +462,7 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
         if payment.amount_refunded == payment.amount_captured:
             payment.status = Payment.Status.REFUNDED
         payment.save(update_fields=["amount_refunded", "status", "updated_at"])
+        credit_note_issue(line=line, stripe_refund_id=refund.id)
     line.refresh_from_db()
     return line
 
@@ -480,13 +482,47 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
         counter = ReceiptCounter.objects.select_for_update().get(store=store)
         counter.last_number += 1
         counter.save(update_fields=["last_number"])
-        return Receipt.objects.create(
+        receipt = Receipt.objects.create(
             store=store,
             number=counter.last_number,
             payment=payment,
             amount=payment.amount_captured,
             currency=payment.currency,
         )
+        _email_after_commit(send_receipt_email, receipt_id=receipt.pk)
+        return receipt
+
+
+def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: str | None = None) -> CreditNote:
+    """The refunded line's credit note (one per line), numbered 1, 2, 3… per store in its own series without gaps:
+    like receipts, the counter row is locked and moved in the caller's transaction (refund_line's)."""
+    store = store or settings.STORE_NAME
+    existing = CreditNote.objects.filter(line=line).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        receipt = receipt_issue(payment=line.payment)  # a refunded line was captured, so its receipt exists
+        CreditNoteCounter.objects.get_or_create(store=store)
+        counter = CreditNoteCounter.objects.select_for_update().get(store=store)
+        counter.last_number += 1
+        counter.save(update_fields=["last_number"])
+        note = CreditNote.objects.create(
+            store=store,
+            number=counter.last_number,
+            receipt=receipt,
+            line=line,
+            amount=line.amount,
+            currency=receipt.currency,
+            stripe_refund_id=stripe_refund_id,
+        )
+        _email_after_commit(send_credit_note_email, credit_note_id=note.pk)
+        return note
+
+
+def _email_after_commit(task: Any, **kwargs: int) -> None:
+    # Only once the document is committed (a rolled-back one takes its number back and must not be mailed); a
+    # lost enqueue is picked up by the billing-emails sweep.
+    transaction.on_commit(lambda: task.enqueue(**kwargs), robust=True)
 
 
 def payments_needing_attention():

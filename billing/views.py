@@ -1,4 +1,4 @@
-"""The webhook endpoint and the receipt page."""
+"""The webhook endpoint, the customer's Billing page and the print-friendly receipts and credit notes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,14 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from billing.models import Receipt
+from accounts.models import Customer
+from billing.documents import (
+    billing_documents,
+    credit_note_context,
+    credit_note_for_user,
+    receipt_context,
+    receipt_for_user,
+)
 from billing.webhooks import webhook_event_process, webhook_event_record
 
 logger = logging.getLogger(__name__)
@@ -44,13 +51,26 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def billing(request: HttpRequest) -> HttpResponse:
+    """The customer's receipts and credit notes, newest first."""
+    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    rows = billing_documents(customer=customer) if customer else []
+    return render(request, "billing/billing.html", {"customer": customer, "rows": rows})
+
+
+@login_required
+@require_GET
 def receipt(request: HttpRequest, number: int) -> HttpResponse:
-    found = (
-        Receipt.objects.select_related("payment__customer")
-        .filter(store=settings.STORE_NAME, number=number, payment__customer__user=request.user)
-        .first()
-    )
+    found = receipt_for_user(user=request.user, number=number)
     if found is None:
         raise Http404("No such receipt")
-    lines = found.payment.lines.filter(status__in=["registered", "refunded"])
-    return render(request, "billing/receipt.html", {"receipt": found, "payment": found.payment, "lines": lines})
+    return render(request, "billing/receipt.html", receipt_context(found))
+
+
+@login_required
+@require_GET
+def credit_note(request: HttpRequest, number: int) -> HttpResponse:
+    found = credit_note_for_user(user=request.user, number=number)
+    if found is None:
+        raise Http404("No such credit note")
+    return render(request, "billing/credit_note.html", credit_note_context(found))

@@ -120,6 +120,8 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
         "waiting": bool(queued)
         or any(line.status in _UNSETTLED for line in lines)
         or (payment is not None and not lines),
+        "payment": payment,
+        "receipt": getattr(payment, "receipt", None),  # issued with the capture
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)

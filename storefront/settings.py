@@ -330,6 +330,9 @@ STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
 # The registering side that payment_settle hands each paid line to (a dotted path to a Registrar callable).
 BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.payments.register_paid_line")
+# Stripe lets an uncaptured authorisation lapse after 7 days: staff are mailed about one still held this many days
+# after its payment began (once per payment), so a line left unknown is settled while it can still be captured.
+PAYMENT_AUTHORISATION_ALERT_DAYS = env.int("PAYMENT_AUTHORISATION_ALERT_DAYS", default=5)
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with
