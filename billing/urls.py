@@ -7,4 +7,5 @@ app_name = "billing"
 urlpatterns = [
     path("payments/stripe/webhook/", views.stripe_webhook, name="stripe_webhook"),
     path("payments/receipts/<int:number>/", views.receipt, name="receipt"),
+    path("payments/card/remove/", views.card_remove, name="card_remove"),
 ]
