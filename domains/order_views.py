@@ -29,11 +29,12 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import Customer
 from accounts.notices import security_notice
+from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable, SessionClosed
 from billing.models import Payment
 from billing.services import payment_settle, payment_start
+from domains import auto_renew, renewals
 from domains import orders as services
-from domains import renewals
 from domains.models import Order, Renewal
 from domains.ownership import get_order_for_user
 from domains.payments import renewal_line_to_pay
@@ -86,6 +87,13 @@ class RenewForm(forms.Form):
     )
     # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
     confirm = forms.BooleanField(required=False)
+
+
+class AutoRenewForm(forms.Form):
+    auto_renew = forms.ChoiceField(
+        choices=[("on", "on"), ("off", "off")],
+        error_messages={"required": "Choose on or off.", "invalid_choice": "Choose on or off."},
+    )
 
 
 class TransferCodeForm(forms.Form):
@@ -181,6 +189,7 @@ def _render_detail(
         "renew_form": renew_form or RenewForm(),
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
+        "auto_renew": _auto_renew_context(order, renewable=renewable),
         "transfer_form": transfer_form or TransferCodeForm(),
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
@@ -190,6 +199,17 @@ def _render_detail(
     if transfer_code:
         response["Cache-Control"] = "no-store"
     return response
+
+
+def _auto_renew_context(order: Order, *, renewable: bool) -> dict[str, Any]:
+    return {
+        "offered": renewable and not settings.PAYMENTS_DISABLED,
+        "on": order.auto_renew,
+        "card": saved_card_for(order.customer),
+        "days": settings.AUTO_RENEW_DAYS_BEFORE,
+        "failed_at": order.auto_renew_failed_at,
+        "failure": auto_renew.failure_reason(order) if order.auto_renew_failed_at else "",
+    }
 
 
 def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -311,6 +331,42 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
         messages.success(request, f"{renewed.domain_name} was renewed for {years}.")
     return redirect("order_detail", order_id=order.order_id)
+
+
+@login_required
+@require_POST
+def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Switch auto-renew on (only with a saved card to charge) or off for one domain."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#auto-renew")
+    form = AutoRenewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose whether auto-renew should be on or off.")
+        return back
+    if form.cleaned_data["auto_renew"] == "off":
+        Order.objects.filter(pk=order.pk).update(auto_renew=False)
+        messages.success(request, f"Auto-renew is off. We will email you reminders before {order.domain_name} expires.")
+        return back
+    if settings.PAYMENTS_DISABLED:
+        messages.error(request, "Auto-renew is not available on this store: renewals are billed separately.")
+        return back
+    card = saved_card_for(order.customer)
+    if card is None:
+        messages.error(
+            request,
+            "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
+            "you pay with is kept for auto-renew. Then switch it on here.",
+        )
+        return back
+    Order.objects.filter(pk=order.pk).update(
+        auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="", auto_renew_notified_at=None
+    )
+    messages.success(
+        request,
+        f"Auto-renew is on: {order.domain_name} will be renewed {settings.AUTO_RENEW_DAYS_BEFORE} days before it "
+        f"expires, charged to your {card.brand.title()} •••• {card.last4}.",
+    )
+    return back
 
 
 def _renewal_is_paid(price: Decimal | None) -> bool:

@@ -38,6 +38,8 @@ DEFAULT_JOBS = [
     Job("order-sync", "*/15 * * * *", "domains.tasks.sync_orders"),
     # Hourly, so a reminder whose send failed goes out within the hour; the unique row keeps it to one.
     Job("renewal-reminders", "7 * * * *", "domains.tasks.send_renewal_reminders"),
+    # Daily: domains on auto-renew are charged and renewed AUTO_RENEW_DAYS_BEFORE days before expiry.
+    Job("auto-renew", "37 5 * * *", "domains.tasks.auto_renew_domains"),
     Job("staff-alerts", "0 */6 * * *", "domains.tasks.send_staff_alerts"),
     # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
     Job("price-sync", "23 4 * * *", "pricing.tasks.sync_prices"),
