@@ -52,7 +52,7 @@ REASONS = {
     "insufficient_funds": "your saved card was declined",
     "no_saved_card": "no card is saved on your account",
     "no_price": "it has no renewal price in our list right now",
-    "not_renewed": "the domain service did not renew it (you have not been charged)",
+    "not_renewed": "the domain service did not renew it",
 }
 
 

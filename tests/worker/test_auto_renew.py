@@ -125,3 +125,26 @@ def test_the_switch_checks_ownership_and_csrf_and_needs_a_saved_card(
     strict.force_login(customer.user)
     assert strict.post(url, {"auto_renew": "on"}).status_code == 403
     assert signed_in.get(url).status_code == 405
+
+
+@override_settings(ADMINS=STAFF)
+def test_a_renewal_refused_after_the_charge_releases_the_money(
+    due_on_auto_renew, sandbox_orders, sandbox_control, stripe_sandbox
+):
+    order = due_on_auto_renew
+    before = sandbox_orders.at_sandbox(order).expires_at
+
+    with sandbox_control.fault(error_200_message="Renewal is not possible for this domain", scope="renew"):
+        auto_renew_domains.enqueue()
+
+    payment = Payment.objects.get(
+        checkout_id=auto_renew_checkout_id(order=order, expiry_timestamp=int(before.timestamp()))
+    )
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CANCELLED, 0)
+    assert stripe_sandbox.stored(payment.stripe_payment_intent_id)["status"] == "canceled"
+    assert sandbox_orders.at_sandbox(order).expires_at == before
+    order.refresh_from_db()
+    assert (order.auto_renew, order.auto_renew_failure) == (False, "not_renewed")
+    customer_mail = next(m for m in mail.outbox if m.to == [order.customer.email])
+    assert "the domain service did not renew it" in customer_mail.body
+    assert any(m.to == ["staff@example.org"] for m in mail.outbox)
