@@ -64,7 +64,7 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             "auto_renew",
             Order.objects.filter(auto_renew_failed_at__gt=now - _FAILED_TASKS_WINDOW).count(),
             "auto-renewal(s) failed in the last day (customers emailed, switched back to reminders)",
-            reverse("admin:domains_order_changelist"),
+            reverse("admin:domains_order_changelist") + "?auto_renew_failed_at__isempty=0",
         ),
         Alert(
             "tasks",

@@ -83,8 +83,15 @@ def auto_renew_all(*, now: dt.datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     counts: dict[str, int] = {}
     for order in orders_due(now=now):
-        outcome = auto_renew_order(order=order, now=now)
+        try:
+            outcome = str(auto_renew_order(order=order, now=now))
+        except Exception:
+            # One domain's surprise must not keep the others from being renewed; the run then fails, for staff.
+            logger.exception("auto-renew of order %s failed unexpectedly", order.order_id)
+            outcome = "error"
         counts[outcome] = counts.get(outcome, 0) + 1
+    if counts.get("error"):
+        raise RuntimeError(f"auto-renew: {counts['error']} domain(s) failed unexpectedly ({counts})")
     return counts
 
 
