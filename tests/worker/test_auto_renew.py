@@ -11,6 +11,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from billing.models import Payment, SavedCard
+from domains.alerts import staff_alerts
 from domains.auto_renew import auto_renew_checkout_id
 from domains.models import Order, Renewal
 from domains.orders import order_fetch, renew_quote
@@ -99,6 +100,7 @@ def test_a_declined_charge_renews_nothing_tells_customer_and_staff_and_reminders
     assert customer_mail.subject == f"Auto-renew of {order.domain_name} did not go through: please renew it yourself"
     assert "your saved card was declined" in customer_mail.body and "You have not been charged" in customer_mail.body
     assert staff_mail.to == ["staff@example.org"] and order.domain_name in staff_mail.subject
+    assert [alert.key for alert in staff_alerts() if alert.key == "auto_renew"] == ["auto_renew"]  # admin banner
     assert len(stripe_sandbox.captures()) == 1  # only the first renewal's, paid on the page
 
     mail.outbox.clear()
