@@ -157,3 +157,36 @@ def test_the_confirmation_button_says_the_renewal_is_paid_online(signed_in, cust
 
     assert "Pay $" in html and "and renew" in html
     assert not Payment.objects.exists()
+
+
+def test_the_return_checks_ownership_before_settling(
+    signed_in, customer, other_customer, sandbox_orders, provider_calls, stripe_sandbox
+):
+    order = sandbox_orders.register(customer, "returnowner.com")
+    payment, _ = start_renewal(signed_in, order, 1)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    stranger = Client()
+    stranger.force_login(other_customer.user)
+    provider_calls.clear()
+
+    response = stranger.get(reverse("order_detail", args=[order.order_id]) + f"?renewal={payment.checkout_id}")
+
+    assert response.status_code == 404
+    assert provider_calls == []
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CREATED
+
+
+def test_with_payments_disabled_the_renewal_is_made_without_payment(
+    signed_in, customer, sandbox_orders, stripe_sandbox, settings
+):
+    settings.PAYMENTS_DISABLED = True  # the reseller bills offline
+    order = sandbox_orders.register(customer, "offlinerenew.com")
+    before = sandbox_orders.at_sandbox(order).expires_at
+
+    response = confirm(signed_in, order, open_page(signed_in, order), 1, follow=True)
+
+    assert "Renewed until" in response.content.decode()
+    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert not Payment.objects.exists()
+    assert stripe_sandbox.calls() == []
