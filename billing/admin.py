@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from billing.errors import PaymentError
-from billing.models import Payment, PaymentLine, Receipt, WebhookEvent
+from billing.models import Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
 from billing.services import payments_needing_attention, refund_line
 
 
@@ -66,6 +66,7 @@ class PaymentAdmin(admin.ModelAdmin):
         "amount_refunded",
         "stripe_session_id",
         "stripe_payment_intent_id",
+        "failure_code",
         "capture_started_at",
         "receipt_number",
         "created_at",
@@ -107,3 +108,25 @@ class WebhookEventAdmin(admin.ModelAdmin):
 class ReceiptAdmin(admin.ModelAdmin):
     list_display = ["store", "number", "payment", "amount", "currency", "issued_at"]
     readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at"]
+
+
+@admin.register(SavedCard)
+class SavedCardAdmin(admin.ModelAdmin):
+    """Read-only: a card is saved by a Checkout payment and removed by its customer (detached at Stripe)."""
+
+    list_display = ["customer", "stripe_customer_id", "brand", "last4", "exp_month", "exp_year", "saved_at"]
+    search_fields = ["customer__user__email", "=stripe_customer_id"]
+    readonly_fields = [
+        "customer",
+        "stripe_customer_id",
+        "payment_method_id",
+        "brand",
+        "last4",
+        "exp_month",
+        "exp_year",
+        "saved_at",
+        "created_at",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False

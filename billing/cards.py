@@ -71,6 +71,7 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
         logger.warning("payment %s: its card could not be read back (%s); not saved", payment.pk, err.detail)
         return None
     card = method.card
+    replaced = row.payment_method_id if row.payment_method_id and row.payment_method_id != method.id else ""
     SavedCard.objects.filter(pk=row.pk).update(
         payment_method_id=method.id,
         brand=str(card.brand or "card")[:32],
@@ -80,7 +81,18 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
         saved_at=timezone.now(),
     )
     row.refresh_from_db()
+    if replaced:
+        _detach_quietly(replaced)  # one card is kept: the one paid with last
     return row
+
+
+def _detach_quietly(method_id: str) -> None:
+    try:
+        stripe_client.call(
+            "payment method detach", lambda client: client.v1.payment_methods.detach(method_id), changes_state=True
+        )
+    except PaymentError as err:
+        logger.info("detaching the replaced card %s: %s", method_id, err.detail)
 
 
 def card_remove(*, customer: Customer) -> bool:
