@@ -28,9 +28,12 @@ def paid_with(start, stripe_sandbox, card: str = GOOD_CARD) -> Payment:
 
 def test_a_checkout_payment_saves_the_card_on_one_stripe_customer(start, stripe_sandbox, registrar, customer):
     paid_with(start, stripe_sandbox)
+    first = SavedCard.objects.get(customer=customer).payment_method_id
     paid_with(start, stripe_sandbox)
 
     card = SavedCard.objects.get(customer=customer)
+    assert card.payment_method_id != first
+    assert stripe_sandbox.stored(first)["customer"] is None  # the replaced card is detached: one card is kept
     assert (card.brand, card.last4, card.exp_month) == ("visa", "4242", 12)
     session_params = stripe_sandbox.stored(Payment.objects.first().stripe_session_id)
     assert session_params["customer"] == card.stripe_customer_id
