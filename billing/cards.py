@@ -54,6 +54,12 @@ def stripe_customer_id(*, customer: Customer) -> str:
     return SavedCard.objects.get(customer=customer).stripe_customer_id
 
 
+def forget_stripe_customer(*, customer: Customer) -> None:
+    """Stripe does not know the stored Customer (another account's, or a reset sandbox's): drop it and its card."""
+    logger.warning("customer %s: the stored Stripe Customer is unknown to Stripe; a new one is created", customer.pk)
+    SavedCard.objects.filter(customer=customer).delete()
+
+
 def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     """Keep the card an authorised payment was made with, when Stripe saved it on the customer's Customer for
     off-session use. Best effort: a card that cannot be read back now is simply not offered for auto-renew."""

@@ -27,7 +27,7 @@ from django.utils.module_loading import import_string
 
 from accounts.models import Customer
 from billing import stripe_client
-from billing.cards import card_save_from_intent, saved_card_for, stripe_customer_id
+from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -121,22 +121,34 @@ def payment_start(
     if payment.stripe_session_id:
         return _reopen(payment)
     # The card paid with is saved on the customer's Stripe Customer, for auto-renew (billing/cards.py).
-    stripe_customer = stripe_customer_id(customer=customer)
-    session = stripe_client.call(
-        "checkout session create",
-        lambda client: client.v1.checkout.sessions.create(
-            params=_session_params(
-                payment, success_url=success_url, cancel_url=cancel_url, stripe_customer=stripe_customer
-            ),
-            # The same checkout opens the same session, however many times it is posted.
-            options={"idempotency_key": f"checkout-{checkout_id}"},
-        ),
-    )
+    try:
+        session = _session_create(payment, success_url=success_url, cancel_url=cancel_url)
+    except PaymentRefused as err:
+        if err.code != "resource_missing":
+            raise
+        # The stored Customer is not on this Stripe account (the keys changed, the sandbox was reset): forget it
+        # and its card, and open the session for a new one.
+        forget_stripe_customer(customer=customer)
+        session = _session_create(payment, success_url=success_url, cancel_url=cancel_url)
     if session.status != "open":
         raise PaymentError(f"session {session.id} is {session.status}", code="session_closed")
     Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
     payment.refresh_from_db()
     return StartedPayment(payment=payment, url=session.url)
+
+
+def _session_create(payment: Payment, *, success_url: str, cancel_url: str) -> Any:
+    stripe_customer = stripe_customer_id(customer=payment.customer)
+    return stripe_client.call(
+        "checkout session create",
+        lambda client: client.v1.checkout.sessions.create(
+            params=_session_params(
+                payment, success_url=success_url, cancel_url=cancel_url, stripe_customer=stripe_customer
+            ),
+            # The same checkout (for the same Customer) opens the same session, however many times it is posted.
+            options={"idempotency_key": f"checkout-{payment.checkout_id}-{stripe_customer}"},
+        ),
+    )
 
 
 def _reopen(payment: Payment) -> StartedPayment:

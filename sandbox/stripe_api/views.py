@@ -176,6 +176,11 @@ def sessions(request: HttpRequest, *, key: str, params: dict, after: list) -> tu
         raise ApiError(400, "The payment sandbox supports mode=payment only.", param="mode")
     if not params.get("success_url"):
         raise ApiError(400, "Missing required param: success_url.", code="parameter_missing", param="success_url")
+    customer_id = params.get("customer")
+    if customer_id and params.get("customer_email"):
+        raise ApiError(400, "You may only specify one of these parameters: customer, customer_email.", param="customer")
+    if customer_id and not StripeObject.objects.filter(pk=customer_id, object="customer", api_key=key).exists():
+        raise ApiError(400, f"No such customer: '{customer_id}'", code="resource_missing", param="customer")
     items = params.get("line_items")
     if not isinstance(items, list) or not items:
         raise ApiError(400, "Missing required param: line_items.", code="parameter_missing", param="line_items")

@@ -124,3 +124,20 @@ def test_another_keys_customer_is_not_found(client, live_server):
     with pytest.raises(stripe.InvalidRequestError) as missing:
         other.v1.customers.retrieve(customer.id)
     assert missing.value.code == "resource_missing"
+
+
+def test_a_session_for_an_unknown_customer_or_with_both_customer_and_email_is_refused(client):
+    base = {
+        "mode": "payment",
+        "success_url": "https://shop.example/done/",
+        "line_items": [
+            {"price_data": {"currency": "usd", "unit_amount": 100, "product_data": {"name": "a.com"}}, "quantity": 1}
+        ],
+    }
+    with pytest.raises(stripe.InvalidRequestError) as missing:
+        client.v1.checkout.sessions.create(params={**base, "customer": "cus_nobody"})
+    assert (missing.value.code, missing.value.param) == ("resource_missing", "customer")
+    known = client.v1.customers.create(params={"email": "b@example.org"})
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.checkout.sessions.create(params={**base, "customer": known.id, "customer_email": "b@example.org"})
+    assert client.v1.checkout.sessions.create(params={**base, "customer": known.id}).customer == known.id

@@ -104,3 +104,15 @@ def test_a_card_that_asks_for_authentication_fails_off_session(start, stripe_san
 
     assert (payment.status, payment.failure_code) == ("cancelled", "authentication_required")
     assert registrar.calls == {}
+
+
+def test_a_stored_customer_unknown_to_stripe_is_replaced_by_a_new_one(start, stripe_sandbox, customer):
+    # E.g. the keys were changed to another Stripe account, or the payment sandbox was reset.
+    SavedCard.objects.create(customer=customer, stripe_customer_id="cus_from_another_account", payment_method_id="pm_x")
+
+    started = start()
+
+    card = SavedCard.objects.get(customer=customer)
+    assert card.stripe_customer_id.startswith("cus_") and card.stripe_customer_id != "cus_from_another_account"
+    assert not card.has_card
+    assert stripe_sandbox.stored(started.payment.stripe_session_id)["customer"] == card.stripe_customer_id
