@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from billing.alerts import authorisations_expiring
 from billing.errors import PaymentError
-from billing.models import CreditNote, Payment, PaymentLine, Receipt, WebhookEvent
+from billing.models import CreditNote, Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
 from billing.services import payments_needing_attention, refund_line
 
 
@@ -87,6 +87,7 @@ class PaymentAdmin(admin.ModelAdmin):
         "amount_refunded",
         "stripe_session_id",
         "stripe_payment_intent_id",
+        "failure_code",
         "capture_started_at",
         "receipt_number",
         "credit_notes",
@@ -202,4 +203,26 @@ class CreditNoteAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(SavedCard)
+class SavedCardAdmin(admin.ModelAdmin):
+    """Read-only: a card is saved by a Checkout payment and removed by its customer (detached at Stripe)."""
+
+    list_display = ["customer", "stripe_customer_id", "brand", "last4", "exp_month", "exp_year", "saved_at"]
+    search_fields = ["customer__user__email", "=stripe_customer_id"]
+    readonly_fields = [
+        "customer",
+        "stripe_customer_id",
+        "payment_method_id",
+        "brand",
+        "last4",
+        "exp_month",
+        "exp_year",
+        "saved_at",
+        "created_at",
+    ]
+
+    def has_add_permission(self, request) -> bool:
         return False

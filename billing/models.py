@@ -39,6 +39,9 @@ class Payment(models.Model):
     capture_started_at = models.DateTimeField(null=True, blank=True)
     needs_attention = models.BooleanField(default=False, db_index=True)
     attention_reason = models.TextField(blank=True)
+    # Off-session charges (auto-renew) only: Stripe's code for a refused charge (card_declined,
+    # authentication_required, ...), so the customer can be told what to do. Nothing was charged.
+    failure_code = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     settled_at = models.DateTimeField(null=True, blank=True)
@@ -194,3 +197,29 @@ class CreditNote(models.Model):
     @property
     def total(self) -> Money:
         return Money(self.amount, self.currency)
+
+
+class SavedCard(models.Model):
+    """The customer's Stripe Customer and the card saved on it for off-session payments (auto-renew).
+
+    The Stripe Customer is created once per storefront customer (its id kept here); the card is the payment
+    method of the customer's last Checkout payment, read back from its PaymentIntent. Only what is shown is kept:
+    brand, last four digits and expiry, never the number.
+    """
+
+    customer = models.OneToOneField(Customer, on_delete=models.CASCADE, related_name="saved_card")
+    stripe_customer_id = models.CharField(max_length=255, unique=True)
+    payment_method_id = models.CharField(max_length=255, blank=True)
+    brand = models.CharField(max_length=32, blank=True)
+    last4 = models.CharField(max_length=4, blank=True)
+    exp_month = models.PositiveSmallIntegerField(null=True, blank=True)
+    exp_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    saved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.brand} •••• {self.last4}" if self.has_card else self.stripe_customer_id
+
+    @property
+    def has_card(self) -> bool:
+        return bool(self.payment_method_id)

@@ -7,13 +7,16 @@ import logging
 
 import stripe
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Customer
+from billing import cards
 from billing.documents import (
     billing_documents,
     credit_note_context,
@@ -21,6 +24,7 @@ from billing.documents import (
     receipt_context,
     receipt_for_user,
 )
+from billing.errors import PaymentError
 from billing.webhooks import webhook_event_process, webhook_event_record
 
 logger = logging.getLogger(__name__)
@@ -74,3 +78,22 @@ def credit_note(request: HttpRequest, number: int) -> HttpResponse:
     if found is None:
         raise Http404("No such credit note")
     return render(request, "billing/credit_note.html", credit_note_context(found))
+
+
+@login_required
+@require_POST
+def card_remove(request: HttpRequest) -> HttpResponse:
+    """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
+    customer = Customer.objects.filter(user=request.user).first()
+    if customer is None:
+        raise Http404("No customer")
+    try:
+        removed = cards.card_remove(customer=customer)
+    except PaymentError as err:
+        messages.error(request, f"Your card could not be removed right now. {err.message}")
+    else:
+        if removed:
+            messages.success(
+                request, "Your saved card was removed. Domains on auto-renew get renewal reminders again instead."
+            )
+    return redirect(reverse("account") + "#payment-method")

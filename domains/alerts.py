@@ -14,7 +14,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Customer
 from billing.alerts import authorisations_expiring
 from billing.services import payments_needing_attention
-from domains.models import CustomerSync
+from domains.models import CustomerSync, Order
 from domains.services import registrations_needing_attention
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
@@ -74,6 +74,12 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             f"payment authorisation(s) still not captured after {settings.PAYMENT_AUTHORISATION_ALERT_DAYS} days: "
             "Stripe releases them after 7",
             reverse("admin:billing_payment_changelist") + "?attention=expiring",
+        ),
+        Alert(
+            "auto_renew",
+            Order.objects.filter(auto_renew_failed_at__gt=now - _FAILED_TASKS_WINDOW).count(),
+            "auto-renewal(s) failed in the last day (customers emailed, switched back to reminders)",
+            reverse("admin:domains_order_changelist") + "?auto_renew_failed_at__isempty=0",
         ),
         Alert(
             "tasks",

@@ -29,6 +29,13 @@ class Order(models.Model):
     dns_active = models.BooleanField(default=False)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Renewed by the storefront AUTO_RENEW_DAYS_BEFORE days before expiry, on the customer's saved card
+    # (domains/auto_renew.py). A failed attempt switches it off (the reminders take over) and says why.
+    auto_renew = models.BooleanField(default=False, db_index=True)
+    auto_renew_failed_at = models.DateTimeField(null=True, blank=True)
+    auto_renew_failure = models.CharField(max_length=200, blank=True)
+    # When the customer and staff were told of that failure (by the worker); empty while untold.
+    auto_renew_notified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]

@@ -419,6 +419,8 @@ ORDER_SYNC_REQUESTS_PER_SECOND = env.float("ORDER_SYNC_REQUESTS_PER_SECOND", def
 ORDER_SYNC_EVERY_HOURS_FAR = env.float("ORDER_SYNC_EVERY_HOURS_FAR", default=24.0)
 ORDER_SYNC_EVERY_HOURS_NEAR = env.float("ORDER_SYNC_EVERY_HOURS_NEAR", default=2.0)
 ORDER_SYNC_NEAR_DAYS = env.int("ORDER_SYNC_NEAR_DAYS", default=35)
+# Auto-renew: domains switched to it are renewed (and charged on the saved card) this many days before expiry.
+AUTO_RENEW_DAYS_BEFORE = env.int("AUTO_RENEW_DAYS_BEFORE", default=14)
 # Renewal reminders: days before expiry (negative: after). Env: RENEWAL_REMINDER_DAYS=60,30,7,1,-3
 RENEWAL_REMINDER_DAYS = sorted(
     {int(d) for d in env.list("RENEWAL_REMINDER_DAYS", default=["60", "30", "7", "1", "-3"])}
