@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from billing.models import Payment
-from tests.browser.steps import add_to_cart, new_person, search_page, sign_up, unique_label
+from tests.browser.steps import accept_terms, add_to_cart, new_person, search_page, sign_up, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,6 +32,7 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     search_page(page, name)
     add_to_cart(page, name)
     page.goto("/checkout/")
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
