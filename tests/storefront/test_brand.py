@@ -34,7 +34,8 @@ def _title(html: str) -> str:
 def test_the_header_title_and_footer_carry_the_brand(client):
     html = client.get("/").content.decode()
     assert _title(html).endswith("· Acme Domains")
-    assert '<img class="brand-logo" src="/static/img/favicon.svg" alt="Acme Domains"' in html
+    # Decorative beside the written name: the link's accessible name is the store's name, once.
+    assert '<img class="brand-logo" src="/static/img/favicon.svg" alt=""' in html
     assert '<span class="brand-name">Acme Domains</span>' in html
     assert "Domain Store" not in html
     assert '<a href="mailto:help@acme.example">help@acme.example</a>' in html
@@ -45,7 +46,7 @@ def test_the_header_title_and_footer_carry_the_brand(client):
 @override_settings(STORE_LOGO_URL="https://cdn.acme.example/logo.png", STORE_NAME="Acme Domains")
 def test_a_logo_url_is_used_as_given(client):
     html = client.get("/").content.decode()
-    assert 'src="https://cdn.acme.example/logo.png" alt="Acme Domains"' in html
+    assert 'src="https://cdn.acme.example/logo.png" alt=""' in html
 
 
 def test_the_defaults_look_as_before(client):
