@@ -149,3 +149,22 @@ def test_the_site_follows_the_store_name_and_url_at_migrate(settings):
     _sync_site()
     site = Site.objects.get_current()
     assert (site.name, site.domain) == ("Acme Domains", "shop.acme.example")
+
+
+def _linked(message: str, **settings_: str) -> str:
+    with override_settings(**settings_):
+        return Template("{% load support %}{{ message|support_linked }}").render(Context({"message": message}))
+
+
+def test_sentences_from_python_that_say_contact_support_get_the_link():
+    sentence = "Your account could not be used. Please contact support."
+    assert _linked(sentence, SUPPORT_URL="", SUPPORT_EMAIL="") == sentence
+    assert _linked(sentence, SUPPORT_URL="https://help.acme.example/") == (
+        'Your account could not be used. Please <a href="https://help.acme.example/" class="support-link">'
+        "contact support</a>."
+    )
+    assert _linked("On hold. Contact support to lift it.", SUPPORT_URL="https://help.acme.example/") == (
+        'On hold. <a href="https://help.acme.example/" class="support-link">Contact support</a> to lift it.'
+    )
+    # The sentence itself is escaped; only the link is markup.
+    assert _linked("<b>contact support</b>", SUPPORT_URL="https://h.example/").startswith("&lt;b&gt;<a ")
