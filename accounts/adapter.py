@@ -65,7 +65,7 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
         if sending_now.get():
-            super().send_mail(template_prefix, email, context)
+            super().send_mail(template_prefix, email, {**brand_context(), **context})
             return
         from accounts.tasks import send_rendered_email
 

@@ -138,6 +138,11 @@ def test_staff_see_acceptances_in_the_admin(client, buyer):
     assert form["checkout_id"] in page
     assert acceptance.terms.version in page and acceptance.agreement.version in page
     assert buyer.email in page
+    # The exact words of each accepted version, and the pages themselves to edit.
+    texts = staff.get("/admin/storefront/legaltext/").content.decode()
+    assert acceptance.terms.version in texts and "/legal/registration-agreement/" in texts
+    pages = staff.get("/admin/flatpages/flatpage/").content.decode()
+    assert "Terms of service" in pages and "Privacy policy" in pages and "Domain registration agreement" in pages
 
 
 def test_signup_links_the_terms_and_privacy_policy(client):
