@@ -168,3 +168,25 @@ def test_sentences_from_python_that_say_contact_support_get_the_link():
     )
     # The sentence itself is escaped; only the link is markup.
     assert _linked("<b>contact support</b>", SUPPORT_URL="https://h.example/").startswith("&lt;b&gt;<a ")
+
+
+def test_a_colour_that_fails_refuses_to_start():
+    from tests.storefront.test_settings import _run_manage
+
+    refused = _run_manage("check", DJANGO_DEBUG="true", STORE_PRIMARY_COLOR="#ffcc00")
+    assert refused.returncode != 0
+    assert "storefront.E004" in refused.stderr and "1.51:1" in refused.stderr
+    assert _run_manage("check", DJANGO_DEBUG="true", STORE_PRIMARY_COLOR="#0b6e4f").returncode == 0
+
+
+def test_a_logo_on_another_origin_is_allowed_by_the_content_security_policy():
+    from tests.storefront.test_settings import _run_manage
+
+    shown = _run_manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.CONTENT_SECURITY_POLICY['DIRECTIVES']['img-src'])",
+        DJANGO_DEBUG="true",
+        STORE_LOGO_URL="https://cdn.acme.example/brand/logo.svg",
+    )
+    assert shown.stdout.strip().splitlines()[-1] == """["'self'", 'data:', 'https://cdn.acme.example']"""
