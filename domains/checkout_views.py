@@ -49,6 +49,7 @@ from pricing.models import Operation
 from pricing.money import Money, format_money
 from pricing.quotes import price_book, requote
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
+from storefront.legal import legal_versions_current
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import client_address
@@ -71,6 +72,8 @@ class CheckoutForm(forms.Form):
     review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
     # The terms of service and the registration agreement (storefront/legal.py), recorded with the order.
     accept_terms = forms.BooleanField(error_messages={"required": ACCEPT_ERROR})
+    # The versions of those two pages when the review was shown (storefront.legal.legal_versions_current).
+    legal_versions = forms.CharField(max_length=40, required=False)
 
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
@@ -188,6 +191,7 @@ def _review(request: HttpRequest) -> HttpResponse:
         if request.user.is_authenticated and (customer is None or customer.customer_id is None)
         else "",
         "next": reverse("checkout"),
+        "legal_versions": legal_versions_current() if can_buy else "",
         "accept_error": ACCEPT_ERROR if request.session.pop(ACCEPT_MISSING_KEY, False) and can_buy else "",
     }
     return render(request, "domains/checkout.html", context, status=503 if error else 200)
@@ -358,6 +362,16 @@ def _place(request: HttpRequest) -> HttpResponse:
             messages.warning(request, change.text)
         return redirect("checkout")
 
+    shown_versions = form.cleaned_data["legal_versions"]
+    if shown_versions and shown_versions != legal_versions_current():
+        messages.warning(
+            request,
+            gettext(
+                "Our terms of service or domain registration agreement changed since this page was shown. Nothing "
+                "was bought: please read them and confirm again."
+            ),
+        )
+        return redirect("checkout")
     # What the customer accepted is recorded before anything is charged or registered.
     accepted = legal_acceptance_record(customer=customer, checkout_id=checkout_id, ip=client_address(request))
     if accepted is None:

@@ -23,6 +23,15 @@ def page_version(page: FlatPage) -> str:
     return hashlib.sha256(f"{page.title}\n{page.content}".encode()).hexdigest()[:16]
 
 
+def legal_versions_current() -> str:
+    """The terms' and the agreement's versions as one value ("terms:agreement"; empty parts if unpublished): the
+    review page carries it, so a Buy pressed after staff edited either page is not taken as accepting the edit."""
+    pages = {
+        page.url: page for page in FlatPage.objects.filter(url__in=(TERMS_URL, AGREEMENT_URL), sites=settings.SITE_ID)
+    }
+    return ":".join(page_version(pages[url]) if url in pages else "" for url in (TERMS_URL, AGREEMENT_URL))
+
+
 def legal_text_current(*, url: str) -> LegalText | None:
     """The published page at `url` as a kept version (stored the first time it is asked for); None if staff
     removed or unpublished the page."""

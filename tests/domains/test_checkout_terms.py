@@ -33,10 +33,14 @@ def buyer(client, customer):
     return customer
 
 
+def _review_form(response) -> dict[str, str]:
+    return {"checkout_id": str(response.context["checkout_id"]), "review_digest": response.context["review_digest"]}
+
+
 def _review(client) -> dict[str, str]:
     response = client.get("/checkout/")
     assert response.status_code == 200
-    return {"checkout_id": str(response.context["checkout_id"]), "review_digest": response.context["review_digest"]}
+    return _review_form(response)
 
 
 def test_the_review_asks_to_accept_both_documents_with_links(client, buyer):
@@ -104,6 +108,29 @@ def test_an_edited_page_is_a_new_version_and_the_old_text_is_kept(client, buyer)
     assert second.agreement.version == first.agreement.version
     assert "renewed automatically" in second.terms.content
     assert "renewed automatically" not in LegalText.objects.get(pk=first.terms.pk).content
+
+
+def test_terms_edited_after_the_review_are_not_taken_as_accepted(client, buyer, provider_calls):
+    name = fresh()
+    put_in_cart(client, line(name))
+    review = client.get("/checkout/")
+    shown = review.context["legal_versions"]
+    assert f'name="legal_versions" value="{shown}"' in review.content.decode()
+    agreement = FlatPage.objects.get(url="/legal/registration-agreement/")
+    agreement.content += "<p>New clause.</p>"
+    agreement.save()
+
+    form = {**_review_form(review), "legal_versions": shown, "accept_terms": "on"}
+    response = client.post("/checkout/", form, follow=True)
+
+    assert "changed since this page was shown. Nothing was bought" in response.content.decode()
+    assert register_calls(provider_calls) == 0
+    assert not LegalAcceptance.objects.exists()
+    # The page now shown carries the new versions, and confirming from it buys.
+    again = response.context["legal_versions"]
+    assert again != shown
+    client.post("/checkout/", {**_review_form(response), "legal_versions": again, "accept_terms": "on"})
+    assert LegalAcceptance.objects.get().agreement.version == again.split(":")[1]
 
 
 def test_without_the_terms_published_nothing_is_bought(client, buyer, provider_calls):
