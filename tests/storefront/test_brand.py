@@ -190,3 +190,19 @@ def test_a_logo_on_another_origin_is_allowed_by_the_content_security_policy():
         STORE_LOGO_URL="https://cdn.acme.example/brand/logo.svg",
     )
     assert shown.stdout.strip().splitlines()[-1] == """["'self'", 'data:', 'https://cdn.acme.example']"""
+
+
+@override_settings(STORE_NAME="Acme Domains")
+def test_the_admin_pages_carry_the_store_name_not_djangos(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("staff@acme.example", "staff@acme.example", "S#1x"))
+    for url in ("/admin/", "/admin/flatpages/flatpage/", "/admin/domains/legalacceptance/"):
+        html = client.get(url).content.decode()
+        assert _title(html).endswith("| Acme Domains admin"), url
+        assert "Acme Domains staff" in html
+        assert "Django administration" not in html and "Django site admin" not in html
+    # The admin's password change is the storefront's own page (templates/registration/).
+    assert _title(client.get("/admin/password_change/").content.decode()).endswith("· Acme Domains")
+    # Staff sign in through the storefront's own sign-in page, which carries the brand too.
+    client.logout()
+    sign_in = client.get("/admin/login/?next=/admin/", follow=True).content.decode()
+    assert _title(sign_in).endswith("· Acme Domains") and "Django" not in sign_in
