@@ -155,7 +155,7 @@ def journey(base: str, number: int, results: Results) -> None:
     _, page = results.timed("checkout review", browser, "GET", "/checkout/")
     found, digest = HIDDEN_CHECKOUT.search(page), HIDDEN_DIGEST.search(page)
     if found and digest:
-        form = {"checkout_id": found.group(1), "review_digest": digest.group(1)}
+        form = {"checkout_id": found.group(1), "review_digest": digest.group(1), "accept_terms": "on"}
         results.timed("checkout place", browser, "POST", "/checkout/", form=form)
     else:
         with results.lock:

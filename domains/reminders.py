@@ -26,6 +26,7 @@ from billing.cards import saved_card_for
 from domains.models import Order, RenewalReminder
 from domains.orders import renew_pricing
 from storefront.background import claimed
+from storefront.brand import brand_context, from_email
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     quote = renew_pricing(domain_name=order.domain_name)
     days_left = (order.expires_at - now) / _DAY
     context = {
+        **brand_context(),
         "customer": customer,
         "order": order,
         "expired": days_left < 0,
@@ -116,4 +118,4 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     }
     subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
     text = render_to_string("domains/email/renewal_body.txt", context)
-    return EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [customer.email])
+    return EmailMultiAlternatives(subject, text, from_email(), [customer.email])

@@ -34,6 +34,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.sites",
+    "django.contrib.flatpages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
@@ -122,7 +124,9 @@ else:
     # Development without a mail server: emails are kept in the database and shown on the mailbox page
     # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
     EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
+# Sender of customer emails. Without a display name ("Acme <noreply@acme.example>") the store's name is used as it
+# (storefront/brand.py: from_email).
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@localhost")
 
 AUTH_PASSWORD_VALIDATORS = [
     # The provider refuses other passwords; first, so its rules are listed before the generic ones.
@@ -162,7 +166,7 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 # Changing the email address asks for the password again (turning two-factor off always does: allauth.mfa).
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
-ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{env.str('STORE_NAME', default='Domain Store')}] "
+# Email subjects start with "[STORE_NAME] " (accounts/adapter.py); the authenticator app's label is set below.
 # Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
 # failures, not a lock; a successful password reset clears the account's count.
 ACCOUNT_RATE_LIMITS = {
@@ -178,7 +182,6 @@ ACCOUNT_RATE_LIMITS = {
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
-MFA_TOTP_ISSUER = env.str("STORE_NAME", default="Domain Store")
 # Browsers allow WebAuthn on http only for localhost; the test server is plain http.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
@@ -217,6 +220,10 @@ STORE_LEGAL_ADDRESS = env.str("STORE_LEGAL_ADDRESS", default="").replace("\\n", 
 # Where customers reach a person: shown in the footer and wherever a page says "contact support".
 SUPPORT_EMAIL = env.str("SUPPORT_EMAIL", default="")
 SUPPORT_URL = env.str("SUPPORT_URL", default="")
+MFA_TOTP_ISSUER = STORE_NAME
+# django.contrib.sites (needed by flatpages, the legal pages): one site, whose domain and name follow SITE_URL and
+# STORE_NAME at every migrate (storefront/apps.py).
+SITE_ID = 1
 
 # The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
@@ -344,12 +351,15 @@ _panel_origin = "{0.scheme}://{0.netloc}".format(urlparse(RESELLER_PANEL_URL)) i
 _payment_origin = (
     "{0.scheme}://{0.netloc}".format(urlparse(STRIPE_API_BASE)) if _PAYMENT_SANDBOX else "https://checkout.stripe.com"
 )
+_logo = urlparse(STORE_LOGO_URL)
+_logo_origin = f"{_logo.scheme}://{_logo.netloc}" if _logo.scheme in ("http", "https") else ""
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
+        # A logo given as an absolute URL is loaded from its own origin.
+        "img-src": ["'self'", "data:", *([_logo_origin] if _logo_origin else [])],
         "connect-src": ["'self'"],
         "font-src": ["'self'"],
         "object-src": ["'none'"],

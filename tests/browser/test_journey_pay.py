@@ -12,7 +12,15 @@ from playwright.sync_api import Page, expect
 
 from billing.models import Payment
 from billing.services import refund_line
-from tests.browser.steps import add_to_cart, check_accessibility, new_person, search_page, sign_up, unique_label
+from tests.browser.steps import (
+    accept_terms,
+    add_to_cart,
+    check_accessibility,
+    new_person,
+    search_page,
+    sign_up,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,6 +44,7 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     search_page(page, name)
     add_to_cart(page, name)
     page.goto("/checkout/")
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()

@@ -10,7 +10,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from billing.models import Payment
-from tests.browser.steps import add_to_cart, check_accessibility, new_person, search_page, sign_up, unique_label
+from tests.browser.steps import (
+    accept_terms,
+    add_to_cart,
+    check_accessibility,
+    new_person,
+    search_page,
+    sign_up,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,6 +43,7 @@ def test_the_customer_pays_for_a_renewal_turns_auto_renew_on_and_removes_the_car
     add_to_cart(page, name)
     page.goto("/checkout/")
     check_accessibility(page)
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
     _pay_on_the_payment_page(page)
     expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()

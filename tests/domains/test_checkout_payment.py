@@ -39,7 +39,9 @@ def review(client) -> tuple[uuid.UUID, str]:
 
 def buy(client, checkout_id, digest, **kwargs):
     """Press Buy on a review page that showed this checkout with this digest."""
-    return client.post("/checkout/", {"checkout_id": str(checkout_id), "review_digest": digest}, **kwargs)
+    return client.post(
+        "/checkout/", {"checkout_id": str(checkout_id), "review_digest": digest, "accept_terms": "on"}, **kwargs
+    )
 
 
 def start_paying(client) -> tuple[Payment, str, str]:
