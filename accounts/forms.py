@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 import phonenumbers
 from allauth.account.forms import AddEmailForm, ReauthenticateForm
@@ -219,7 +219,7 @@ class SignupForm(forms.Form):
         """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
         super().__init__(*args, **kwargs)
         self.login_url = login_url or reverse("login")
-        self.fields["country"].choices = [("", "Choose your country"), *country_choices()]
+        cast(forms.ChoiceField, self.fields["country"]).choices = [("", "Choose your country"), *country_choices()]
         self.fields["state"].widget.choices = state_choices(self.selected_country())
         self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
@@ -293,7 +293,8 @@ class SignupForm(forms.Form):
         return password
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         code = cleaned.get("country")
         if code and "state" in cleaned and cleaned["state"] not in countries.states_for(code):
             found = countries.country(code)

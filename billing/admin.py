@@ -28,8 +28,14 @@ class PaymentLineInline(admin.TabularInline):
     model = PaymentLine
     extra = 0
     can_delete = False
-    fields = ["description", "amount", "status", "registration_ref", "stripe_refund_id", "refunded_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "description",
+        "amount",
+        "status",
+        "registration_ref",
+        "stripe_refund_id",
+        "refunded_at",
+    )
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

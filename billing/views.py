@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from billing.models import Receipt
 from billing.webhooks import webhook_event_process, webhook_event_record
+from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def receipt(request: HttpRequest, number: int) -> HttpResponse:
+def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     found = (
         Receipt.objects.select_related("payment__customer")
         .filter(store=settings.STORE_NAME, number=number, payment__customer__user=request.user)

@@ -44,7 +44,8 @@ def month_summaries() -> list[MonthSummary]:
         .annotate(
             sales=Count("id"),
             revenue=Sum("total_price"),
-            cost=Sum("cost_price"),
+            # Not `cost`: the model has a property of that name, which an annotation would shadow.
+            cost_total=Sum("cost_price"),
             with_cost=Count("cost_price"),
         )
         .order_by("-month", "currency")
@@ -55,7 +56,7 @@ def month_summaries() -> list[MonthSummary]:
             currency=row["currency"],
             sales=row["sales"],
             revenue=Money(row["revenue"] or Decimal(0), row["currency"]),
-            cost=Money(row["cost"] or Decimal(0), row["currency"]),
+            cost=Money(row["cost_total"] or Decimal(0), row["currency"]),
             unknown_cost=row["sales"] - row["with_cost"],
         )
         for row in rows

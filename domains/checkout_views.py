@@ -49,6 +49,7 @@ from pricing.quotes import price_book, requote
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import AuthenticatedHttpRequest
 
 SESSION_KEY = "checkout"
 # Checkouts this browser placed, with their names, until the worker has recorded their lines.
@@ -91,7 +92,7 @@ def checkout(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_safe
-def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     """Each line's outcome. Unpaid checkouts: the worker registers the lines (place_checkout) and settles lost
     answers (reconcile_checkout, asked for here at most every few seconds); the page polls. Paid ones: this is
     also the payment's return door, which settles the payment as the webhook does (whichever comes first)."""
@@ -192,7 +193,7 @@ def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
             current = uuid.UUID(str(stored.get("id")))
         except ValueError:
             current = None
-        used = (
+        used = current is not None and (
             Registration.objects.filter(checkout_id=current).exists()
             or Payment.objects.filter(checkout_id=current).exclude(status=Payment.Status.CREATED).exists()
         )

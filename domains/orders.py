@@ -188,7 +188,7 @@ def _version_key(customer: Customer) -> str:
 
 def _cache_version(customer: Customer) -> int:
     # A nanosecond clock as the first version: if the version key is evicted, old entries are never revived.
-    return cache.get_or_set(_version_key(customer), time.time_ns, timeout=None)
+    return int(cache.get_or_set(_version_key(customer), time.time_ns, timeout=None) or time.time_ns())
 
 
 def orders_cache_invalidate(*, customer: Customer) -> None:
@@ -294,7 +294,7 @@ def renew_options(*, domain_name: str) -> list[tuple[int, Money | None]]:
     TLD has no renewal price here."""
     book = price_book(tlds=[_tld(domain_name)])
     minimum = renew_min_term(_tld(domain_name))
-    priced = []
+    priced: list[tuple[int, Money | None]] = []
     for years in (y for y in RENEW_YEARS if y >= minimum):
         quote = book.retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=years)
         if quote is not None:

@@ -60,7 +60,7 @@ def reminders_record(*, now: dt.datetime | None = None) -> int:
     created = 0
     for order in orders:
         offset = reminder_due(order=order, now=now)
-        if offset is None:
+        if offset is None or order.expires_at is None:  # (no expiry is never due: for the type checker)
             continue
         try:
             with transaction.atomic():
@@ -99,7 +99,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     order = reminder.order
     customer = order.customer
     quote = renew_pricing(domain_name=order.domain_name)
-    days_left = (order.expires_at - now) / _DAY
+    days_left = (reminder.expires_at - now) / _DAY  # the order's, as the caller checked just before
     context = {
         "customer": customer,
         "order": order,

@@ -178,7 +178,7 @@ def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) 
     quote = retail_price(tld=line.tld, operation=Operation.REGISTER, years=line.duration)
     if quote is None:
         logger.warning("register %s: no cost for its term, recorded without one", line.domain_name)
-    same_currency = quote is not None and quote.cost.currency == line.currency
+    cost = quote.cost if quote is not None and quote.cost.currency == line.currency else None
     return {
         "customer": customer,
         "domain_name": line.domain_name,
@@ -187,7 +187,7 @@ def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) 
         "register_price": line.price,
         "renew_price": line.renew,
         "total_price": line.price,
-        "cost_price": quote.cost.amount if same_currency else None,
+        "cost_price": cost.amount if cost is not None else None,
         "provider_cost": quote.provider_cost.amount if quote is not None else None,
         "price_rule": _rule_text(quote, charged=line.price),
         "checkout_id": checkout_id,

@@ -6,6 +6,7 @@ has been enqueued where it helps.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import uuid
 from typing import Any
@@ -107,7 +108,7 @@ def reconcile_checkout(*, checkout_id: str) -> int:
 def send_pending_checkout_emails() -> int:
     """Enqueue the email of every recent checkout with unreported settled lines (missed or failed sends,
     lines settled by reconciling). Checkouts enqueued."""
-    since = timezone.now() - timezone.timedelta(days=_EMAIL_SWEEP_DAYS)
+    since = timezone.now() - dt.timedelta(days=_EMAIL_SWEEP_DAYS)
     candidates = (
         Registration.objects.filter(
             created_at__gt=since,

@@ -436,15 +436,16 @@ class ResellerGateway:
     ) -> requests.Response:
         key = self._metasearch_key if service in (self.search, self.ai) else self._api_key
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
-        arguments = {"params": list(params) or None, "json": json_body, "headers": headers, "timeout": timeout}
+        query = list(params) or None
         if method == "GET":
             session = self.search_session if service in (self.search, self.ai) else self.session
-            return session.request(method, url, **arguments)
+            return session.request(method, url, params=query, json=json_body, headers=headers, timeout=timeout)
         # A state-changing call never reuses a kept-alive connection: one the provider closes just as we send
         # would leave the outcome unknown. A connection of its own costs a handshake on the rare POST, PUT or
         # DELETE, and spares an order or a signup a reconciliation. Its session has no retries at all.
         with requests.Session() as once:
-            return once.request(method, url, **{**arguments, "headers": {**headers, "Connection": "close"}})
+            headers["Connection"] = "close"
+            return once.request(method, url, params=query, json=json_body, headers=headers, timeout=timeout)
 
 
 def _bool_param(value: bool) -> str:

@@ -297,9 +297,9 @@ def _dns_record(row: Mapping[str, Any], record_type: str) -> DnsRecord:
         type=str(row.get("type") or record_type),
         host=str(row.get("host", "")),
         value=str(row.get("value", "")),
-        time_to_live=int(ttl) if ttl not in (None, "") else None,
+        time_to_live=int(ttl) if ttl is not None and ttl != "" else None,
         status=str(row.get("status", "")),
-        priority=int(priority) if priority not in (None, "") else None,
+        priority=int(priority) if priority is not None and priority != "" else None,
     )
 
 

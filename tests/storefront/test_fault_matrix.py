@@ -71,6 +71,7 @@ class World:
 @pytest.fixture
 def world(priced, sandbox_partner) -> World:
     customer = make_customer()
+    assert customer.customer_id is not None
     label = f"matrix{uuid.uuid4().hex[:8]}"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)
     gateway().dns_activate(order_id=registered.order_id)
