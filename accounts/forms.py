@@ -62,8 +62,10 @@ def ascii_spelling(text: str) -> str | None:
     return "".join(spelled)
 
 
-class AsciiMixin:
-    """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it."""
+class AsciiMixin(forms.Field):
+    """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it.
+
+    A Field itself (first in the bases of a CharField or EmailField) so that its super() calls are typed."""
 
     non_ascii_message = "Please use English (ASCII) characters only in %(field)s — the domain registry requires it."
     suggestion_message = " You could write it as “%(suggestion)s”."
@@ -71,9 +73,9 @@ class AsciiMixin:
     suggest_spelling = False
 
     def to_python(self, value: Any) -> Any:
-        value = super().to_python(value)  # type: ignore[misc]
+        value = super().to_python(value)
         if isinstance(value, str) and not _PRINTABLE_ASCII.match(value):
-            params = {"field": self.label, "suggestion": ""}  # type: ignore[attr-defined]
+            params = {"field": self.label, "suggestion": ""}
             message = self.non_ascii_message
             suggestion = ascii_spelling(value) if self.suggest_spelling else None
             if suggestion and _PRINTABLE_ASCII.match(suggestion):
@@ -367,6 +369,7 @@ class SignupForm(forms.Form):
             for error in errors:
                 suggestion = (getattr(error, "params", None) or {}).get("suggestion")
                 if error.code == "non_ascii" and suggestion and name in self.fields:
+                    # A mark on the bound field, which accounts/_field.html renders: BoundField has no slot for it.
                     self[name].ascii_suggestion = suggestion  # type: ignore[attr-defined]
 
     def details(self) -> dict[str, str]:

@@ -88,7 +88,9 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
 
     # allauth sends the confirmation (queued for the worker by the adapter) and signs the customer in; login
     # keeps the session's data (the cart): it only cycles the session key.
-    request.signing_up = True  # type: ignore[attr-defined]  # the browser the account is made in is no news
+    # The browser the account is made in is no news: a mark for the sign-in receiver (accounts/receivers.py, read
+    # with getattr), not an attribute HttpRequest declares.
+    request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
     # Where the confirmation link brings the customer back (the checkout, the cart kept in this session).
     request.session[VERIFY_NEXT_KEY] = next_url or reverse("checkout")
