@@ -28,7 +28,6 @@ from storefront.gateway.results import (
     MetaSearch,
     MetaSearchMeta,
     OrderPage,
-    PricedSuggestion,
     PriceList,
     Registered,
     TldPrices,
@@ -42,7 +41,6 @@ from storefront.gateway.results import (
     _metasearch_result,
     _order,
     _price_map,
-    _priced_suggestion,
     _str,
 )
 from storefront.gateway.transport import (
@@ -141,10 +139,6 @@ class ResellerGateway:
     def __repr__(self) -> str:
         return f"<ResellerGateway {self.base_url}>"
 
-    @property
-    def is_test_key(self) -> bool:
-        return key_environment(self._api_key) == "test"
-
     # Health -------------------------------------------------------------------------------------------------
 
     def hello(self) -> Hello:
@@ -219,21 +213,6 @@ class ResellerGateway:
         params += [("tlds[]", tld) for tld in tlds]
         data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.main_search)
         return [_domain_result(row) for row in _list(data, "results")]
-
-    def domain_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[DomainResult]:
-        params = [("search_term", search_term)]
-        if len(tlds) == 1:
-            params.append(("tld", tlds[0]))
-        else:
-            params += [("tld[]", tld) for tld in tlds]
-        data = self._get("/api/v1/domains/suggestions", params, endpoint="search", service=self.main_search)
-        return [_domain_result(row) for row in _list(data, "results")]
-
-    def priced_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[PricedSuggestion]:
-        """`GET {base_url}/domain-suggestions`: the one path without the /api/v1 prefix."""
-        params = [("search_term", search_term)] + [("tlds[]", tld) for tld in tlds]
-        data = self._get("/domain-suggestions", params, endpoint="search", service=self.main_search)
-        return [_priced_suggestion(row) for row in _list(data, "results")]
 
     def metasearch(
         self,
