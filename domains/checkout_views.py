@@ -116,10 +116,10 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
         "checkout_id": checkout_id,
         "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
         "queued": queued,
-        "registered": [line for line in lines if line.status == Registration.REGISTERED],
-        "failed": [line for line in lines if line.status == Registration.FAILED],
+        "registered": [line for line in lines if line.status == Registration.Status.REGISTERED],
+        "failed": [line for line in lines if line.status == Registration.Status.FAILED],
         "waiting": bool(queued)
-        or any(line.status in _UNSETTLED for line in lines)
+        or any(line.status in Registration.UNSETTLED_STATUSES for line in lines)
         or (payment is not None and not lines),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
@@ -127,10 +127,10 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
 
 
 def _needs_reconciling(line: Registration) -> bool:
-    if line.status == Registration.UNKNOWN:
+    if line.status == Registration.Status.UNKNOWN:
         return True
     # A pending line nobody has touched for a while: its worker died mid-call.
-    return line.status == Registration.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
+    return line.status == Registration.Status.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
 
 
 def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
@@ -138,9 +138,6 @@ def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
     placing = request.session.get(PLACING_KEY)
     names = placing.get(str(checkout_id)) if isinstance(placing, dict) else None
     return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
-
-
-_UNSETTLED = (Registration.PENDING, Registration.UNKNOWN)
 
 
 # --- Review -------------------------------------------------------------------------------------------------
@@ -287,9 +284,9 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
     changes = []
     live = Registration.objects.filter(customer=customer, domain_name__in=names, status__in=Registration.LIVE_STATUSES)
     for registration in live:
-        if registration.status in _UNSETTLED:
+        if registration.status in Registration.UNSETTLED_STATUSES:
             registration = services.registration_reconcile(registration=registration)
-        if registration.status == Registration.REGISTERED:
+        if registration.status == Registration.Status.REGISTERED:
             basket.remove(registration.domain_name)
             changes.append(Change(registration.domain_name, f"{registration.domain_name} is already yours."))
     return changes
@@ -427,12 +424,12 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
     to buy it again while it is being confirmed (the follow-up email says how it settled).
     """
     for registration in registrations:
-        done = registration.status in (Registration.REGISTERED, Registration.UNKNOWN) or (
-            registration.failure_kind == services.ALREADY_YOURS
+        done = registration.status in (Registration.Status.REGISTERED, Registration.Status.UNKNOWN) or (
+            registration.failure_kind == Registration.FailureKind.ALREADY_YOURS
         )
         if done:
             basket.remove(registration.domain_name)
-        elif registration.failure_kind == services.MINIMUM_TERM:
+        elif registration.failure_kind == Registration.FailureKind.MINIMUM_TERM:
             line = basket.get(registration.domain_name)
             if line is not None:
                 # The refusal looked the minimum up afresh (domains.services), which register_min_term now knows.

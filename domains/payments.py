@@ -18,12 +18,12 @@ from domains.models import Registration
 
 logger = logging.getLogger(__name__)
 
-_OUTCOMES = {
-    Registration.REGISTERED: LineOutcome.REGISTERED,
-    Registration.FAILED: LineOutcome.FAILED,
-    Registration.RELEASED: LineOutcome.FAILED,
-    Registration.UNKNOWN: LineOutcome.UNKNOWN,
-    Registration.PENDING: LineOutcome.UNKNOWN,
+_OUTCOMES: dict[str, LineOutcome] = {
+    Registration.Status.REGISTERED: LineOutcome.REGISTERED,
+    Registration.Status.FAILED: LineOutcome.FAILED,
+    Registration.Status.RELEASED: LineOutcome.FAILED,
+    Registration.Status.UNKNOWN: LineOutcome.UNKNOWN,
+    Registration.Status.PENDING: LineOutcome.UNKNOWN,
 }
 
 
@@ -69,7 +69,7 @@ def paid_lines_resolve() -> int:
         if registration is None or _OUTCOMES.get(registration.status) == LineOutcome.UNKNOWN:
             continue
         payment_line_resolve(
-            line=line, registered=registration.status == Registration.REGISTERED, reference=str(registration.pk)
+            line=line, registered=registration.status == Registration.Status.REGISTERED, reference=str(registration.pk)
         )
         resolved += 1
     return resolved

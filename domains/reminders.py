@@ -32,7 +32,7 @@ _DAY = dt.timedelta(days=1)
 # Past expiry, a reminder is only worth sending this many days beyond its offset (the domain is then being
 # deleted and can no longer be renewed).
 _LATE_SLACK_DAYS = 4
-_RENEWABLE = (Order.ACTIVE, Order.EXPIRED)
+_RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 
 
 def reminder_due(*, order: Order, now: dt.datetime) -> int | None:

@@ -188,8 +188,12 @@ def test_every_action_survives_every_fault(world, fault, action):
     else:
         registration = Registration.objects.filter(domain_name=world.domain_in_cart).first()
         assert registration is not None, "the checkout line must stay on record"
-        assert registration.status in (Registration.UNKNOWN, Registration.FAILED, Registration.PENDING)
-        if registration.status != Registration.UNKNOWN:
+        assert registration.status in (
+            Registration.Status.UNKNOWN,
+            Registration.Status.FAILED,
+            Registration.Status.PENDING,
+        )
+        if registration.status != Registration.Status.UNKNOWN:
             assert world.domain_in_cart in cart
     if action == "dns add":
         assert "typed-host" in text and "198.51.100.23" in text
