@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 import phonenumbers
 from allauth.account.forms import AddEmailForm, ReauthenticateForm
@@ -62,8 +62,10 @@ def ascii_spelling(text: str) -> str | None:
     return "".join(spelled)
 
 
-class AsciiMixin:
-    """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it."""
+class AsciiMixin(forms.Field):
+    """Refuses non-ASCII input first, naming the field, so no later rule (or the provider) sees it.
+
+    A Field itself (first in the bases of a CharField or EmailField) so that its super() calls are typed."""
 
     non_ascii_message = "Please use English (ASCII) characters only in %(field)s — the domain registry requires it."
     suggestion_message = " You could write it as “%(suggestion)s”."
@@ -71,9 +73,9 @@ class AsciiMixin:
     suggest_spelling = False
 
     def to_python(self, value: Any) -> Any:
-        value = super().to_python(value)  # type: ignore[misc]
+        value = super().to_python(value)
         if isinstance(value, str) and not _PRINTABLE_ASCII.match(value):
-            params = {"field": self.label, "suggestion": ""}  # type: ignore[attr-defined]
+            params = {"field": self.label, "suggestion": ""}
             message = self.non_ascii_message
             suggestion = ascii_spelling(value) if self.suggest_spelling else None
             if suggestion and _PRINTABLE_ASCII.match(suggestion):
@@ -219,7 +221,7 @@ class SignupForm(forms.Form):
         """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
         super().__init__(*args, **kwargs)
         self.login_url = login_url or reverse("login")
-        self.fields["country"].choices = [("", "Choose your country"), *country_choices()]
+        cast(forms.ChoiceField, self.fields["country"]).choices = [("", "Choose your country"), *country_choices()]
         self.fields["state"].widget.choices = state_choices(self.selected_country())
         self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
@@ -293,7 +295,8 @@ class SignupForm(forms.Form):
         return password
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         code = cleaned.get("country")
         if code and "state" in cleaned and cleaned["state"] not in countries.states_for(code):
             found = countries.country(code)
@@ -366,6 +369,7 @@ class SignupForm(forms.Form):
             for error in errors:
                 suggestion = (getattr(error, "params", None) or {}).get("suggestion")
                 if error.code == "non_ascii" and suggestion and name in self.fields:
+                    # A mark on the bound field, which accounts/_field.html renders: BoundField has no slot for it.
                     self[name].ascii_suggestion = suggestion  # type: ignore[attr-defined]
 
     def details(self) -> dict[str, str]:

@@ -37,7 +37,7 @@ KNOWN_BROWSER_MAX_AGE = 400 * 24 * 3600  # browsers cap cookies at 400 days
 
 def known_browser_users(request: HttpRequest) -> set[str]:
     """The accounts that have signed in from this browser before (a signed cookie of user ids)."""
-    value = request.get_signed_cookie(KNOWN_BROWSER_COOKIE, default="", salt=KNOWN_BROWSER_SALT)
+    value = request.get_signed_cookie(KNOWN_BROWSER_COOKIE, default="", salt=KNOWN_BROWSER_SALT) or ""
     return {part for part in value.split(",") if part}
 
 

@@ -58,6 +58,8 @@ def customer_export(*, customer: Customer) -> dict[str, Any]:
     for relation in Customer._meta.related_objects:
         if relation.one_to_many or relation.one_to_one:
             accessor = relation.get_accessor_name()
+            if accessor is None:  # a relation declared without a reverse accessor (related_name="+")
+                continue
             if relation.one_to_one:
                 related = getattr(customer, accessor, None) if hasattr(customer, accessor) else None
                 data[accessor] = _row(related) if related is not None else None

@@ -95,8 +95,9 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
             return locked
         if not EmailAddress.objects.filter(user=locked.user, email__iexact=locked.user.email, verified=True).exists():
             raise SignupError("Please confirm your email address first.")
-        resend = locked.signup_sent_at is not None
-        if resend and now - locked.signup_sent_at < IN_FLIGHT:
+        sent_at = locked.signup_sent_at
+        resend = sent_at is not None
+        if sent_at is not None and now - sent_at < IN_FLIGHT:
             return locked  # another request is calling the provider right now
         locked.signup_sent_at = now
         locked.save(update_fields=["signup_sent_at"])

@@ -46,6 +46,8 @@ def _site_request() -> Iterator[HttpRequest]:
     if site.scheme == "https":
         request.META["HTTP_X_FORWARDED_PROTO"] = "https"
     request.user = AnonymousUser()
+    # Rendered outside any browser: nothing is read from or kept in this session, so a plain dict stands in for
+    # Django's SessionBase (whose storage methods would have nowhere to save).
     request.session = {}  # type: ignore[assignment]
     token = sending_now.set(True)
     try:

@@ -28,7 +28,7 @@ from storefront import countries
 from storefront.gateway import GatewayError, gateway
 from storefront.provider_errors import provider_error, provider_error_status
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import safe_next
+from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, safe_next
 
 User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
@@ -55,7 +55,7 @@ def _status_for(err: GatewayError) -> int:
 @sensitive_post_parameters("password", "password2")
 @require_http_methods(["GET", "POST"])
 @rate_limit("signup", methods=("POST",))
-def signup(request: HttpRequest) -> HttpResponse:
+def signup(request: HtmxHttpRequest) -> HttpResponse:
     next_url = safe_next(request, request.POST.get("next") or request.GET.get("next"))
     login_url = _login_url(next_url)
     if request.user.is_authenticated and not request.htmx:
@@ -88,7 +88,9 @@ def signup(request: HttpRequest) -> HttpResponse:
 
     # allauth sends the confirmation (queued for the worker by the adapter) and signs the customer in; login
     # keeps the session's data (the cart): it only cycles the session key.
-    request.signing_up = True  # type: ignore[attr-defined]  # the browser the account is made in is no news
+    # The browser the account is made in is no news: a mark for the sign-in receiver (accounts/receivers.py, read
+    # with getattr), not an attribute HttpRequest declares.
+    request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
     # Where the confirmation link brings the customer back (the checkout, the cart kept in this session).
     request.session[VERIFY_NEXT_KEY] = next_url or reverse("checkout")
@@ -139,7 +141,7 @@ def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
 
 
 @require_GET
-def signup_states(request: HttpRequest) -> HttpResponse:
+def signup_states(request: HtmxHttpRequest) -> HttpResponse:
     """The state select for `?country=XX`; for htmx also the country's dialling prefix, swapped out of band.
 
     Asked for when the country changes, so nothing is chosen: the customer picks the new country's state.
@@ -176,7 +178,7 @@ def panel(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The customer's account: their contact (read-only, as the provider holds it) and their password."""
     customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
     context = {
@@ -189,7 +191,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def account_export(request: HttpRequest) -> HttpResponse:
+def account_export(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Everything we hold about the signed-in customer, as a JSON download."""
     customer = Customer.objects.filter(user=request.user).first()
     if customer is None:
@@ -203,7 +205,7 @@ def account_export(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @reauthentication_required
-def account_delete(request: HttpRequest) -> HttpResponse:
+def account_delete(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Ask for the account to be deleted (after confirming the password, and a code with two-factor on)."""
     customer = Customer.objects.filter(user=request.user).first()
     if customer is None:

@@ -38,8 +38,15 @@ class PaymentLineInline(admin.TabularInline):
     model = PaymentLine
     extra = 0
     can_delete = False
-    fields = ["description", "amount", "status", "registration_ref", "stripe_refund_id", "refunded_at", "credit_note"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "description",
+        "amount",
+        "status",
+        "registration_ref",
+        "stripe_refund_id",
+        "refunded_at",
+        "credit_note",
+    )
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -159,8 +166,7 @@ class CreditNoteInline(admin.TabularInline):
     model = CreditNote
     extra = 0
     can_delete = False
-    fields = ["number", "line", "amount", "currency", "stripe_refund_id", "issued_at", "emailed_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("number", "line", "amount", "currency", "stripe_refund_id", "issued_at", "emailed_at")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

@@ -77,6 +77,9 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
         logger.warning("payment %s: its card could not be read back (%s); not saved", payment.pk, err.detail)
         return None
     card = method.card
+    if card is None:  # not a card (Checkout here only takes cards): nothing to show or charge later
+        logger.warning("payment %s: its payment method is not a card; not saved", payment.pk)
+        return None
     replaced = row.payment_method_id if row.payment_method_id and row.payment_method_id != method.id else ""
     SavedCard.objects.filter(pk=row.pk).update(
         payment_method_id=method.id,

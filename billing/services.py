@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -41,6 +41,10 @@ from billing.errors import (
 from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
 from billing.tasks import send_credit_note_email, send_receipt_email
 from pricing.money import Money
+
+if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
+    import stripe
+    from stripe.params.checkout import SessionCreateParams
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +124,7 @@ def payment_start(
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
     if payment.stripe_session_id:
-        return _reopen(payment)
+        return _reopen(payment, payment.stripe_session_id)
     # The card paid with is saved on the customer's Stripe Customer, for auto-renew (billing/cards.py).
     try:
         session = _session_create(payment, success_url=success_url, cancel_url=cancel_url)
@@ -152,14 +156,13 @@ def _session_create(payment: Payment, *, success_url: str, cancel_url: str) -> A
     )
 
 
-def _reopen(payment: Payment) -> StartedPayment:
+def _reopen(payment: Payment, session_id: str) -> StartedPayment:
     """The checkout posted again: back to its session's page while it is open. An expired session settles the
     payment as cancelled (a new review then gets a new checkout id); a completed one is being settled."""
-    session_id = payment.stripe_session_id
     session = stripe_client.call(
         "checkout session retrieve", lambda client: client.v1.checkout.sessions.retrieve(session_id)
     )
-    if session.status == "open":
+    if session.status == "open" and session.url:  # (an open session always has its page)
         return StartedPayment(payment=payment, url=session.url)
     payment = payment_settle(session_id=session_id)
     if session.status == "complete":
@@ -198,7 +201,9 @@ def _payment_for(
         return payment
 
 
-def _session_params(payment: Payment, *, success_url: str, cancel_url: str, stripe_customer: str) -> dict[str, Any]:
+def _session_params(
+    payment: Payment, *, success_url: str, cancel_url: str, stripe_customer: str
+) -> SessionCreateParams:
     metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
     return {
         "mode": "payment",
@@ -469,7 +474,7 @@ def _unclaim(payment: Payment) -> None:
     Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED).update(capture_started_at=None)
 
 
-def _read_back(payment: Payment, what: str) -> Any | None:
+def _read_back(payment: Payment, what: str) -> stripe.PaymentIntent | None:
     """The payment intent as Stripe has it now; None (claim given back, staff told) when it cannot be read."""
     try:
         return stripe_client.call(
@@ -489,6 +494,7 @@ def payment_capture(*, payment: Payment) -> Payment:
         return payment
     amount = sum((line.amount for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED)), Decimal(0))
     minor = stripe_client.to_minor(amount, payment.currency)
+    intent: stripe.PaymentIntent | None
     try:
         intent = stripe_client.call(
             "payment intent capture",
@@ -514,6 +520,7 @@ def payment_release(*, payment: Payment) -> Payment:
     if not _claim_capture(payment):
         payment.refresh_from_db()
         return payment
+    intent: stripe.PaymentIntent | None
     try:
         intent = stripe_client.call(
             "payment intent cancel",

@@ -26,6 +26,7 @@ from billing.documents import (
 )
 from billing.errors import PaymentError
 from billing.webhooks import webhook_event_process, webhook_event_record
+from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def billing(request: HttpRequest) -> HttpResponse:
+def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The customer's receipts and credit notes, newest first."""
     customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
     rows = billing_documents(customer=customer) if customer else []
@@ -64,7 +65,7 @@ def billing(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def receipt(request: HttpRequest, number: int) -> HttpResponse:
+def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     found = receipt_for_user(user=request.user, number=number)
     if found is None:
         raise Http404("No such receipt")
@@ -73,7 +74,7 @@ def receipt(request: HttpRequest, number: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def credit_note(request: HttpRequest, number: int) -> HttpResponse:
+def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     found = credit_note_for_user(user=request.user, number=number)
     if found is None:
         raise Http404("No such credit note")
@@ -82,7 +83,7 @@ def credit_note(request: HttpRequest, number: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def card_remove(request: HttpRequest) -> HttpResponse:
+def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
     customer = Customer.objects.filter(user=request.user).first()
     if customer is None:

@@ -10,9 +10,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from dns import spf
-from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError
+from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError, RecordType
 
-READ_ONLY_RECORD_TYPES = ("NS", "SRV", "SOA")
+READ_ONLY_RECORD_TYPES: tuple[RecordType, ...] = ("NS", "SRV", "SOA")
 ALL_RECORD_TYPES = (*EDITABLE_RECORD_TYPES, *READ_ONLY_RECORD_TYPES)
 TYPE_CHOICES = [(t, t) for t in EDITABLE_RECORD_TYPES]
 
@@ -148,7 +148,8 @@ class RecordForm(forms.Form):
         self.existing = existing
 
     def clean(self) -> dict:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         record_type = cleaned.get("type")
         if not record_type:
             return cleaned

@@ -26,17 +26,18 @@ from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
     DnsRecord,
     GatewayError,
+    RecordType,
 )
-from storefront.provider_errors import provider_error, provider_error_status
+from storefront.provider_errors import ProviderError, provider_error, provider_error_status
 from storefront.request_helpers import is_fragment
 
 # `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
 _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
 
 
-def _record_type(raw: str | None) -> str:
+def _record_type(raw: str | None) -> RecordType:
     value = (raw or "").strip().upper()
-    return value if value in ALL_RECORD_TYPES else "A"
+    return next((known for known in ALL_RECORD_TYPES if known == value), "A")
 
 
 def _error_status(request: HttpRequest, err: GatewayError) -> int:
@@ -60,7 +61,7 @@ def _lookup(order: Order):
     """The zone's records of one type, read at most once per request (for the CNAME rules)."""
     seen: dict[str, list[DnsRecord]] = {}
 
-    def existing(record_type: str) -> list[DnsRecord]:
+    def existing(record_type: RecordType) -> list[DnsRecord]:
         if record_type not in seen:
             seen[record_type] = services.records_list(order=order, record_type=record_type)
         return seen[record_type]
@@ -82,11 +83,11 @@ def _blank_add_form(order: Order, record_type: str) -> RecordForm:
 def _editor(
     request: HttpRequest,
     order: Order,
-    record_type: str,
+    record_type: RecordType,
     *,
     add_form: RecordForm | None = None,
     notice: str = "",
-    error: str = "",
+    error: str | ProviderError = "",
     status: int = 200,
 ) -> HttpResponse:
     """The editor for one record type: one provider call (none while DNS is not active)."""
@@ -112,7 +113,7 @@ def _editor(
     return render(request, template, context, status=status)
 
 
-def _done(request: HttpRequest, order: Order, record_type: str, notice: str) -> HttpResponse:
+def _done(request: HttpRequest, order: Order, record_type: RecordType, notice: str) -> HttpResponse:
     """After a change: htmx gets the refreshed editor in place; a plain form gets redirected to it."""
     if is_fragment(request):
         response = _editor(request, order, record_type, notice=notice)
@@ -121,7 +122,7 @@ def _done(request: HttpRequest, order: Order, record_type: str, notice: str) -> 
     return redirect(_editor_url(order, record_type))
 
 
-def _not_active(request: HttpRequest, order: Order, record_type: str) -> HttpResponse:
+def _not_active(request: HttpRequest, order: Order, record_type: RecordType) -> HttpResponse:
     message = "DNS is not active for this domain yet. Activate it first."
     if is_fragment(request):
         response = _editor(request, order, record_type, error=message)
@@ -248,7 +249,12 @@ def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm,
         value=data["value"],
         priority=int(priority) if _ASCII_NUMBER.fullmatch(priority) else None,
     )
-    context = {"order": order, "form": form, "record": record, "error": "; ".join(form.non_field_errors())}
+    context = {
+        "order": order,
+        "form": form,
+        "record": record,
+        "error": "; ".join(str(error) for error in form.non_field_errors()),
+    }
     template = "dns/_delete_row.html" if is_fragment(request) else "dns/delete.html"
     return render(request, template, context, status=200 if is_fragment(request) else status)
 
@@ -371,7 +377,7 @@ def _apply(order: Order, plan: Plan, checks: list[tuple[RecordData, list[str]]])
 def _check_records(order: Order, records: list[RecordData]) -> list[tuple[RecordData, list[str]]]:
     """Each preset record through the same form rules as a typed one; problems listed per record."""
     existing = _lookup(order)
-    checks = []
+    checks: list[tuple[RecordData, list[str]]] = []
     for record in records:
         form = RecordForm(
             {

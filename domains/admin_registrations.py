@@ -37,14 +37,15 @@ class MonthSummary:
 def month_summaries() -> list[MonthSummary]:
     """Revenue, cost and margin of registered domains per month (newest first) and currency, in one query."""
     rows = (
-        Registration.objects.filter(status=Registration.REGISTERED)
+        Registration.objects.filter(status=Registration.Status.REGISTERED)
         .exclude(currency="")
         .annotate(month=TruncMonth("created_at"))
         .values("month", "currency")
         .annotate(
             sales=Count("id"),
             revenue=Sum("total_price"),
-            cost=Sum("cost_price"),
+            # Not `cost`: the model has a property of that name, which an annotation would shadow.
+            cost_total=Sum("cost_price"),
             with_cost=Count("cost_price"),
         )
         .order_by("-month", "currency")
@@ -55,7 +56,7 @@ def month_summaries() -> list[MonthSummary]:
             currency=row["currency"],
             sales=row["sales"],
             revenue=Money(row["revenue"] or Decimal(0), row["currency"]),
-            cost=Money(row["cost"] or Decimal(0), row["currency"]),
+            cost=Money(row["cost_total"] or Decimal(0), row["currency"]),
             unknown_cost=row["sales"] - row["with_cost"],
         )
         for row in rows
@@ -67,7 +68,7 @@ class FailureKindFilter(admin.SimpleListFilter):
     parameter_name = "failure_kind"
 
     def lookups(self, request, model_admin):
-        return services.FAILURE_KINDS
+        return Registration.FailureKind.choices
 
     def queryset(self, request, queryset):
         if self.value():
@@ -163,10 +164,10 @@ class RegistrationAdmin(admin.ModelAdmin):
     @admin.action(description="Re-check unconfirmed against the order listing")
     def recheck_unconfirmed(self, request: HttpRequest, queryset: QuerySet[Registration]) -> None:
         candidates = [r for r in queryset.select_related("customer") if r.status in Registration.LIVE_STATUSES]
-        settled = {Registration.REGISTERED: 0, Registration.FAILED: 0}
+        settled: dict[str, int] = {Registration.Status.REGISTERED: 0, Registration.Status.FAILED: 0}
         still = 0
         for registration in candidates:
-            if registration.status == Registration.REGISTERED:
+            if registration.status == Registration.Status.REGISTERED:
                 continue
             result = services.registration_reconcile(registration=registration)
             if result.status in settled:
@@ -175,8 +176,8 @@ class RegistrationAdmin(admin.ModelAdmin):
                 still += 1
         self.message_user(
             request,
-            f"Re-checked: {settled[Registration.REGISTERED]} registered, {settled[Registration.FAILED]} not "
-            f"registered, {still} still unconfirmed (the listing failed, the line is too recent, or it is "
-            "still being placed).",
+            f"Re-checked: {settled[Registration.Status.REGISTERED]} registered, "
+            f"{settled[Registration.Status.FAILED]} not registered, {still} still unconfirmed (the listing failed, "
+            "the line is too recent, or it is still being placed).",
             messages.SUCCESS if not still else messages.WARNING,
         )

@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 # The checkout ids of auto-renewals: one per order and expiry, the same in every process and run.
 _NAMESPACE = uuid.UUID("6f6b7a52-2d3c-4a51-9e55-61d2a8c3b0a1")
-_RENEWABLE = (Order.ACTIVE, Order.EXPIRED)
+_RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 # An expired domain is still renewed within this many days after expiry (then it is being deleted).
 _AFTER_EXPIRY = dt.timedelta(days=25)
 

@@ -16,9 +16,9 @@ from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, 
 from domains.search import metasearch_cached
 from pricing.quotes import price_book
 from storefront.gateway import GatewayError, MetaSearchResult
-from storefront.provider_errors import provider_error
+from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import safe_next
+from storefront.request_helpers import HtmxHttpRequest, safe_next
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 
@@ -91,10 +91,10 @@ def cart(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @rate_limit("cart")
-def cart_add(request: HttpRequest) -> HttpResponse:
+def cart_add(request: HtmxHttpRequest) -> HttpResponse:
     form = DomainNameForm(request.POST)
     if not form.is_valid():
-        return _added(request, ok=False, message=form.errors["domain_name"][0], domain_name="")
+        return _added(request, ok=False, message=str(form.errors["domain_name"][0]), domain_name="")
     name = form.cleaned_data["domain_name"]
     basket = Cart(request.session)
     if name in basket:
@@ -117,7 +117,7 @@ def cart_add(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def cart_remove(request: HttpRequest) -> HttpResponse:
+def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
     if Cart(request.session).remove(name):
         messages.success(request, f"{name} was removed from your cart.")
@@ -127,7 +127,7 @@ def cart_remove(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def cart_update(request: HttpRequest) -> HttpResponse:
+def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     basket = Cart(request.session)
     name = normalise_domain(request.POST.get("domain_name", ""))
     line = basket.get(name)
@@ -138,7 +138,7 @@ def cart_update(request: HttpRequest) -> HttpResponse:
         return redirect("cart")
     form = DurationForm(request.POST, line=line)
     if not form.is_valid():
-        errors = {name: form.errors.get("duration") or form.errors.get("domain_name")}
+        errors: dict[str, Any] = {name: form.errors.get("duration") or form.errors.get("domain_name")}
         if request.htmx:
             return _render_cart(request, fragment=True, errors=errors)
         return _render_cart(request, errors=errors, status=400)
@@ -172,11 +172,11 @@ def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
     return ""
 
 
-def _added(request: HttpRequest, *, ok: bool, message: str, domain_name: str) -> HttpResponse:
+def _added(request: HtmxHttpRequest, *, ok: bool, message: str | ProviderError, domain_name: str) -> HttpResponse:
     if request.htmx:
         context = {"ok": ok, "message": message, "domain_name": domain_name, "cart_count": len(Cart(request.session))}
         return render(request, "domains/_cart_added.html", context)
-    (messages.success if ok else messages.error)(request, message)
+    (messages.success if ok else messages.error)(request, str(message))
     back = safe_next(request, request.headers.get("referer", ""))
     if back:
         return redirect(back)

@@ -52,7 +52,7 @@ from storefront.gateway import GatewayError, MetaSearchResult, gateway
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import client_address
+from storefront.request_helpers import AuthenticatedHttpRequest, client_address
 
 SESSION_KEY = "checkout"
 # Checkouts this browser placed, with their names, until the worker has recorded their lines.
@@ -102,7 +102,7 @@ def checkout(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_safe
-def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     """Each line's outcome. Unpaid checkouts: the worker registers the lines (place_checkout) and settles lost
     answers (reconcile_checkout, asked for here at most every few seconds); the page polls. Paid ones: this is
     also the payment's return door, which settles the payment as the webhook does (whichever comes first)."""
@@ -126,10 +126,10 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
         "checkout_id": checkout_id,
         "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
         "queued": queued,
-        "registered": [line for line in lines if line.status == Registration.REGISTERED],
-        "failed": [line for line in lines if line.status == Registration.FAILED],
+        "registered": [line for line in lines if line.status == Registration.Status.REGISTERED],
+        "failed": [line for line in lines if line.status == Registration.Status.FAILED],
         "waiting": bool(queued)
-        or any(line.status in _UNSETTLED for line in lines)
+        or any(line.status in Registration.UNSETTLED_STATUSES for line in lines)
         or (payment is not None and not lines),
         "payment": payment,
         "receipt": getattr(payment, "receipt", None),  # issued with the capture
@@ -139,10 +139,10 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
 
 
 def _needs_reconciling(line: Registration) -> bool:
-    if line.status == Registration.UNKNOWN:
+    if line.status == Registration.Status.UNKNOWN:
         return True
     # A pending line nobody has touched for a while: its worker died mid-call.
-    return line.status == Registration.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
+    return line.status == Registration.Status.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
 
 
 def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
@@ -150,9 +150,6 @@ def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
     placing = request.session.get(PLACING_KEY)
     names = placing.get(str(checkout_id)) if isinstance(placing, dict) else None
     return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
-
-
-_UNSETTLED = (Registration.PENDING, Registration.UNKNOWN)
 
 
 # --- Review -------------------------------------------------------------------------------------------------
@@ -207,7 +204,7 @@ def _checkout_id(request: HttpRequest, customer: Customer) -> uuid.UUID:
             current = uuid.UUID(str(stored.get("id")))
         except ValueError:
             current = None
-        used = (
+        used = current is not None and (
             Registration.objects.filter(checkout_id=current).exists()
             or Payment.objects.filter(checkout_id=current).exclude(status=Payment.Status.CREATED).exists()
         )
@@ -301,9 +298,9 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
     changes = []
     live = Registration.objects.filter(customer=customer, domain_name__in=names, status__in=Registration.LIVE_STATUSES)
     for registration in live:
-        if registration.status in _UNSETTLED:
+        if registration.status in Registration.UNSETTLED_STATUSES:
             registration = services.registration_reconcile(registration=registration)
-        if registration.status == Registration.REGISTERED:
+        if registration.status == Registration.Status.REGISTERED:
             basket.remove(registration.domain_name)
             changes.append(Change(registration.domain_name, f"{registration.domain_name} is already yours."))
     return changes
@@ -467,12 +464,12 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
     to buy it again while it is being confirmed (the follow-up email says how it settled).
     """
     for registration in registrations:
-        done = registration.status in (Registration.REGISTERED, Registration.UNKNOWN) or (
-            registration.failure_kind == services.ALREADY_YOURS
+        done = registration.status in (Registration.Status.REGISTERED, Registration.Status.UNKNOWN) or (
+            registration.failure_kind == Registration.FailureKind.ALREADY_YOURS
         )
         if done:
             basket.remove(registration.domain_name)
-        elif registration.failure_kind == services.MINIMUM_TERM:
+        elif registration.failure_kind == Registration.FailureKind.MINIMUM_TERM:
             line = basket.get(registration.domain_name)
             if line is not None:
                 # The refusal looked the minimum up afresh (domains.services), which register_min_term now knows.

@@ -25,14 +25,14 @@ from domains.services import MESSAGE_CONFIRMED_LATE, outcome
 from storefront.background import claimed
 from storefront.brand import brand_context, from_email
 
-SETTLED = (Registration.REGISTERED, Registration.FAILED)
+SETTLED = (Registration.Status.REGISTERED, Registration.Status.FAILED)
 # A checkout page polls every few seconds: one enqueue per checkout and number of lines to tell within this.
 _ENQUEUE_DEDUP_SECONDS = 60
 
 
 def has_news(lines: list[Registration]) -> bool:
     """Whether an email is due: every line placed (none pending) and some settled line not emailed yet."""
-    if not lines or any(line.status == Registration.PENDING for line in lines):
+    if not lines or any(line.status == Registration.Status.PENDING for line in lines):
         return False
     return any(line.status in SETTLED and line.emailed_at is None for line in lines)
 
@@ -106,8 +106,8 @@ def build_confirmation(
         "checkout_id": checkout_id,
         "follow_up": follow_up,
         "lines": [{"registration": line, "outcome": outcome(line)} for line in news],
-        "registered": [line for line in news if line.status == Registration.REGISTERED],
-        "checking": [line for line in lines if line.status == Registration.UNKNOWN],
+        "registered": [line for line in news if line.status == Registration.Status.REGISTERED],
+        "checking": [line for line in lines if line.status == Registration.Status.UNKNOWN],
     }
     subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
     text = render_to_string("domains/email/checkout_body.txt", context)

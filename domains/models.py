@@ -14,16 +14,17 @@ class Order(models.Model):
     staff a view in the admin. The provider's listing stays the source of truth.
     """
 
-    ACTIVE = "Active"
-    SUSPENDED = "Suspended"
-    PENDING_DELETE_RESTORABLE = "Pending Delete Restorable"
-    EXPIRED = "Expired"
-    STATUS_CHOICES = [(s, s) for s in (ACTIVE, SUSPENDED, PENDING_DELETE_RESTORABLE, EXPIRED)]
+    class Status(models.TextChoices):
+        # The provider's own words, shown as they are.
+        ACTIVE = "Active", "Active"
+        SUSPENDED = "Suspended", "Suspended"
+        PENDING_DELETE_RESTORABLE = "Pending Delete Restorable", "Pending Delete Restorable"
+        EXPIRED = "Expired", "Expired"
 
     order_id = models.PositiveBigIntegerField(unique=True)
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="orders")
     domain_name = models.CharField(max_length=255, db_index=True)
-    status = models.CharField(max_length=32, choices=STATUS_CHOICES, default=ACTIVE)
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.ACTIVE)
     expiry_timestamp = models.BigIntegerField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     dns_active = models.BooleanField(default=False)
@@ -44,25 +45,48 @@ class Order(models.Model):
         return self.domain_name
 
 
+class RegistrationStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    REGISTERED = "registered", "Registered"
+    FAILED = "failed", "Failed"
+    UNKNOWN = "unknown", "Could not confirm"  # the provider's answer was lost; reconciled from the order listing
+    # Was registered, but the owner's order listing no longer has it (it expired and was deleted): the name is
+    # free again, so the row must stop holding it.
+    RELEASED = "released", "Released (no longer held)"
+
+
+# The statuses in which a domain is (or may be) taken by a registration: at most one per domain name (the
+# constraint below). Here, not in the class, so that its Meta can use it too.
+LIVE_REGISTRATION_STATUSES = (RegistrationStatus.PENDING, RegistrationStatus.REGISTERED, RegistrationStatus.UNKNOWN)
+
+
+class RegistrationFailureKind(models.TextChoices):
+    """Why a line was not registered, in plain words (the confirmation page and email say more)."""
+
+    UNAVAILABLE = "unavailable", "Not available"
+    PREMIUM = "premium", "Premium"
+    BILLING = "billing", "Billing failed"
+    MINIMUM_TERM = "minimum_term", "Minimum term"
+    INVALID_CUSTOMER = "invalid_customer", "Invalid customer"
+    # The answer was lost and the order listing does not have the domain.
+    NOT_REGISTERED = "not_registered", "Not registered (reconciled)"
+    # The provider turned the request away unprocessed (unreachable, busy, key refused).
+    SERVICE = "service", "Service unavailable"
+    ALREADY_YOURS = "already_yours", "Already the customer's"
+    # Another checkout of the same customer is registering it right now.
+    IN_PROGRESS = "in_progress", "In another checkout"
+    # Any other refusal; the provider's message says why.
+    REJECTED = "rejected", "Other refusal"
+
+
 class Registration(models.Model):
     """One cart line being bought: recorded before the provider is called, updated with the outcome."""
 
-    PENDING = "pending"
-    REGISTERED = "registered"
-    FAILED = "failed"
-    UNKNOWN = "unknown"  # the provider's answer was lost; reconciled from the order listing
-    # Was registered, but the owner's order listing no longer has it (it expired and was deleted): the name is
-    # free again, so the row must stop holding it.
-    RELEASED = "released"
-    STATUS_CHOICES = [
-        (PENDING, "Pending"),
-        (REGISTERED, "Registered"),
-        (FAILED, "Failed"),
-        (UNKNOWN, "Could not confirm"),
-        (RELEASED, "Released (no longer held)"),
-    ]
-    # Statuses in which a domain is (or may be) taken by this registration: at most one per domain name.
-    LIVE_STATUSES = (PENDING, REGISTERED, UNKNOWN)
+    Status = RegistrationStatus
+    FailureKind = RegistrationFailureKind
+    LIVE_STATUSES = LIVE_REGISTRATION_STATUSES
+    # Not settled yet: still being placed, or its answer was lost (reconciling settles it).
+    UNSETTLED_STATUSES = (RegistrationStatus.PENDING, RegistrationStatus.UNKNOWN)
 
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="registrations")
     domain_name = models.CharField(max_length=80)
@@ -87,9 +111,8 @@ class Registration(models.Model):
         max_digits=12, decimal_places=2, null=True, blank=True, help_text="The provider's charge, in USD."
     )
     price_rule = models.CharField(max_length=200, blank=True, help_text="The pricing rule that set the price.")
-    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=PENDING, db_index=True)
-    # Plain-words outcome kind for the confirmation page: unavailable, premium, billing, minimum_term, ...
-    failure_kind = models.CharField(max_length=32, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    failure_kind = models.CharField(max_length=32, blank=True, choices=FailureKind.choices)
     provider_message = models.TextField(blank=True)
     order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="registrations")
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
@@ -107,7 +130,7 @@ class Registration(models.Model):
             # Enforced by the database, so double clicks, two tabs and concurrent requests register once.
             models.UniqueConstraint(
                 fields=["domain_name"],
-                condition=Q(status__in=("pending", "registered", "unknown")),
+                condition=Q(status__in=LIVE_REGISTRATION_STATUSES),
                 name="one_live_registration_per_domain",
             ),
             # A repeated or concurrent POST of one checkout reuses its line instead of adding another.

@@ -14,7 +14,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -43,7 +43,7 @@ from storefront import provider_errors
 from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
 from storefront.provider_errors import ProviderError
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import is_fragment
+from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, is_fragment
 
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
@@ -112,7 +112,7 @@ def _explain(err: GatewayError, what: str) -> ProviderError:
     return provider_errors.provider_error(err, what=what)
 
 
-def _customer_for(user: AbstractBaseUser) -> Customer | None:
+def _customer_for(user: User) -> Customer | None:
     try:
         return user.customer
     except Customer.DoesNotExist:
@@ -152,7 +152,7 @@ def _render_detail(
     status: int = 200,
 ) -> HttpResponse:
     """The domain page, from the provider's current view of the order (our copy if it cannot be asked)."""
-    provider_error = ""
+    provider_error: str | ProviderError = ""
     listed = True
     try:
         current = services.order_fetch(order=order)
@@ -217,7 +217,7 @@ def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     guarded = login_required(view)
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.htmx and not request.user.is_authenticated:
             back = request.htmx.current_url_abs_path or request.get_full_path()
             return HttpResponseClientRedirect(redirect_to_login(back).url)
@@ -232,7 +232,7 @@ def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
 @_login_required
 @require_GET
 @vary_on_headers("HX-Request")
-def orders(request: HttpRequest) -> HttpResponse:
+def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = OrdersFilterForm(request.GET)
     form.is_valid()
     # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
@@ -301,11 +301,11 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     if _renewal_is_paid(price):
         return _pay_renewal(request, order, renew_request, form=form)
     if not settings.PAYMENTS_DISABLED and price is None:
-        message = (
+        unpriced = (
             "This renewal has no price in our list right now, so it cannot be paid online. "
             "Nothing was renewed or charged; please try again later or contact support."
         )
-        return _render_detail(request, order, renew_form=form, renew_error=message)
+        return _render_detail(request, order, renew_form=form, renew_error=unpriced)
     try:
         renewed = renewals.renewal_place(order=order, request=renew_request)
     except renewals.RenewAlreadySubmitted as err:
@@ -315,7 +315,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         # ExpiryMoved among them: the page is drawn afresh, with the new expiry and a new form.
         return _render_detail(request, order, renew_form=form, renew_error=err.message)
     except OutcomeUnknown:
-        message = (
+        message: str | ProviderError = (
             "We could not confirm the renewal with the domain service. "
             "Please check the expiry date below before trying again."
         )

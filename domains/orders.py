@@ -41,13 +41,13 @@ FETCH_MAX_PAGES = 5
 _PAGE_SIZE_KEY = "orders:page-size"
 
 STATUS_INFO: dict[str, tuple[str, str]] = {
-    Order.ACTIVE: ("badge-ok", "Registered and working."),
-    Order.SUSPENDED: ("badge-warn", "On hold at the registry; it may not resolve. Contact support to lift it."),
-    Order.PENDING_DELETE_RESTORABLE: (
+    Order.Status.ACTIVE: ("badge-ok", "Registered and working."),
+    Order.Status.SUSPENDED: ("badge-warn", "On hold at the registry; it may not resolve. Contact support to lift it."),
+    Order.Status.PENDING_DELETE_RESTORABLE: (
         "badge-bad",
         "About to be deleted. It can still be restored (not renewed) by our support team.",
     ),
-    Order.EXPIRED: ("badge-bad", "The registration has lapsed. Renew it to keep the domain."),
+    Order.Status.EXPIRED: ("badge-bad", "The registration has lapsed. Renew it to keep the domain."),
 }
 
 logger = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ class OrderRow:
 
     @property
     def is_expired(self) -> bool:
-        return self.status == Order.EXPIRED or (self.seconds_left is not None and self.seconds_left < 0)
+        return self.status == Order.Status.EXPIRED or (self.seconds_left is not None and self.seconds_left < 0)
 
     @property
     def is_expiring_soon(self) -> bool:
@@ -81,7 +81,7 @@ class OrderRow:
 
     @property
     def is_pending_delete(self) -> bool:
-        return self.status == Order.PENDING_DELETE_RESTORABLE
+        return self.status == Order.Status.PENDING_DELETE_RESTORABLE
 
     @property
     def can_renew(self) -> bool:
@@ -91,8 +91,8 @@ class OrderRow:
     @property
     def display_status(self) -> str:
         # The provider lists past expiry as Expired; a cached row may be a few seconds behind it.
-        if self.is_expired and self.status in (Order.ACTIVE, Order.SUSPENDED):
-            return Order.EXPIRED
+        if self.is_expired and self.status in (Order.Status.ACTIVE, Order.Status.SUSPENDED):
+            return Order.Status.EXPIRED
         return self.status
 
     @property
@@ -188,7 +188,7 @@ def _version_key(customer: Customer) -> str:
 
 def _cache_version(customer: Customer) -> int:
     # A nanosecond clock as the first version: if the version key is evicted, old entries are never revived.
-    return cache.get_or_set(_version_key(customer), time.time_ns, timeout=None)
+    return int(cache.get_or_set(_version_key(customer), time.time_ns, timeout=None) or time.time_ns())
 
 
 def orders_cache_invalidate(*, customer: Customer) -> None:
@@ -294,7 +294,7 @@ def renew_options(*, domain_name: str) -> list[tuple[int, Money | None]]:
     TLD has no renewal price here."""
     book = price_book(tlds=[_tld(domain_name)])
     minimum = renew_min_term(_tld(domain_name))
-    priced = []
+    priced: list[tuple[int, Money | None]] = []
     for years in (y for y in RENEW_YEARS if y >= minimum):
         quote = book.retail_price(tld=_tld(domain_name), operation=Operation.RENEW, years=years)
         if quote is not None:

@@ -1,10 +1,10 @@
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
 
 from domains.models import Order
 
 
-def get_order_for_user(user: AbstractBaseUser | AnonymousUser, order_id: int) -> Order:
+def get_order_for_user(user: User | AnonymousUser, order_id: int) -> Order:
     """The order with this provider id if it belongs to the signed-in customer; 404 otherwise.
 
     Answered from our own copy of the order listing, so no provider call happens before ownership is known.

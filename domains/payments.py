@@ -29,19 +29,19 @@ logger = logging.getLogger(__name__)
 REGISTRATION = "registration"
 RENEWAL = "renewal"
 
-_RENEWAL_OUTCOMES = {
+_RENEWAL_OUTCOMES: dict[str, LineOutcome] = {
     Renewal.RENEWED: LineOutcome.REGISTERED,
     Renewal.FAILED: LineOutcome.FAILED,
     Renewal.UNKNOWN: LineOutcome.UNKNOWN,
     Renewal.PENDING: LineOutcome.UNKNOWN,
 }
 
-_OUTCOMES = {
-    Registration.REGISTERED: LineOutcome.REGISTERED,
-    Registration.FAILED: LineOutcome.FAILED,
-    Registration.RELEASED: LineOutcome.FAILED,
-    Registration.UNKNOWN: LineOutcome.UNKNOWN,
-    Registration.PENDING: LineOutcome.UNKNOWN,
+_OUTCOMES: dict[str, LineOutcome] = {
+    Registration.Status.REGISTERED: LineOutcome.REGISTERED,
+    Registration.Status.FAILED: LineOutcome.FAILED,
+    Registration.Status.RELEASED: LineOutcome.FAILED,
+    Registration.Status.UNKNOWN: LineOutcome.UNKNOWN,
+    Registration.Status.PENDING: LineOutcome.UNKNOWN,
 }
 
 
@@ -162,7 +162,7 @@ def paid_lines_resolve() -> int:
         if registration is None or _OUTCOMES.get(registration.status) == LineOutcome.UNKNOWN:
             continue
         payment_line_resolve(
-            line=line, registered=registration.status == Registration.REGISTERED, reference=str(registration.pk)
+            line=line, registered=registration.status == Registration.Status.REGISTERED, reference=str(registration.pk)
         )
         resolved += 1
     return resolved

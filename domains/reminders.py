@@ -34,7 +34,7 @@ _DAY = dt.timedelta(days=1)
 # Past expiry, a reminder is only worth sending this many days beyond its offset (the domain is then being
 # deleted and can no longer be renewed).
 _LATE_SLACK_DAYS = 4
-_RENEWABLE = (Order.ACTIVE, Order.EXPIRED)
+_RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 
 
 def reminder_due(*, order: Order, now: dt.datetime) -> int | None:
@@ -67,7 +67,7 @@ def reminders_record(*, now: dt.datetime | None = None) -> int:
     created = 0
     for order in orders:
         offset = reminder_due(order=order, now=now)
-        if offset is None:
+        if offset is None or order.expires_at is None:  # (no expiry is never due: for the type checker)
             continue
         try:
             with transaction.atomic():
@@ -106,7 +106,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     order = reminder.order
     customer = order.customer
     quote = renew_pricing(domain_name=order.domain_name)
-    days_left = (order.expires_at - now) / _DAY
+    days_left = (reminder.expires_at - now) / _DAY  # the order's, as the caller checked just before
     context = {
         **brand_context(),
         "customer": customer,

@@ -138,7 +138,7 @@ def _check(*, order: Order, current: ProviderOrder | None, request: RenewRequest
     """Refusals known before anything is sent (the provider's own refusal would not say why)."""
     if current is None:
         raise RenewRefused("This domain is no longer listed in your account, so it cannot be renewed here.")
-    if current.status == Order.PENDING_DELETE_RESTORABLE:
+    if current.status == Order.Status.PENDING_DELETE_RESTORABLE:
         raise RenewRefused("This domain is pending deletion: it must be restored, not renewed. Please contact support.")
     if current.expiry_timestamp != request.shown_expiry_timestamp:
         raise ExpiryMoved(current.expires_at)

@@ -26,7 +26,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -287,12 +287,13 @@ def _single_flight(
                 # A copy: one exception object raised in several threads would share one growing traceback.
                 raise copy.copy(flight.error)
             if flight.value is not None:
-                return flight.value  # type: ignore[return-value]
+                # The leader was asked for this key, so with the same `compute`: its value is a T.
+                return cast(T, flight.value)
         # The leader is stuck past every timeout, or was interrupted: ask ourselves.
         return across(key, compute)
     try:
-        flight.value = across(key, compute)
-        return flight.value  # type: ignore[return-value]
+        value = flight.value = across(key, compute)
+        return value
     except Exception as err:
         flight.error = err
         raise

@@ -46,7 +46,7 @@ from storefront.gateway import (
 )
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
-from storefront.request_helpers import is_fragment
+from storefront.request_helpers import HtmxHttpRequest, is_fragment
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def search(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @rate_limit("search")
-def search_suggestions(request: HttpRequest) -> HttpResponse:
+def search_suggestions(request: HtmxHttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     term = ""
     if form.is_valid() and form.cleaned_data["q"]:
@@ -215,6 +215,7 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     )
     # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
     # asks for them itself once the results are on screen.
+    ai: dict[str, Any]
     if cached is None:
         ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': asked})}"}
     else:

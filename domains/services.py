@@ -46,31 +46,6 @@ from storefront.gateway import Order as ListedOrder
 
 logger = logging.getLogger(__name__)
 
-# Failure kinds (Registration.failure_kind).
-UNAVAILABLE = "unavailable"
-PREMIUM = "premium"
-BILLING = "billing"
-MINIMUM_TERM = "minimum_term"
-INVALID_CUSTOMER = "invalid_customer"
-NOT_REGISTERED = "not_registered"  # the answer was lost and the order listing does not have the domain
-SERVICE = "service"  # the provider turned the request away unprocessed (unreachable, busy, key refused)
-ALREADY_YOURS = "already_yours"
-IN_PROGRESS = "in_progress"  # another checkout of the same customer is registering it right now
-REJECTED = "rejected"  # any other refusal; the provider's message says why
-
-FAILURE_KINDS = [
-    (UNAVAILABLE, "Not available"),
-    (PREMIUM, "Premium"),
-    (BILLING, "Billing failed"),
-    (MINIMUM_TERM, "Minimum term"),
-    (INVALID_CUSTOMER, "Invalid customer"),
-    (NOT_REGISTERED, "Not registered (reconciled)"),
-    (SERVICE, "Service unavailable"),
-    (ALREADY_YOURS, "Already the customer's"),
-    (IN_PROGRESS, "In another checkout"),
-    (REJECTED, "Other refusal"),
-]
-
 # An unknown line absent from the listing is only declared "not registered" after
 # settings.REGISTRATION_UNKNOWN_LIMIT_HOURS (hours): the provider may still be working on a request whose answer
 # we stopped waiting for, and declaring it early would invite the customer (or anyone) to buy it again. A line
@@ -125,7 +100,7 @@ def _record(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> tu
             with transaction.atomic():
                 registration = Registration.objects.create(
                     **_line_fields(customer=customer, line=line, checkout_id=checkout_id),
-                    status=Registration.PENDING,
+                    status=Registration.Status.PENDING,
                 )
             return registration, True
         except IntegrityError:
@@ -137,12 +112,12 @@ def _record(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) -> tu
         live = Registration.objects.filter(domain_name=line.domain_name, status__in=Registration.LIVE_STATUSES).first()
         if live is None:
             continue  # released in between: try again
-        if live.status in (Registration.UNKNOWN, Registration.PENDING):
+        if live.status in Registration.UNSETTLED_STATUSES:
             # Never register again before the listing says whether the earlier attempt went through.
             live = registration_reconcile(registration=live)
-            if live.status == Registration.FAILED:
+            if live.status == Registration.Status.FAILED:
                 continue
-        elif live.status == Registration.REGISTERED and registration_release_if_gone(registration=live):
+        elif live.status == Registration.Status.REGISTERED and registration_release_if_gone(registration=live):
             continue
         return _record_refusal(customer=customer, line=line, checkout_id=checkout_id, holder=live), False
     # Three races lost in a row: say so rather than loop.
@@ -153,17 +128,20 @@ def _record_refusal(
     *, customer: Customer, line: CartLine, checkout_id: uuid.UUID, holder: Registration | None
 ) -> Registration:
     if holder is not None and holder.customer_id == customer.pk:
-        if holder.status == Registration.REGISTERED:
-            kind, message = ALREADY_YOURS, "This domain is already registered to you."
+        if holder.status == Registration.Status.REGISTERED:
+            kind, message = Registration.FailureKind.ALREADY_YOURS, "This domain is already registered to you."
         else:
-            kind, message = IN_PROGRESS, "This domain is already being registered for you in another checkout."
+            kind, message = (
+                Registration.FailureKind.IN_PROGRESS,
+                "This domain is already being registered for you in another checkout.",
+            )
     else:
-        kind, message = UNAVAILABLE, "This domain is being registered by someone else."
+        kind, message = Registration.FailureKind.UNAVAILABLE, "This domain is being registered by someone else."
     try:
         with transaction.atomic():
             return Registration.objects.create(
                 **_line_fields(customer=customer, line=line, checkout_id=checkout_id),
-                status=Registration.FAILED,
+                status=Registration.Status.FAILED,
                 failure_kind=kind,
                 provider_message=message,
             )
@@ -178,7 +156,7 @@ def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) 
     quote = retail_price(tld=line.tld, operation=Operation.REGISTER, years=line.duration)
     if quote is None:
         logger.warning("register %s: no cost for its term, recorded without one", line.domain_name)
-    same_currency = quote is not None and quote.cost.currency == line.currency
+    cost = quote.cost if quote is not None and quote.cost.currency == line.currency else None
     return {
         "customer": customer,
         "domain_name": line.domain_name,
@@ -187,7 +165,7 @@ def _line_fields(*, customer: Customer, line: CartLine, checkout_id: uuid.UUID) 
         "register_price": line.price,
         "renew_price": line.renew,
         "total_price": line.price,
-        "cost_price": quote.cost.amount if same_currency else None,
+        "cost_price": cost.amount if cost is not None else None,
         "provider_cost": quote.provider_cost.amount if quote is not None else None,
         "price_rule": _rule_text(quote, charged=line.price),
         "checkout_id": checkout_id,
@@ -211,8 +189,8 @@ def _register(registration: Registration) -> Registration:
     if customer.customer_id is None:
         return _settle(
             registration,
-            status=Registration.FAILED,
-            failure_kind=INVALID_CUSTOMER,
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.INVALID_CUSTOMER,
             message="Your account is not linked to the domain service yet. Please contact support.",
         )
     try:
@@ -221,35 +199,43 @@ def _register(registration: Registration) -> Registration:
         )
     except OutcomeUnknown as err:
         logger.warning("register %s: outcome unknown (%s), to be reconciled", registration.domain_name, err.status)
-        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
+        return _settle(registration, status=Registration.Status.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
     except NotFound as err:
         return _settle(
             registration,
-            status=Registration.FAILED,
-            failure_kind=INVALID_CUSTOMER,
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.INVALID_CUSTOMER,
             message=err.provider_message or err.message,
         )
     except ValidationRejected as err:
         kind, refusal = _explain_refusal(registration, err)
-        return _settle(registration, status=Registration.FAILED, failure_kind=kind, message=refusal.provider_message)
+        return _settle(
+            registration, status=Registration.Status.FAILED, failure_kind=kind, message=refusal.provider_message
+        )
     except (Unauthorized, RateLimited, Unavailable) as err:
         # Not OutcomeUnknown (caught above): the request certainly was not acted on, so it may be tried again.
         return _settle(
-            registration, status=Registration.FAILED, failure_kind=SERVICE, message=err.provider_message or err.message
+            registration,
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.SERVICE,
+            message=err.provider_message or err.message,
         )
     except GatewayError as err:
         return _settle(
-            registration, status=Registration.UNKNOWN, failure_kind="", message=err.provider_message or err.message
+            registration,
+            status=Registration.Status.UNKNOWN,
+            failure_kind="",
+            message=err.provider_message or err.message,
         )
     except Exception:
         # A bug of ours after the request may have gone out: hold the domain until the listing says.
         logger.exception("register %s: unexpected error, to be reconciled", registration.domain_name)
-        return _settle(registration, status=Registration.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
+        return _settle(registration, status=Registration.Status.UNKNOWN, failure_kind="", message=_MESSAGE_UNKNOWN)
 
     order = _remember_order(customer=customer, order_id=result.order_id, domain_name=registration.domain_name)
     return _settle(
         registration,
-        status=Registration.REGISTERED,
+        status=Registration.Status.REGISTERED,
         failure_kind="",
         message=result.message,
         order=order,
@@ -265,12 +251,14 @@ def _explain_refusal(registration: Registration, err: ValidationRejected) -> tup
     tld = name.partition(".")[2]
     minimum = register_min_term(tld, fresh=True)  # a refusal is rare, and the list may have changed
     if duration < minimum:
-        return MINIMUM_TERM, MinimumTerm(err.provider_message, years=minimum, status=err.status)
+        return Registration.FailureKind.MINIMUM_TERM, MinimumTerm(
+            err.provider_message, years=minimum, status=err.status
+        )
     row = _looked_up_again(name)
     if row is not None and row.premium:
-        return PREMIUM, PremiumName(err.provider_message, status=err.status)
+        return Registration.FailureKind.PREMIUM, PremiumName(err.provider_message, status=err.status)
     if row is not None and not row.available:
-        return UNAVAILABLE, NameUnavailable(err.provider_message, status=err.status)
+        return Registration.FailureKind.UNAVAILABLE, NameUnavailable(err.provider_message, status=err.status)
     logger.error(
         "register %s (%d years) refused by the provider (%r, HTTP %s) with the name free and the term allowed: "
         "a billing settlement failure is likely; staff must check the partner balance",
@@ -279,7 +267,7 @@ def _explain_refusal(registration: Registration, err: ValidationRejected) -> tup
         err.provider_message,
         err.status,
     )
-    return REJECTED, RegistrationRefused(err.provider_message, status=err.status)
+    return Registration.FailureKind.REJECTED, RegistrationRefused(err.provider_message, status=err.status)
 
 
 def _looked_up_again(domain_name: str) -> MetaSearchResult | None:
@@ -298,7 +286,7 @@ def _settle(
     message: str,
     order: Order | None = None,
     provider_order_id: int | None = None,
-    from_statuses: tuple[str, ...] = (Registration.PENDING,),
+    from_statuses: tuple[str, ...] = (Registration.Status.PENDING,),
 ) -> Registration:
     """Record an outcome, only if the row is still in one of `from_statuses` (nobody settled it meanwhile)."""
     fields = {
@@ -322,7 +310,7 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
     try:
         with transaction.atomic():
             order = Order.objects.create(
-                order_id=order_id, customer=customer, domain_name=domain_name, status=Order.ACTIVE
+                order_id=order_id, customer=customer, domain_name=domain_name, status=Order.Status.ACTIVE
             )
     except IntegrityError:
         order = Order.objects.get(order_id=order_id)
@@ -332,7 +320,7 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
         except GatewayError:
             listed = None  # the dashboard's listing sync fills it in later
         if listed is not None and listed.order_id == order_id:
-            order.status = listed.status if listed.status in dict(Order.STATUS_CHOICES) else order.status
+            order.status = listed.status if listed.status in Order.Status.values else order.status
             order.expiry_timestamp = listed.expiry_timestamp
             order.expires_at = listed.expires_at
             order.last_synced_at = _now()
@@ -353,9 +341,9 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     """
     registration.refresh_from_db()
     now = _now()
-    if registration.status == Registration.PENDING and registration.updated_at > now - STALE_PENDING:
+    if registration.status == Registration.Status.PENDING and registration.updated_at > now - STALE_PENDING:
         return registration
-    if not (registration.status in (Registration.UNKNOWN, Registration.PENDING) or _watched(registration, now)):
+    if not (registration.status in Registration.UNSETTLED_STATUSES or _watched(registration, now)):
         return registration
     customer = registration.customer
     if customer.customer_id is None:
@@ -365,7 +353,7 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     except GatewayError as err:
         logger.warning("reconcile %s: listing failed: %s", registration.domain_name, type(err).__name__)
         return registration
-    unsettled = (Registration.UNKNOWN, Registration.PENDING)
+    unsettled = Registration.UNSETTLED_STATUSES
     if listed is not None:
         return _confirm_from_listing(registration, listed=listed, unsettled=unsettled)
     if registration.status not in unsettled or registration.created_at > now - unknown_limit():
@@ -375,8 +363,8 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     )
     return _settle(
         registration,
-        status=Registration.FAILED,
-        failure_kind=NOT_REGISTERED,
+        status=Registration.Status.FAILED,
+        failure_kind=Registration.FailureKind.NOT_REGISTERED,
         message=_MESSAGE_NOT_REGISTERED,
         from_statuses=unsettled,
     )
@@ -385,8 +373,8 @@ def registration_reconcile(*, registration: Registration) -> Registration:
 def _watched(registration: Registration, now: dt.datetime) -> bool:
     """A line declared not registered recently enough that the listing is still checked for it."""
     return (
-        registration.status == Registration.FAILED
-        and registration.failure_kind == NOT_REGISTERED
+        registration.status == Registration.Status.FAILED
+        and registration.failure_kind == Registration.FailureKind.NOT_REGISTERED
         and registration.updated_at > now - _watch_period()
     )
 
@@ -396,19 +384,19 @@ def _confirm_from_listing(
 ) -> Registration:
     customer = registration.customer
     order = _remember_order(customer=customer, order_id=listed.order_id, domain_name=registration.domain_name)
-    was_declared = registration.status == Registration.FAILED
+    was_declared = registration.status == Registration.Status.FAILED
     try:
         with transaction.atomic():
             settled = _settle(
                 registration,
-                status=Registration.REGISTERED,
+                status=Registration.Status.REGISTERED,
                 failure_kind="",
                 message=MESSAGE_CONFIRMED_LATE if was_declared else "Confirmed from the order listing.",
                 order=order,
                 provider_order_id=listed.order_id,
-                from_statuses=(*unsettled, Registration.FAILED) if was_declared else unsettled,
+                from_statuses=(*unsettled, Registration.Status.FAILED) if was_declared else unsettled,
             )
-            if was_declared and settled.status == Registration.REGISTERED:
+            if was_declared and settled.status == Registration.Status.REGISTERED:
                 # The customer was told it failed: the worker sends the correction.
                 Registration.objects.filter(pk=settled.pk).update(emailed_at=None)
                 settled.emailed_at = None
@@ -436,8 +424,8 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
         return False
     if listed is not None:
         return False
-    released = Registration.objects.filter(pk=registration.pk, status=Registration.REGISTERED).update(
-        status=Registration.RELEASED, updated_at=_now()
+    released = Registration.objects.filter(pk=registration.pk, status=Registration.Status.REGISTERED).update(
+        status=Registration.Status.RELEASED, updated_at=_now()
     )
     if released:
         logger.info("released %s: no longer in its owner's order listing", registration.domain_name)
@@ -448,15 +436,19 @@ def registrations_to_reconcile() -> QuerySet[Registration]:
     """Unknown lines, pending ones abandoned mid-call, and lines recently declared not registered."""
     now = _now()
     return Registration.objects.filter(
-        Q(status=Registration.UNKNOWN)
-        | Q(status=Registration.PENDING, updated_at__lt=now - STALE_PENDING)
-        | Q(status=Registration.FAILED, failure_kind=NOT_REGISTERED, updated_at__gt=now - _watch_period())
+        Q(status=Registration.Status.UNKNOWN)
+        | Q(status=Registration.Status.PENDING, updated_at__lt=now - STALE_PENDING)
+        | Q(
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.NOT_REGISTERED,
+            updated_at__gt=now - _watch_period(),
+        )
     ).select_related("customer")
 
 
 def registrations_needing_attention() -> QuerySet[Registration]:
     """Lines still unknown past the limit (the listing could not be read), for staff."""
-    return Registration.objects.filter(status=Registration.UNKNOWN, created_at__lt=_now() - unknown_limit())
+    return Registration.objects.filter(status=Registration.Status.UNKNOWN, created_at__lt=_now() - unknown_limit())
 
 
 def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:
@@ -475,29 +467,57 @@ def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | Non
 
 # --- Plain words --------------------------------------------------------------------------------------------
 
-_OUTCOMES = {
-    UNAVAILABLE: ("Not available any more", "bad", "Someone else has it, so it could not be registered."),
-    PREMIUM: ("Premium name", "bad", "Premium names cannot be bought here."),
-    BILLING: ("Billing failed", "bad", "The payment could not be settled, so nothing was registered."),
-    MINIMUM_TERM: ("Minimum term", "warn", "This extension needs a longer registration. Choose more years."),
-    INVALID_CUSTOMER: ("Account problem", "bad", "Your account could not be used. Please contact support."),
-    NOT_REGISTERED: ("Not registered", "warn", "It was not registered after all. You can try again."),
-    SERVICE: ("Not placed", "warn", "The domain service could not take the order. Nothing was bought; try again."),
-    ALREADY_YOURS: ("Already yours", "ok", "This domain is already in your account."),
-    IN_PROGRESS: ("Already in progress", "warn", "Another checkout of yours is registering it."),
-    REJECTED: ("Not registered", "bad", RegistrationRefused.default_message),
+_OUTCOMES: dict[str, tuple[str, str, str]] = {
+    Registration.FailureKind.UNAVAILABLE: (
+        "Not available any more",
+        "bad",
+        "Someone else has it, so it could not be registered.",
+    ),
+    Registration.FailureKind.PREMIUM: ("Premium name", "bad", "Premium names cannot be bought here."),
+    Registration.FailureKind.BILLING: (
+        "Billing failed",
+        "bad",
+        "The payment could not be settled, so nothing was registered.",
+    ),
+    Registration.FailureKind.MINIMUM_TERM: (
+        "Minimum term",
+        "warn",
+        "This extension needs a longer registration. Choose more years.",
+    ),
+    Registration.FailureKind.INVALID_CUSTOMER: (
+        "Account problem",
+        "bad",
+        "Your account could not be used. Please contact support.",
+    ),
+    Registration.FailureKind.NOT_REGISTERED: (
+        "Not registered",
+        "warn",
+        "It was not registered after all. You can try again.",
+    ),
+    Registration.FailureKind.SERVICE: (
+        "Not placed",
+        "warn",
+        "The domain service could not take the order. Nothing was bought; try again.",
+    ),
+    Registration.FailureKind.ALREADY_YOURS: ("Already yours", "ok", "This domain is already in your account."),
+    Registration.FailureKind.IN_PROGRESS: (
+        "Already in progress",
+        "warn",
+        "Another checkout of yours is registering it.",
+    ),
+    Registration.FailureKind.REJECTED: ("Not registered", "bad", RegistrationRefused.default_message),
 }
 
 
 def outcome(registration: Registration) -> dict[str, str]:
     """What the customer reads about a line: a short label, a badge tone (ok/warn/bad) and a sentence."""
-    if registration.status == Registration.REGISTERED:
+    if registration.status == Registration.Status.REGISTERED:
         return {"label": "Registered", "tone": "ok", "detail": "It's yours."}
-    if registration.status == Registration.PENDING:
+    if registration.status == Registration.Status.PENDING:
         return {"label": "Being registered", "tone": "warn", "detail": "Working on it…"}
-    if registration.status == Registration.RELEASED:
+    if registration.status == Registration.Status.RELEASED:
         return {"label": "No longer held", "tone": "muted", "detail": "It was registered, and has since expired."}
-    if registration.status == Registration.UNKNOWN:
+    if registration.status == Registration.Status.UNKNOWN:
         return {
             "label": "Could not confirm",
             "tone": "warn",
@@ -505,5 +525,5 @@ def outcome(registration: Registration) -> dict[str, str]:
             "detail": "We could not confirm the result with the domain service yet. We are checking whether it went "
             "through and will email you.",
         }
-    label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[REJECTED])
+    label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[Registration.FailureKind.REJECTED])
     return {"label": label, "tone": tone, "detail": detail}

@@ -111,6 +111,9 @@ def orders_sync_all(*, max_seconds: float | None = None) -> SyncReport:
 
 def customer_orders_sync(*, customer: Customer, pace: Pace, report: SyncReport) -> str:
     """Walk the customer's whole listing and upsert our copy. Returns "" or the error class that stopped it."""
+    customer_id = customer.customer_id
+    if customer_id is None:  # no provider account, no listing (customers_due_for_sync leaves them out)
+        return ""
     state, _ = CustomerSync.objects.get_or_create(customer=customer)
     state.last_attempt_at = timezone.now()
     report.customers += 1
@@ -121,7 +124,7 @@ def customer_orders_sync(*, customer: Customer, pace: Pace, report: SyncReport) 
     while page <= _MAX_PAGES:
         pace.wait()
         try:
-            data = gateway().domain_orders(customer_id=customer.customer_id, page=page)
+            data = gateway().domain_orders(customer_id=customer_id, page=page)
         except RateLimited as err:
             report.rate_limited += 1
             limited_here += 1

@@ -6,6 +6,7 @@ has been enqueued where it helps.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import uuid
 from typing import Any
@@ -93,11 +94,11 @@ def reconcile_checkout(*, checkout_id: str) -> int:
     """Settle this checkout's lost answers from the order listing now (its page is being watched). Settled."""
     settled = 0
     for registration in Registration.objects.filter(
-        checkout_id=uuid.UUID(checkout_id), status__in=(Registration.UNKNOWN, Registration.PENDING)
+        checkout_id=uuid.UUID(checkout_id), status__in=Registration.UNSETTLED_STATUSES
     ):
         if registration_reconcile(registration=registration).status not in (
-            Registration.UNKNOWN,
-            Registration.PENDING,
+            Registration.Status.UNKNOWN,
+            Registration.Status.PENDING,
         ):
             settled += 1
     return settled
@@ -107,12 +108,12 @@ def reconcile_checkout(*, checkout_id: str) -> int:
 def send_pending_checkout_emails() -> int:
     """Enqueue the email of every recent checkout with unreported settled lines (missed or failed sends,
     lines settled by reconciling). Checkouts enqueued."""
-    since = timezone.now() - timezone.timedelta(days=_EMAIL_SWEEP_DAYS)
+    since = timezone.now() - dt.timedelta(days=_EMAIL_SWEEP_DAYS)
     candidates = (
         Registration.objects.filter(
             created_at__gt=since,
             emailed_at__isnull=True,
-            status__in=(Registration.REGISTERED, Registration.FAILED),
+            status__in=(Registration.Status.REGISTERED, Registration.Status.FAILED),
         )
         .values_list("checkout_id", flat=True)
         .distinct()
@@ -133,11 +134,11 @@ def reconcile_registrations() -> dict[str, int]:
     for registration in registrations_to_reconcile():
         before = registration.status
         result = registration_reconcile(registration=registration)
-        if result.status == Registration.REGISTERED and before != Registration.REGISTERED:
+        if result.status == Registration.Status.REGISTERED and before != Registration.Status.REGISTERED:
             counts["registered"] += 1
-        elif result.status == Registration.FAILED and before != Registration.FAILED:
+        elif result.status == Registration.Status.FAILED and before != Registration.Status.FAILED:
             counts["not_registered"] += 1
-        elif result.status in (Registration.UNKNOWN, Registration.PENDING):
+        elif result.status in Registration.UNSETTLED_STATUSES:
             counts["unsettled"] += 1
     if counts["registered"] or counts["not_registered"]:
         send_pending_checkout_emails.enqueue()

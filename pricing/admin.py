@@ -119,8 +119,7 @@ class CostPriceAdmin(ReadOnlyAdmin):
 
 class CostInline(admin.TabularInline):
     model = CostPrice
-    fields = ["operation", "years", "amount", "currency", "current", "fetched_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("operation", "years", "amount", "currency", "current", "fetched_at")
     extra = 0
     can_delete = False
 
@@ -167,7 +166,7 @@ class ExchangeRateAdmin(admin.ModelAdmin):
     list_display = ["__str__", "updated_at"]
     fields = ["provider_currency", "store_currency", "rate"]
 
-    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, str]:
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, str | list[str]]:
         return {"provider_currency": "USD", "store_currency": settings.STORE_CURRENCY}
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:

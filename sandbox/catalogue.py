@@ -50,10 +50,6 @@ def add_years(moment: dt.datetime, years: int) -> dt.datetime:
     return moment.replace(year=year, day=day)
 
 
-def long_date(moment: dt.date) -> str:
-    return f"{moment:%B} {moment.day}, {moment.year}"
-
-
 def short_date(moment: dt.date) -> str:
     return f"{moment:%b} {moment.day}, {moment.year}"
 
@@ -148,11 +144,3 @@ def pricing(lookup: Lookup) -> dict | None:
         "is_free_first_year": entry.free_first_year,
         "summary": summary,
     }
-
-
-def term_prices(entry: CatalogueTld) -> dict[str, float]:
-    return {str(years): float(entry.register_cost(years)) for years in range(entry.min_term, MAX_TERM + 1)}
-
-
-def privacy_prices(entry: CatalogueTld) -> dict[str, float]:
-    return {str(years): float(entry.privacy_price * years) for years in range(entry.min_term, MAX_TERM + 1)}

@@ -32,8 +32,6 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/customers/auto-login", customers.auto_login),
         route("api/v1/customers", core.placeholder("DELETE", "customers")),
         route("api/v1/domains/availability", search.availability),
-        route("api/v1/domains/suggestions", search.suggestions),
-        route("domain-suggestions", search.domain_suggestions),
         route("metasearch/v1/search", metasearch.search),
         route("panel/auto-login", panel.auto_login),
         route("api/v1/domains/register", domains.register),

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
 from django.http import HttpRequest
 from django_tasks_db.admin import DBTaskResultAdmin
-from django_tasks_db.models import DBTaskResult
+from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
 from storefront.models import LegalText
 
@@ -15,8 +14,9 @@ admin.site.unregister(DBTaskResult)
 
 @admin.register(DBTaskResult)
 class TaskResultAdmin(DBTaskResultAdmin):
-    list_display = ("task_name", "status", "error", "enqueued_at", "run_after", "finished_at", "attempts")
-    list_filter = ("status", "queue_name")
+    # django-tasks-db declares these tuples unannotated, so mypy takes their exact lengths for their types.
+    list_display = ("task_name", "status", "error", "enqueued_at", "run_after", "finished_at", "attempts")  # type: ignore[assignment]
+    list_filter = ("status", "queue_name")  # type: ignore[assignment]
     search_fields = ("task_path", "exception_class_path")
     actions = ["retry"]
 
@@ -33,7 +33,7 @@ class TaskResultAdmin(DBTaskResultAdmin):
         return len(obj.worker_ids or [])
 
     @admin.action(description="Retry the selected failed tasks (a new run with the same arguments)")
-    def retry(self, request: HttpRequest, queryset: QuerySet[DBTaskResult]) -> None:
+    def retry(self, request: HttpRequest, queryset: DBTaskResultQuerySet) -> None:
         failed = list(queryset.failed())
         for result in failed:
             args = result.args_kwargs or {}

@@ -34,7 +34,7 @@ def _sync_site(**_: object) -> None:
     from storefront.legal_starter import legal_pages_ensure
 
     domain = (urlparse(settings.SITE_URL).netloc or "localhost")[:100]
-    site, _ = Site.objects.update_or_create(
+    site, _created = Site.objects.update_or_create(
         pk=settings.SITE_ID, defaults={"domain": domain, "name": settings.STORE_NAME[:50]}
     )
     Site.objects.clear_cache()

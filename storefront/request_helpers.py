@@ -6,8 +6,24 @@ They live here, in the app every other app may import, so that no app reaches in
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.middleware import HtmxDetails
+
+
+class HtmxHttpRequest(HttpRequest):
+    """The request every view gets: django-htmx's middleware (settings.MIDDLEWARE) sets `htmx` on each one.
+
+    Only for the type checker, in views' signatures: at run time the request is Django's own."""
+
+    htmx: HtmxDetails
+
+
+class AuthenticatedHttpRequest(HtmxHttpRequest):
+    """The request of a view behind `login_required`: its user is signed in (for the type checker, as above)."""
+
+    user: User
 
 
 def client_address(request: HttpRequest) -> str:
@@ -29,8 +45,10 @@ def client_address(request: HttpRequest) -> str:
 
 def is_fragment(request: HttpRequest) -> bool:
     """An htmx request that swaps part of a page (a history restore or a boosted link needs the whole page)."""
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not (htmx.history_restore_request or htmx.boosted)
+    htmx: HtmxDetails | None = getattr(request, "htmx", None)
+    if not htmx:
+        return False
+    return not (htmx.history_restore_request or htmx.boosted)
 
 
 def safe_next(request: HttpRequest, candidate: str | None) -> str:

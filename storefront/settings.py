@@ -4,6 +4,7 @@ Development defaults are safe and need no configuration: SQLite, the built-in sa
 console email backend. Production (DJANGO_DEBUG off, the default) refuses to start without a secret key.
 """
 
+import logging
 from decimal import Decimal, InvalidOperation
 from email.utils import getaddresses
 from pathlib import Path
@@ -452,7 +453,18 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         }
     },
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json"}},
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}, "django.utils.autoreload": {"level": "WARNING"}},
+    "loggers": {
+        # Named so that Django's default plain-text console handlers (DEBUG only) are dropped: their records
+        # reach the JSON handler above instead of being written twice, once as prose. INFO as Django has it:
+        # below that, django.template writes whole template contexts (passwords and tokens included).
+        "django": {"level": "INFO"},
+        "py.warnings": {},
+        "django.server": {"level": "WARNING"},
+        "django.utils.autoreload": {"level": "WARNING"},
+    },
 }
+# Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
+# "py.warnings" logger they are JSON lines too.
+logging.captureWarnings(True)

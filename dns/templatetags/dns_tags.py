@@ -7,9 +7,9 @@ _UNITS = ((86400, "day"), (3600, "hour"), (60, "minute"))
 
 
 @register.filter
-def ttl(seconds: int | None) -> str:
+def ttl(seconds: int | str | None) -> str:
     """3600 → "1 hour"; odd values stay in seconds; no value is the zone default."""
-    if seconds in (None, ""):
+    if seconds is None or seconds == "":
         return "Default"
     seconds = int(seconds)
     for size, unit in _UNITS:

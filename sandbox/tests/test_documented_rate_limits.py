@@ -16,7 +16,7 @@ from .conftest import ApiClient
 pytestmark = pytest.mark.django_db
 
 NOW = 1_800_000_000.25
-SEARCH_PATHS = ["/api/v1/domains/availability", "/api/v1/domains/suggestions", "/domain-suggestions"]
+SEARCH_PATHS = ["/api/v1/domains/availability"]
 
 
 @pytest.fixture

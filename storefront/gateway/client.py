@@ -28,7 +28,6 @@ from storefront.gateway.results import (
     MetaSearch,
     MetaSearchMeta,
     OrderPage,
-    PricedSuggestion,
     PriceList,
     Registered,
     TldPrices,
@@ -42,7 +41,6 @@ from storefront.gateway.results import (
     _metasearch_result,
     _order,
     _price_map,
-    _priced_suggestion,
     _str,
 )
 from storefront.gateway.transport import (
@@ -141,10 +139,6 @@ class ResellerGateway:
     def __repr__(self) -> str:
         return f"<ResellerGateway {self.base_url}>"
 
-    @property
-    def is_test_key(self) -> bool:
-        return key_environment(self._api_key) == "test"
-
     # Health -------------------------------------------------------------------------------------------------
 
     def hello(self) -> Hello:
@@ -219,21 +213,6 @@ class ResellerGateway:
         params += [("tlds[]", tld) for tld in tlds]
         data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.main_search)
         return [_domain_result(row) for row in _list(data, "results")]
-
-    def domain_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[DomainResult]:
-        params = [("search_term", search_term)]
-        if len(tlds) == 1:
-            params.append(("tld", tlds[0]))
-        else:
-            params += [("tld[]", tld) for tld in tlds]
-        data = self._get("/api/v1/domains/suggestions", params, endpoint="search", service=self.main_search)
-        return [_domain_result(row) for row in _list(data, "results")]
-
-    def priced_suggestions(self, *, search_term: str, tlds: Sequence[str] = ()) -> list[PricedSuggestion]:
-        """`GET {base_url}/domain-suggestions`: the one path without the /api/v1 prefix."""
-        params = [("search_term", search_term)] + [("tlds[]", tld) for tld in tlds]
-        data = self._get("/domain-suggestions", params, endpoint="search", service=self.main_search)
-        return [_priced_suggestion(row) for row in _list(data, "results")]
 
     def metasearch(
         self,
@@ -436,15 +415,16 @@ class ResellerGateway:
     ) -> requests.Response:
         key = self._metasearch_key if service in (self.search, self.ai) else self._api_key
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
-        arguments = {"params": list(params) or None, "json": json_body, "headers": headers, "timeout": timeout}
+        query = list(params) or None
         if method == "GET":
             session = self.search_session if service in (self.search, self.ai) else self.session
-            return session.request(method, url, **arguments)
+            return session.request(method, url, params=query, json=json_body, headers=headers, timeout=timeout)
         # A state-changing call never reuses a kept-alive connection: one the provider closes just as we send
         # would leave the outcome unknown. A connection of its own costs a handshake on the rare POST, PUT or
         # DELETE, and spares an order or a signup a reconciliation. Its session has no retries at all.
         with requests.Session() as once:
-            return once.request(method, url, **{**arguments, "headers": {**headers, "Connection": "close"}})
+            headers["Connection"] = "close"
+            return once.request(method, url, params=query, json=json_body, headers=headers, timeout=timeout)
 
 
 def _bool_param(value: bool) -> str:

@@ -45,20 +45,6 @@ class DomainResult:
 
 
 @dataclass(frozen=True)
-class PricedSuggestion:
-    """A row of `/domain-suggestions` (the main interface's priced suggestions)."""
-
-    domain: str
-    status: str
-    type: str
-    register: dict[int, Decimal]
-    privacy: dict[int, Decimal]
-    renew: Decimal | None
-    slashed: Decimal | None
-    renews_on: str
-
-
-@dataclass(frozen=True)
 class Pricing:
     currency: str
     register: Decimal
@@ -243,20 +229,6 @@ def _price_map(value: Any) -> dict[int, Decimal]:
     return {int(term): Decimal(str(price)) for term, price in value.items() if str(term).isdigit()}
 
 
-def _priced_suggestion(row: Mapping[str, Any]) -> PricedSuggestion:
-    pricing = row.get("pricing") or {}
-    return PricedSuggestion(
-        domain=str(row.get("domain", "")),
-        status=str(row.get("status", "")),
-        type=str(row.get("type", "")),
-        register=_price_map(pricing.get("register")),
-        privacy=_price_map(pricing.get("privacy")),
-        renew=_decimal(pricing.get("renew")),
-        slashed=_decimal(pricing.get("slashed")),
-        renews_on=str(row.get("renews_on", "")),
-    )
-
-
 def _metasearch_result(row: Mapping[str, Any]) -> MetaSearchResult:
     pricing = row.get("pricing")
     return MetaSearchResult(
@@ -297,9 +269,9 @@ def _dns_record(row: Mapping[str, Any], record_type: str) -> DnsRecord:
         type=str(row.get("type") or record_type),
         host=str(row.get("host", "")),
         value=str(row.get("value", "")),
-        time_to_live=int(ttl) if ttl not in (None, "") else None,
+        time_to_live=int(ttl) if ttl is not None and ttl != "" else None,
         status=str(row.get("status", "")),
-        priority=int(priority) if priority not in (None, "") else None,
+        priority=int(priority) if priority is not None and priority != "" else None,
     )
 
 

@@ -17,12 +17,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import requests
 import urllib3
 from django.core.cache import cache
 from requests.adapters import HTTPAdapter
+from urllib3.connectionpool import ConnectionPool
+from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
 from storefront.gateway.errors import (
@@ -212,11 +215,18 @@ class Service:
 class GetRetry(Retry):
     """urllib3's Retry, except that a read timeout is never retried (it counts as a read error there)."""
 
-    def increment(self, method: str | None = None, url: str | None = None, *args: Any, **kwargs: Any) -> Retry:
-        error = kwargs.get("error")
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: BaseHTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Self:
         if isinstance(error, urllib3.exceptions.ReadTimeoutError):
             raise error
-        return super().increment(method, url, *args, **kwargs)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 def new_session(*, get_retries: int) -> requests.Session:

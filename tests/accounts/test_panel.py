@@ -32,7 +32,7 @@ def _token(response) -> str:
 
 def _everything_stored() -> str:
     """Every row of every table, and every cache entry, as one text to search."""
-    texts = []
+    texts: list[str] = []
     with connection.cursor() as cursor:
         for table in connection.introspection.table_names():
             cursor.execute(f'SELECT * FROM "{table}"')  # table names from the database itself

@@ -15,7 +15,9 @@ def _request_link(client, email="ada@example.org") -> str:
     assert response.status_code == 302
     assert response["Location"] == "/accounts/password/reset/done/"
     assert len(mail.outbox) == 1
-    return re.search(r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)", mail.outbox[0].body).group(1)
+    found = re.search(r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)", str(mail.outbox[0].body))
+    assert found, mail.outbox[0].body
+    return found.group(1)
 
 
 def test_the_form_is_the_sites_page(client):

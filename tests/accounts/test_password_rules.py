@@ -20,7 +20,7 @@ RULE_LINES = (
 )
 
 
-def _codes(password: str) -> set[str]:
+def _codes(password: str) -> set[str | None]:
     try:
         password_validation.validate_password(password)
     except ValidationError as err:

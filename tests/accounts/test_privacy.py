@@ -23,7 +23,7 @@ def _order(customer: Customer, name: str, order_id: int) -> Order:
 
 def _registration(customer: Customer, name: str) -> Registration:
     return Registration.objects.create(
-        customer=customer, checkout_id=uuid.uuid4(), domain_name=name, duration=1, status=Registration.REGISTERED
+        customer=customer, checkout_id=uuid.uuid4(), domain_name=name, duration=1, status=Registration.Status.REGISTERED
     )
 
 

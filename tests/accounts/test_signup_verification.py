@@ -27,7 +27,9 @@ def _signup(client, **changes):
 
 def _link() -> str:
     (message,) = [m for m in mail.outbox if "confirm" in m.subject.lower()]
-    return re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", message.body).group(1)
+    found = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+/)", str(message.body))
+    assert found, message.body
+    return found.group(1)
 
 
 def _confirm(client):
@@ -127,6 +129,7 @@ def _server_error():
 
 
 def _long_ago(customer: Customer) -> Customer:
+    assert customer.signup_sent_at is not None
     Customer.objects.filter(pk=customer.pk).update(signup_sent_at=customer.signup_sent_at - services.IN_FLIGHT * 2)
     return Customer.objects.get(pk=customer.pk)
 

@@ -14,14 +14,23 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Response, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Response,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
 
-from tests.browser.steps import check_accessibility
+from tests.browser.steps import HTMX_READY_SCRIPT, check_accessibility
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP = ViewportSize(width=1280, height=900)
+PHONE = ViewportSize(width=390, height=844)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -136,6 +145,7 @@ def context(browser: Browser, live_server, priced, sandbox_partner) -> Iterator[
     # `priced`: the store sells nothing until its cost table is synced from the sandbox's price list.
     ctx = browser.new_context(base_url=live_server.url, viewport=DESKTOP, locale="en-US", timezone_id="UTC")
     ctx.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    ctx.add_init_script(HTMX_READY_SCRIPT)
     yield ctx
     ctx.close()
 
@@ -172,6 +182,7 @@ def page(request: pytest.FixtureRequest, context: BrowserContext, watch: Watch) 
 def _attach(page: Page, watch: Watch) -> None:
     if getattr(page, "_storefront_watched", False):
         return
+    # Marks on playwright's own Page object (no field of its own): what steps.check_accessibility reports to.
     page._storefront_watched = True  # type: ignore[attr-defined]
     page._storefront_watch = watch  # type: ignore[attr-defined]
     page.on("load", watch.on_load)
@@ -239,7 +250,7 @@ def _sandbox_mailbox(settings, live_server) -> None:
 
 
 HELPER_SHOTS = Path("/work/helpers/shots")
-SHOT_SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+SHOT_SIZES = {"desktop": ViewportSize(width=1280, height=800), "phone": ViewportSize(width=390, height=844)}
 
 
 @pytest.fixture

@@ -31,6 +31,29 @@ class Person:
 
 _AXE = Axe()
 
+# Run in every page before its own scripts (conftest's `context`): notes when htmx has done its start-up pass over
+# the document, which ends with an `htmx:load` on <body>. Until then no element of the page is wired to htmx.
+HTMX_READY_SCRIPT = """
+document.addEventListener("htmx:load", (event) => {
+  if (event.target === document.body) window.__journeyHtmxReady = true;
+});
+"""
+
+_HTMX_SETTLED = """
+() => window.__journeyHtmxReady === true
+  && !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")
+"""
+
+
+def wait_for_htmx(page: Page) -> None:
+    """Until htmx has processed the page and has no request, swap or settle under way.
+
+    htmx listens only on elements it has processed: on a page still loading, and for some milliseconds after a
+    swap (new content is processed when it settles), a control changed by the journey would send nothing. Not
+    for a page with a request that only the test releases (held AI suggestions): this would wait for it.
+    """
+    page.wait_for_function(_HTMX_SETTLED)
+
 
 def check_accessibility(page: Page, *, where: str = "") -> None:
     """axe-core's checks (WCAG 2 A and AA and its best practices) on the page as it is now: any violation fails.
@@ -62,10 +85,13 @@ def unique_label(word: str) -> str:
 
 
 def choose_country(page: Page, country: str, state: str) -> None:
-    """Picks the country, waits for its own state list (htmx swaps it in), then picks the state."""
+    """Picks the country once htmx listens to it, waits for its own state list (htmx swaps it in, and settles
+    it), then picks the state."""
+    wait_for_htmx(page)
     page.get_by_label("Country").select_option(label=country)
     states = page.get_by_label("State or province")
     expect(states.locator("option", has_text=re.compile(f"^{re.escape(state)}$"))).to_have_count(1)
+    wait_for_htmx(page)
     states.select_option(label=state)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -14,10 +15,12 @@ from django.urls import reverse
 
 from accounts.models import Customer
 from domains.models import Order
-from storefront.gateway import ResellerGateway, Unavailable, gateway
+from storefront.gateway import CustomerCreated, RecordType, Registered, ResellerGateway, Unavailable, gateway
 from tests.sandbox_control import SandboxRecord, session_sandbox
 
 PASSWORD = "Zones#Pass9"
+
+T = TypeVar("T")
 
 CONTACT = {
     "name": "Radia Perlman",
@@ -31,7 +34,7 @@ CONTACT = {
 }
 
 
-def _patiently(attempt: Callable[[int], object]) -> object:
+def _patiently(attempt: Callable[[int], T]) -> T:
     """Setup through the provider, asked a second time if the answer was slow (a busy machine, a cold server).
 
     Each attempt uses a fresh name, so a first attempt that did go through leaves only a harmless orphan.
@@ -43,7 +46,7 @@ def _patiently(attempt: Callable[[int], object]) -> object:
 
 
 def make_customer(email: str) -> Customer:
-    def signup(attempt: int):
+    def signup(attempt: int) -> tuple[str, CustomerCreated]:
         address = email if attempt == 0 else f"retry{attempt}-{email}"
         return address, gateway().customer_signup(email=address, password=PASSWORD, **CONTACT)
 
@@ -53,9 +56,12 @@ def make_customer(email: str) -> Customer:
 
 
 def register(customer: Customer, domain_name: str) -> Order:
-    def buy(attempt: int):
+    customer_id = customer.customer_id
+    assert customer_id is not None
+
+    def buy(attempt: int) -> tuple[str, Registered]:
         name = domain_name if attempt == 0 else f"retry{attempt}{domain_name}"
-        return name, gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
+        return name, gateway().domain_register(customer_id=customer_id, domain_name=name, duration=1)
 
     name, registered = _patiently(buy)
     return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=name)
@@ -162,7 +168,7 @@ def htmx(signed_in: Client) -> Client:
 def add_record(active_order) -> Callable[..., None]:
     """Put a record in the zone through the gateway, as an earlier visit to the editor would have."""
 
-    def add(record_type: str, host: str, value: str, **options) -> None:
+    def add(record_type: RecordType, host: str, value: str, **options) -> None:
         gateway().dns_record_add(
             order_id=active_order.order_id, record_type=record_type, host=host, value=value, **options
         )

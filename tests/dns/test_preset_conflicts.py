@@ -21,7 +21,9 @@ def preset_url(order, slug: str) -> str:
 
 
 def _hidden(page: str, name: str) -> str:
-    return re.search(rf'<input type="hidden" name="{name}" value="([^"]*)"', page).group(1)
+    found = re.search(rf'<input type="hidden" name="{name}" value="([^"]*)"', page)
+    assert found, f"no hidden {name} on the page"
+    return found.group(1)
 
 
 def _apply_as_previewed(client, order, slug: str, answers: dict, choice: str = "") -> str:

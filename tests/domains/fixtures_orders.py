@@ -25,6 +25,7 @@ class SandboxOrders:
 
     def register(self, customer: Customer, domain_name: str, duration: int = 1) -> Order:
         """Buy a domain at the sandbox and keep the local copy that checkout would keep."""
+        assert customer.customer_id is not None
         registered = gateway().domain_register(
             customer_id=customer.customer_id, domain_name=domain_name, duration=duration
         )

@@ -17,7 +17,6 @@ from django.db import connection
 from django.test import Client, override_settings
 from django_tasks_db.models import DBTaskResult
 
-from domains import services
 from domains.models import Order, Registration
 from storefront.gateway import gateway
 from tests.domains.conftest import (
@@ -180,7 +179,7 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
     assert response.url == f"/checkout/{checkout_id}/"
     for name in names:
         registration = line_of(checkout_id, name)
-        assert registration.status == Registration.REGISTERED
+        assert registration.status == Registration.Status.REGISTERED
         assert Order.objects.get(order_id=registration.provider_order_id).customer == buyer
         assert sandbox_control.listed_orders(name) == 1
     assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
@@ -259,9 +258,12 @@ def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer
     checkout_id = review(client).context["checkout_id"]
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     place(client, checkout_id, follow=True)
-    assert line_of(checkout_id, good).status == Registration.REGISTERED
+    assert line_of(checkout_id, good).status == Registration.Status.REGISTERED
     lost_line = line_of(checkout_id, lost)
-    assert (lost_line.status, lost_line.failure_kind) == (Registration.FAILED, services.UNAVAILABLE)
+    assert (lost_line.status, lost_line.failure_kind) == (
+        Registration.Status.FAILED,
+        Registration.FailureKind.UNAVAILABLE,
+    )
     assert list(cart_of(client)) == [lost]
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Not available any more" in html
@@ -274,7 +276,7 @@ def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partn
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.reserve(name, kind="premium", partner=seeded_partner)
     place(client, checkout_id)
-    assert line_of(checkout_id, name).failure_kind == services.PREMIUM
+    assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.PREMIUM
     assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
 
 
@@ -284,7 +286,7 @@ def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, 
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_balance(Decimal("0.00"), partner=seeded_partner)
     place(client, checkout_id)
-    assert line_of(checkout_id, name).failure_kind == services.REJECTED
+    assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.REJECTED
     assert sandbox_control.listed_orders(name) == 0
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "you have not been charged and our staff have been told" in html
@@ -300,7 +302,7 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
     checkout_id = review(client).context["checkout_id"]
     sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
     place(client, checkout_id)
-    assert line_of(checkout_id, name).failure_kind == services.MINIMUM_TERM
+    assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.MINIMUM_TERM
     assert "Minimum term" in client.get(f"/checkout/{checkout_id}/").content.decode()
     assert cart_of(client)[name]["min_term"] == 3
     assert cart_of(client)[name]["duration"] == 3
@@ -316,7 +318,7 @@ def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bough
     assert cart_of(client)[name]["price"] == "159.98"
     assert f"so {name} is now 2 years at $159.98." in response.content.decode()
     place(client, checkout_id)
-    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert line_of(checkout_id, name).status == Registration.Status.REGISTERED
     assert line_of(checkout_id, name).duration == 2
 
 
@@ -329,7 +331,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         response = place(client, checkout_id)
     assert response.url == f"/checkout/{checkout_id}/"
-    assert line_of(checkout_id, name).status == Registration.UNKNOWN
+    assert line_of(checkout_id, name).status == Registration.Status.UNKNOWN
     with sandbox_control.fault(error_rate=1.0, scope="orders"):
         html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html
@@ -339,7 +341,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     cache.delete(f"checkout-reconcile:{checkout_id}")  # the page asks the worker again a few seconds later
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
-    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert line_of(checkout_id, name).status == Registration.Status.REGISTERED
     assert sandbox_control.listed_orders(name) == 1
     assert register_calls(provider_calls) == 1
     assert cart_of(client) == {}
@@ -392,7 +394,7 @@ def test_the_cart_survives_signup_and_can_be_bought(client, seeded_partner):
     assert response.url == "/checkout/"
     assert cart_of(client)[name]["duration"] == 2
     response, checkout_id = buy(client)
-    assert line_of(checkout_id, name).status == Registration.REGISTERED
+    assert line_of(checkout_id, name).status == Registration.Status.REGISTERED
     assert line_of(checkout_id, name).customer.email == email
 
 
@@ -500,7 +502,7 @@ def test_the_confirmation_page_leaves_lost_answers_to_the_worker(client, buyer, 
     name = fresh()
     checkout_id = uuid.uuid4()
     Registration.objects.create(
-        customer=buyer, domain_name=name, duration=1, checkout_id=checkout_id, status=Registration.UNKNOWN
+        customer=buyer, domain_name=name, duration=1, checkout_id=checkout_id, status=Registration.Status.UNKNOWN
     )
     provider_calls.clear()
 

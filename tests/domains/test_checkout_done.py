@@ -8,7 +8,6 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from accounts.models import Customer
-from domains import services
 from domains.models import Order, Registration
 from storefront.gateway import gateway
 from tests.domains.conftest import CONTACT, cart_of, line, put_in_cart
@@ -37,7 +36,7 @@ def record(customer, checkout_id, domain_name, status, kind="", message="", **fi
 def test_it_checks_ownership(client, provider_calls):
     owner, intruder = local_customer("owner@example.org"), local_customer("intruder@example.org")
     checkout_id = uuid.uuid4()
-    record(owner, checkout_id, "mine.com", Registration.UNKNOWN)
+    record(owner, checkout_id, "mine.com", Registration.Status.UNKNOWN)
     client.force_login(intruder.user)
     assert client.get(f"/checkout/{checkout_id}/").status_code == 404
     assert provider_calls == []
@@ -69,23 +68,37 @@ def test_every_outcome_is_said_in_plain_words(client, provider_calls):
     customer = local_customer("ada@example.org")
     checkout_id = uuid.uuid4()
     order = Order.objects.create(order_id=123456789, customer=customer, domain_name="won.com")
-    record(customer, checkout_id, "won.com", Registration.REGISTERED, order=order, provider_order_id=123456789)
-    record(customer, checkout_id, "gone.com", Registration.FAILED, services.UNAVAILABLE, "Unable to register domain")
-    record(customer, checkout_id, "cars.com", Registration.FAILED, services.PREMIUM, "Unable to register domain")
+    record(customer, checkout_id, "won.com", Registration.Status.REGISTERED, order=order, provider_order_id=123456789)
+    record(
+        customer,
+        checkout_id,
+        "gone.com",
+        Registration.Status.FAILED,
+        Registration.FailureKind.UNAVAILABLE,
+        "Unable to register domain",
+    )
+    record(
+        customer,
+        checkout_id,
+        "cars.com",
+        Registration.Status.FAILED,
+        Registration.FailureKind.PREMIUM,
+        "Unable to register domain",
+    )
     record(
         customer,
         checkout_id,
         "broke.com",
-        Registration.FAILED,
-        services.BILLING,
+        Registration.Status.FAILED,
+        Registration.FailureKind.BILLING,
         "Billing settlement failed: insufficient balance",
     )
     record(
         customer,
         checkout_id,
         "short.ai",
-        Registration.FAILED,
-        services.MINIMUM_TERM,
+        Registration.Status.FAILED,
+        Registration.FailureKind.MINIMUM_TERM,
         "Minimum registration term for .ai is 2 years",
     )
     client.force_login(customer.user)
@@ -110,7 +123,7 @@ def test_an_unconfirmed_line_does_not_claim_the_provider_was_slow(client, custom
     # UNKNOWN also follows an answer that was an error we could not read as a yes or a no, not only a timeout.
     checkout_id = uuid.uuid4()
     name = f"maybe{uuid.uuid4().hex[:10]}.com"
-    record(customer, checkout_id, name, Registration.UNKNOWN, message="Unexpected registrar response")
+    record(customer, checkout_id, name, Registration.Status.UNKNOWN, message="Unexpected registrar response")
     client.force_login(customer.user)
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html
@@ -125,7 +138,14 @@ def test_staff_see_our_recorded_reason_without_it_being_called_the_providers(cli
     customer.user.save()
     checkout_id = uuid.uuid4()
     services_text = "This domain is being registered by someone else."
-    record(customer, checkout_id, "race.com", Registration.FAILED, services.UNAVAILABLE, services_text)
+    record(
+        customer,
+        checkout_id,
+        "race.com",
+        Registration.Status.FAILED,
+        Registration.FailureKind.UNAVAILABLE,
+        services_text,
+    )
     client.force_login(customer.user)
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert f"Recorded reason (only staff see this): “{services_text}”" in html
@@ -136,8 +156,8 @@ def test_staff_see_our_recorded_reason_without_it_being_called_the_providers(cli
 def test_registered_lines_leave_the_cart_and_failed_ones_stay(client):
     customer = local_customer("ada@example.org")
     checkout_id = uuid.uuid4()
-    record(customer, checkout_id, "won.com", Registration.REGISTERED)
-    record(customer, checkout_id, "gone.com", Registration.FAILED, services.UNAVAILABLE)
+    record(customer, checkout_id, "won.com", Registration.Status.REGISTERED)
+    record(customer, checkout_id, "gone.com", Registration.Status.FAILED, Registration.FailureKind.UNAVAILABLE)
     client.force_login(customer.user)
     put_in_cart(client, line("won.com"), line("gone.com"))
     client.get(f"/checkout/{checkout_id}/")
@@ -148,7 +168,7 @@ def test_registered_lines_leave_the_cart_and_failed_ones_stay(client):
 def test_htmx_gets_only_the_outcomes_fragment(client):
     customer = local_customer("ada@example.org")
     checkout_id = uuid.uuid4()
-    record(customer, checkout_id, "won.com", Registration.REGISTERED)
+    record(customer, checkout_id, "won.com", Registration.Status.REGISTERED)
     client.force_login(customer.user)
     response = client.get(f"/checkout/{checkout_id}/", headers={"HX-Request": "true"})
     html = response.content.decode()
@@ -161,7 +181,7 @@ def test_an_unconfirmed_line_is_settled_from_the_listing_when_the_page_is_viewed
     name = f"done{uuid.uuid4().hex[:10]}.com"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
     checkout_id = uuid.uuid4()
-    record(customer, checkout_id, name, Registration.UNKNOWN)
+    record(customer, checkout_id, name, Registration.Status.UNKNOWN)
     client.force_login(customer.user)
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
@@ -173,7 +193,7 @@ def test_an_unconfirmed_line_is_settled_from_the_listing_when_the_page_is_viewed
 @pytest.mark.django_db(transaction=True)
 def test_a_line_still_unconfirmed_keeps_the_page_refreshing(client, customer):
     checkout_id = uuid.uuid4()
-    record(customer, checkout_id, f"wait{uuid.uuid4().hex[:10]}.com", Registration.UNKNOWN)
+    record(customer, checkout_id, f"wait{uuid.uuid4().hex[:10]}.com", Registration.Status.UNKNOWN)
     client.force_login(customer.user)
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html

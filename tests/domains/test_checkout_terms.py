@@ -80,7 +80,7 @@ def test_with_the_box_the_acceptance_is_recorded_with_the_checkout(client, buyer
     response = client.post("/checkout/", {**form, "accept_terms": "on"}, REMOTE_ADDR="203.0.113.9")
 
     assert response.status_code == 302 and response.url == f"/checkout/{form['checkout_id']}/"
-    assert Registration.objects.get(domain_name=name).status == Registration.REGISTERED
+    assert Registration.objects.get(domain_name=name).status == Registration.Status.REGISTERED
     acceptance = LegalAcceptance.objects.get()
     assert acceptance.customer == buyer
     assert str(acceptance.checkout_id) == form["checkout_id"]

@@ -118,7 +118,7 @@ def test_checkout_outcome_the_provider_said_shown_to_staff(client, customer):
         domain_name="refusedescape.com",
         duration=1,
         checkout_id=checkout_id,
-        status=Registration.FAILED,
+        status=Registration.Status.FAILED,
         failure_kind="rejected",
         provider_message=SCRIPT,
     )
@@ -148,7 +148,7 @@ def test_admin_lists(admin_client, customer):
         domain_name="adminescape.com",
         duration=1,
         checkout_id=uuid.uuid4(),
-        status=Registration.FAILED,
+        status=Registration.Status.FAILED,
         failure_kind="rejected",
         provider_message=SCRIPT,
     )

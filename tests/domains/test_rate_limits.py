@@ -7,7 +7,7 @@ from django.test import override_settings
 pytestmark = pytest.mark.django_db
 
 
-def _limits(**scopes: tuple[int, int]) -> dict[str, tuple[int, int]]:
+def _limits(**scopes: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
     return {**settings.RATE_LIMITS, **scopes}
 
 

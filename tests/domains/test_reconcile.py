@@ -24,7 +24,7 @@ def fresh() -> str:
 
 def unknown_line(customer, name: str, *, age=None) -> Registration:
     registration = Registration.objects.create(
-        customer=customer, domain_name=name, duration=1, status=Registration.UNKNOWN, checkout_id=uuid.uuid4()
+        customer=customer, domain_name=name, duration=1, status=Registration.Status.UNKNOWN, checkout_id=uuid.uuid4()
     )
     if age is not None:
         Registration.objects.filter(pk=registration.pk).update(
@@ -40,13 +40,13 @@ def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_
     name = fresh()
     with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
-    assert registration.status == Registration.UNKNOWN
+    assert registration.status == Registration.Status.UNKNOWN
 
     reconciled = services.registration_reconcile(registration=registration)
 
     assert sandbox_control.listed_orders(name) == 1
     (sandbox_order,) = sandbox_control.orders(domain_name=name, status="Active")
-    assert reconciled.status == Registration.REGISTERED
+    assert reconciled.status == Registration.Status.REGISTERED
     assert reconciled.provider_order_id == sandbox_order.order_id
     assert reconciled.order.order_id == sandbox_order.order_id
     assert register_calls(provider_calls) == 1
@@ -55,14 +55,14 @@ def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_
 def test_a_line_missing_from_the_listing_fails_once_the_grace_period_is_over(customer):
     registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
     reconciled = services.registration_reconcile(registration=registration)
-    assert reconciled.status == Registration.FAILED
-    assert reconciled.failure_kind == services.NOT_REGISTERED
+    assert reconciled.status == Registration.Status.FAILED
+    assert reconciled.failure_kind == Registration.FailureKind.NOT_REGISTERED
     assert services.outcome(reconciled)["label"] == "Not registered"
 
 
 def test_a_recent_line_missing_from_the_listing_stays_unconfirmed(customer):
     registration = unknown_line(customer, fresh())
-    assert services.registration_reconcile(registration=registration).status == Registration.UNKNOWN
+    assert services.registration_reconcile(registration=registration).status == Registration.Status.UNKNOWN
 
 
 def test_a_listing_failure_leaves_the_line_unconfirmed(customer):
@@ -71,18 +71,18 @@ def test_a_listing_failure_leaves_the_line_unconfirmed(customer):
         gateway.cache_clear()
         reconciled = services.registration_reconcile(registration=registration)
     gateway.cache_clear()
-    assert reconciled.status == Registration.UNKNOWN
+    assert reconciled.status == Registration.Status.UNKNOWN
 
 
 def test_settled_and_fresh_pending_lines_are_left_alone(customer, provider_calls):
     pending = Registration.objects.create(
-        customer=customer, domain_name=fresh(), duration=1, status=Registration.PENDING, checkout_id=uuid.uuid4()
+        customer=customer, domain_name=fresh(), duration=1, status=Registration.Status.PENDING, checkout_id=uuid.uuid4()
     )
     failed = Registration.objects.create(
-        customer=customer, domain_name=fresh(), duration=1, status=Registration.FAILED, checkout_id=uuid.uuid4()
+        customer=customer, domain_name=fresh(), duration=1, status=Registration.Status.FAILED, checkout_id=uuid.uuid4()
     )
-    assert services.registration_reconcile(registration=pending).status == Registration.PENDING
-    assert services.registration_reconcile(registration=failed).status == Registration.FAILED
+    assert services.registration_reconcile(registration=pending).status == Registration.Status.PENDING
+    assert services.registration_reconcile(registration=failed).status == Registration.Status.FAILED
     assert provider_calls == []
 
 
@@ -90,11 +90,11 @@ def test_an_abandoned_pending_line_is_reconciled(customer):
     name = fresh()
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
     pending = Registration.objects.create(
-        customer=customer, domain_name=name, duration=1, status=Registration.PENDING, checkout_id=uuid.uuid4()
+        customer=customer, domain_name=name, duration=1, status=Registration.Status.PENDING, checkout_id=uuid.uuid4()
     )
     Registration.objects.filter(pk=pending.pk).update(updated_at=services._now() - services.STALE_PENDING * 2)
     reconciled = services.registration_reconcile(registration=pending)
-    assert reconciled.status == Registration.REGISTERED
+    assert reconciled.status == Registration.Status.REGISTERED
     assert reconciled.provider_order_id == registered.order_id
 
 
@@ -107,8 +107,11 @@ def test_the_command_reconciles_every_unconfirmed_line(customer):
     call_command("reconcile_registrations", stdout=out)
     found.refresh_from_db()
     missing.refresh_from_db()
-    assert (found.status, found.provider_order_id) == (Registration.REGISTERED, registered.order_id)
-    assert (missing.status, missing.failure_kind) == (Registration.FAILED, services.NOT_REGISTERED)
+    assert (found.status, found.provider_order_id) == (Registration.Status.REGISTERED, registered.order_id)
+    assert (missing.status, missing.failure_kind) == (
+        Registration.Status.FAILED,
+        Registration.FailureKind.NOT_REGISTERED,
+    )
     assert "1 registered, 1 not registered, 0 still unconfirmed." in out.getvalue()
 
 
@@ -124,7 +127,7 @@ def test_the_admin_action_rechecks_the_selected_lines(client, customer):
         follow=True,
     )
     found.refresh_from_db()
-    assert found.status == Registration.REGISTERED
+    assert found.status == Registration.Status.REGISTERED
     assert found.provider_order_id == registered.order_id
     assert "Re-checked: 1 registered, 0 not registered, 0 still unconfirmed" in response.content.decode()
 
@@ -135,8 +138,8 @@ def test_the_admin_lists_filters_and_searches_registrations(client, customer):
         customer=customer,
         domain_name="refused-one.com",
         duration=1,
-        status=Registration.FAILED,
-        failure_kind=services.BILLING,
+        status=Registration.Status.FAILED,
+        failure_kind=Registration.FailureKind.BILLING,
         provider_message="Billing settlement failed: insufficient balance",
         checkout_id=uuid.uuid4(),
     )

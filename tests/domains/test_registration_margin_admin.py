@@ -35,7 +35,7 @@ def buyer():
     )  # fmt: skip
 
 
-def sale(buyer, name: str, *, retail: str, cost: str | None, status: str = Registration.REGISTERED, when=None):
+def sale(buyer, name: str, *, retail: str, cost: str | None, status: str = Registration.Status.REGISTERED, when=None):
     registration = Registration.objects.create(
         customer=buyer, domain_name=name, duration=1, currency="USD", total_price=Decimal(retail),
         cost_price=Decimal(cost) if cost is not None else None, provider_cost=Decimal(cost or "0"),
@@ -59,7 +59,7 @@ def test_the_revenue_page_sums_registered_sales_per_month(staff_client, buyer):
     last_month = this_month.replace(day=1) - dt.timedelta(days=3)
     sale(buyer, "a.com", retail="12.99", cost="10.00")
     sale(buyer, "b.com", retail="20.00", cost="15.50")
-    sale(buyer, "c.com", retail="99.00", cost="50.00", status=Registration.FAILED)  # not a sale
+    sale(buyer, "c.com", retail="99.00", cost="50.00", status=Registration.Status.FAILED)  # not a sale
     sale(buyer, "d.com", retail="30.00", cost=None, when=last_month)  # recorded before costs were kept
 
     html = staff_client.get(REVENUE).content.decode()

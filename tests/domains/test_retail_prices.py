@@ -133,7 +133,7 @@ def test_a_cost_falling_keeps_the_reviewed_price_at_buy(client, customer, sandbo
     client.post("/checkout/", reviewed(review))
 
     registration = Registration.objects.get(domain_name=name)
-    assert registration.status == Registration.REGISTERED
+    assert registration.status == Registration.Status.REGISTERED
     assert registration.total_price == Decimal("12.99")  # what was reviewed is what is charged
     assert registration.cost_price == Decimal("5.00")
     assert registration.margin.amount == Decimal("7.99")

@@ -21,17 +21,17 @@ def test_refuses_to_mix_currencies():
         Money(Decimal("1"), "USD") < Money(Decimal("2"), "EUR")  # noqa: B015
 
 
-def test_refuses_floats_and_bad_codes():
+def test_refuses_floats_and_bad_codes() -> None:
     with pytest.raises(TypeError):
-        Money(12.99, "USD")  # type: ignore[arg-type]
+        Money(12.99, "USD")  # type: ignore[arg-type]  # the very mistake under test
     with pytest.raises(ValueError):
         Money(Decimal("1"), "US")
 
 
-def test_is_frozen():
+def test_is_frozen() -> None:
     price = Money(Decimal("1"), "USD")
     with pytest.raises(AttributeError):
-        price.amount = Decimal("2")  # type: ignore[misc]
+        price.amount = Decimal("2")  # type: ignore[misc]  # the very mistake under test
 
 
 def test_formats_in_the_active_language():

@@ -43,7 +43,7 @@ class ScriptedServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def script(self, *answers: Answer) -> None:
         self.answers = list(answers)

@@ -27,7 +27,9 @@ ACME = {
 
 
 def _title(html: str) -> str:
-    return re.search(r"<title>(.*?)</title>", html, re.S).group(1).strip()
+    found = re.search(r"<title>(.*?)</title>", html, re.S)
+    assert found is not None, "the page has no title"
+    return found.group(1).strip()
 
 
 @override_settings(**ACME)

@@ -71,6 +71,7 @@ class World:
 @pytest.fixture
 def world(priced, sandbox_partner) -> World:
     customer = make_customer()
+    assert customer.customer_id is not None
     label = f"matrix{uuid.uuid4().hex[:8]}"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)
     gateway().dns_activate(order_id=registered.order_id)
@@ -187,8 +188,12 @@ def test_every_action_survives_every_fault(world, fault, action):
     else:
         registration = Registration.objects.filter(domain_name=world.domain_in_cart).first()
         assert registration is not None, "the checkout line must stay on record"
-        assert registration.status in (Registration.UNKNOWN, Registration.FAILED, Registration.PENDING)
-        if registration.status != Registration.UNKNOWN:
+        assert registration.status in (
+            Registration.Status.UNKNOWN,
+            Registration.Status.FAILED,
+            Registration.Status.PENDING,
+        )
+        if registration.status != Registration.Status.UNKNOWN:
             assert world.domain_in_cart in cart
     if action == "dns add":
         assert "typed-host" in text and "198.51.100.23" in text

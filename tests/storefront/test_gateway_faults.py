@@ -190,7 +190,7 @@ def test_metasearch_bad_key_error_shape_is_unauthorized(client, server):
 def test_422_with_message_only_shape(client, server):
     server.script(Answer(status=422, body={"message": "The search term field is required."}))
     with pytest.raises(ValidationRejected) as caught:
-        client.domain_suggestions(search_term="")
+        client.domain_availability(search_terms="")
     assert caught.value.provider_message == "The search term field is required."
     assert "letters, digits and hyphens" in caught.value.message
 

@@ -1,6 +1,7 @@
 import json
 import logging
 import logging.config
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -8,8 +9,9 @@ from django.conf import settings
 
 def _emitted(record: logging.LogRecord) -> dict:
     """The line our configured stdout handler writes for this record, parsed: it must be one JSON object."""
-    config = settings.LOGGING["formatters"][settings.LOGGING["handlers"]["stdout"]["formatter"]]
-    formatter = logging.config.DictConfigurator(settings.LOGGING).configure_formatter(dict(config))
+    logging_config: dict[str, Any] = settings.LOGGING
+    config = logging_config["formatters"][logging_config["handlers"]["stdout"]["formatter"]]
+    formatter = logging.config.DictConfigurator(logging_config).configure_formatter(dict(config))
     return json.loads(formatter.format(record))
 
 

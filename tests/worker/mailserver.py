@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import smtplib
+from collections.abc import Sequence
 
+from django.core.mail import EmailMessage
 from django.core.mail.backends.locmem import EmailBackend as LocmemBackend
 
 
@@ -12,7 +14,7 @@ class FlakyServer:
 
 
 class EmailBackend(LocmemBackend):
-    def send_messages(self, messages):  # type: ignore[no-untyped-def]
+    def send_messages(self, messages: Sequence[EmailMessage]) -> int:
         if FlakyServer.down:
             raise smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
         return super().send_messages(messages)

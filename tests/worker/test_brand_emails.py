@@ -32,7 +32,7 @@ def test_the_checkout_email_is_sent_and_signed_by_the_store(offline_customer):
         customer=offline_customer,
         domain_name="signed.com",
         duration=1,
-        status=Registration.REGISTERED,
+        status=Registration.Status.REGISTERED,
         checkout_id=checkout_id,
     )
     send_checkout_email.enqueue(checkout_id=str(checkout_id))
@@ -55,7 +55,7 @@ def test_a_sender_with_its_own_name_is_kept(offline_customer):
         customer=offline_customer,
         domain_name="own.com",
         duration=1,
-        status=Registration.REGISTERED,
+        status=Registration.Status.REGISTERED,
         checkout_id=checkout_id,
     )
     send_checkout_email.enqueue(checkout_id=str(checkout_id))

@@ -22,7 +22,7 @@ def placed(customer, checkout_id, name, status, **fields) -> Registration:
 
 def test_a_failing_mail_server_leaves_the_email_queued_and_it_goes_out_after_recovery(offline_customer, mail_server):
     checkout_id = uuid.uuid4()
-    placed(offline_customer, checkout_id, "kept-queued.com", Registration.REGISTERED)
+    placed(offline_customer, checkout_id, "kept-queued.com", Registration.Status.REGISTERED)
     mail_server.down = True
 
     result = send_checkout_email.enqueue(checkout_id=str(checkout_id))
@@ -47,7 +47,7 @@ def test_a_failing_mail_server_leaves_the_email_queued_and_it_goes_out_after_rec
 
 def test_the_checkout_hands_the_email_to_the_worker_once(offline_customer, django_capture_on_commit_callbacks):
     checkout_id = uuid.uuid4()
-    placed(offline_customer, checkout_id, "once.com", Registration.REGISTERED)
+    placed(offline_customer, checkout_id, "once.com", Registration.Status.REGISTERED)
     with django_capture_on_commit_callbacks(execute=True):
         assert queue_checkout_confirmation(customer=offline_customer, checkout_id=checkout_id)
     with django_capture_on_commit_callbacks(execute=True):
@@ -58,8 +58,8 @@ def test_the_checkout_hands_the_email_to_the_worker_once(offline_customer, djang
 
 def test_an_unconfirmed_line_is_not_reported_until_it_settles_then_gets_a_follow_up(offline_customer):
     checkout_id = uuid.uuid4()
-    placed(offline_customer, checkout_id, "settled.com", Registration.REGISTERED)
-    lost = placed(offline_customer, checkout_id, "lost-answer.com", Registration.UNKNOWN)
+    placed(offline_customer, checkout_id, "settled.com", Registration.Status.REGISTERED)
+    lost = placed(offline_customer, checkout_id, "lost-answer.com", Registration.Status.UNKNOWN)
 
     send_checkout_email.enqueue(checkout_id=str(checkout_id))
 
@@ -73,7 +73,7 @@ def test_an_unconfirmed_line_is_not_reported_until_it_settles_then_gets_a_follow
     send_pending_checkout_emails.enqueue()
     assert len(mail.outbox) == 1  # nothing new while it is unknown
 
-    Registration.objects.filter(pk=lost.pk).update(status=Registration.REGISTERED)
+    Registration.objects.filter(pk=lost.pk).update(status=Registration.Status.REGISTERED)
     send_pending_checkout_emails.enqueue()
 
     assert len(mail.outbox) == 2
@@ -85,8 +85,8 @@ def test_an_unconfirmed_line_is_not_reported_until_it_settles_then_gets_a_follow
 
 def test_nothing_is_sent_while_a_line_is_still_being_placed(offline_customer):
     checkout_id = uuid.uuid4()
-    placed(offline_customer, checkout_id, "done.com", Registration.REGISTERED)
-    placed(offline_customer, checkout_id, "in-flight.com", Registration.PENDING)
+    placed(offline_customer, checkout_id, "done.com", Registration.Status.REGISTERED)
+    placed(offline_customer, checkout_id, "in-flight.com", Registration.Status.PENDING)
     send_checkout_email.enqueue(checkout_id=str(checkout_id))
     send_pending_checkout_emails.enqueue()
     assert mail.outbox == []

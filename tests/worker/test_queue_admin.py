@@ -51,7 +51,7 @@ def test_the_admin_index_lists_what_needs_attention(admin_client, offline_custom
         customer=offline_customer,
         domain_name="stuck.com",
         duration=1,
-        status=Registration.UNKNOWN,
+        status=Registration.Status.UNKNOWN,
         checkout_id=uuid.uuid4(),
     )
     Registration.objects.filter(pk=old.pk).update(created_at=timezone.now() - unknown_limit() - dt.timedelta(hours=1))
@@ -92,7 +92,7 @@ def test_a_failed_email_is_retried_later_with_backoff(offline_customer, mail_ser
         customer=offline_customer,
         domain_name="backoff.com",
         duration=1,
-        status=Registration.REGISTERED,
+        status=Registration.Status.REGISTERED,
         checkout_id=checkout_id,
     )
     mail_server.down = True

@@ -32,7 +32,7 @@ def fresh() -> str:
 
 def unknown_line(customer, name: str) -> Registration:
     return Registration.objects.create(
-        customer=customer, domain_name=name, duration=1, status=Registration.UNKNOWN, checkout_id=uuid.uuid4()
+        customer=customer, domain_name=name, duration=1, status=Registration.Status.UNKNOWN, checkout_id=uuid.uuid4()
     )
 
 
@@ -41,12 +41,12 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
     name = fresh()
     with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
-    assert registration.status == Registration.UNKNOWN
+    assert registration.status == Registration.Status.UNKNOWN
 
     scheduler_tick()  # no page is opened, no staff button pressed: the scheduler's period comes round
 
     registration.refresh_from_db()
-    assert registration.status == Registration.REGISTERED
+    assert registration.status == Registration.Status.REGISTERED
     assert session_sandbox().listed_orders(name) == 1
     [message] = mail.outbox
     assert message.to == [customer.email]
@@ -62,13 +62,16 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
         reconcile_registrations.enqueue()
         registration.refresh_from_db()
         # Far past the old 30-second grace, still within the limit: still held, and nothing said to the customer.
-        assert registration.status == Registration.UNKNOWN
+        assert registration.status == Registration.Status.UNKNOWN
         assert mail.outbox == []
 
     with time_machine.travel(start + services.unknown_limit() + dt.timedelta(minutes=5)):
         reconcile_registrations.enqueue()
         registration.refresh_from_db()
-        assert (registration.status, registration.failure_kind) == (Registration.FAILED, services.NOT_REGISTERED)
+        assert (registration.status, registration.failure_kind) == (
+            Registration.Status.FAILED,
+            Registration.FailureKind.NOT_REGISTERED,
+        )
         assert len(mail.outbox) == 1
         assert f"- {name} (1 year): Not registered." in mail.outbox[0].body
 
@@ -77,7 +80,7 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
     with time_machine.travel(start + services.unknown_limit() + dt.timedelta(hours=3)):
         reconcile_registrations.enqueue()
     registration.refresh_from_db()
-    assert registration.status == Registration.REGISTERED
+    assert registration.status == Registration.Status.REGISTERED
     assert registration.provider_order_id == order.order_id
     assert len(mail.outbox) == 2
     assert mail.outbox[1].subject.startswith("Update on your order")
@@ -89,5 +92,5 @@ def test_while_unknown_the_name_is_not_sold_again(customer, other_customer):
     unknown_line(customer, name)
     with time_machine.travel(services._now() + dt.timedelta(hours=1)):
         again = services.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
-    assert again.status == Registration.FAILED
+    assert again.status == Registration.Status.FAILED
     assert session_sandbox().listed_orders(name) == 0

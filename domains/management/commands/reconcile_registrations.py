@@ -15,7 +15,7 @@ class Command(BaseCommand):
     help = "Re-check unconfirmed registrations against the provider's order listing."
 
     def handle(self, *args, **options) -> None:
-        counts = {Registration.REGISTERED: 0, Registration.FAILED: 0, "unsettled": 0}
+        counts = {Registration.Status.REGISTERED: 0, Registration.Status.FAILED: 0, "unsettled": 0}
         for registration in registrations_to_reconcile():
             result = registration_reconcile(registration=registration)
             key = result.status if result.status in counts else "unsettled"
@@ -23,7 +23,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{result.domain_name}: {result.get_status_display()}")
         self.stdout.write(
             self.style.SUCCESS(
-                f"{counts[Registration.REGISTERED]} registered, {counts[Registration.FAILED]} not registered, "
-                f"{counts['unsettled']} still unconfirmed."
+                f"{counts[Registration.Status.REGISTERED]} registered, "
+                f"{counts[Registration.Status.FAILED]} not registered, {counts['unsettled']} still unconfirmed."
             )
         )
