@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import DESKTOP
 from tests.browser.steps import (
+    HTMX_READY_SCRIPT,
     assert_every_field_labelled,
     check_accessibility,
     new_person,
@@ -27,6 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def existing_customer(browser: Browser, live_server, sandbox_url, sandbox_partner):
     elsewhere = browser.new_context(base_url=live_server.url, viewport=DESKTOP)
+    elsewhere.add_init_script(HTMX_READY_SCRIPT)  # sign_up waits for htmx as in the journeys' own context
     try:
         setup = elsewhere.new_page()
         person = new_person()
