@@ -58,6 +58,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions (it reads the chosen language from the cookie set by set_language) and before common.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -83,6 +85,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "storefront.context_processors.storefront",
@@ -182,7 +185,16 @@ MFA_TOTP_ISSUER = env.str("STORE_NAME", default="Domain Store")
 # Browsers allow WebAuthn on http only for localhost; the test server is plain http.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages the storefront ships a catalogue for (locale/<code>/LC_MESSAGES/django.po); the customer picks one
+# in the footer, otherwise the browser's Accept-Language decides. Adding one: README "Languages".
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates are shown with `|date:"DATE_FORMAT"`: each language's own format, with the storefront's English one here.
+FORMAT_MODULE_PATH = ["storefront.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -10,6 +10,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("mailbox/", mailbox.mailbox, name="mailbox"),
+    # Django's set_language: POST only, CSRF-checked, remembers the choice in a cookie and goes back to `next`.
+    path("i18n/", include("django.conf.urls.i18n")),
     # Django's admin login has no brute-force protection of its own: wrong guesses are limited per address.
     # Staff sign in through the storefront's own sign-in (allauth: rate limits, two-factor); the admin's login
     # page sends there. Still limited per address, as every guess at a staff password would be.
