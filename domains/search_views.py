@@ -320,18 +320,19 @@ def _row(
 # each button posts its own domain_name, as a plain form or with htmx into the row's status element.
 # The row's words, in the active language: gettext is a dictionary lookup, cheap beside the template engine.
 def _words() -> dict[str, str]:
-    not_sold = gettext("Not sold here")
+    # Looked up outside the f-strings: xgettext does not read calls inside them.
+    not_sold, available = gettext("Not sold here"), gettext("Available")
+    mine, free, premium = gettext("Your search"), gettext("First year free"), gettext("Premium")
+    taken, yours, in_cart = gettext("Taken"), gettext("Yours"), gettext("In your cart ✓")
     return {
-        "mine": f'<span class="badge badge-mine">{gettext("Your search")}</span>',
-        "available": f'<span class="badge badge-ok">{gettext("Available")}</span>',
-        "free_first_year": f'<span class="badge badge-free">{gettext("First year free")}</span>',
-        "premium": f'<span class="badge badge-warn">{gettext("Premium")}</span><span class="muted">{not_sold}</span>',
-        "unpriced": (
-            f'<span class="badge badge-muted">{gettext("Available")}</span><span class="muted">{not_sold}</span>'
-        ),
-        "taken": f'<span class="badge badge-bad">{gettext("Taken")}</span>',
-        "yours": f'<span class="badge badge-mine">{gettext("Yours")}</span>',
-        "in_cart": f'<span class="badge badge-ok">{gettext("In your cart ✓")}</span>',
+        "mine": f'<span class="badge badge-mine">{mine}</span>',
+        "available": f'<span class="badge badge-ok">{available}</span>',
+        "free_first_year": f'<span class="badge badge-free">{free}</span>',
+        "premium": f'<span class="badge badge-warn">{premium}</span><span class="muted">{not_sold}</span>',
+        "unpriced": f'<span class="badge badge-muted">{available}</span><span class="muted">{not_sold}</span>',
+        "taken": f'<span class="badge badge-bad">{taken}</span>',
+        "yours": f'<span class="badge badge-mine">{yours}</span>',
+        "in_cart": f'<span class="badge badge-ok">{in_cart}</span>',
     }
 
 
@@ -362,7 +363,8 @@ def _row_html(row: Row) -> SafeString:
             '<span class="add-status" role="status"></span>'
         )
     elif row.status == "in_cart":
-        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">{gettext("View cart")}</a>'
+        view_cart = gettext("View cart")
+        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">{view_cart}</a>'
     elif row.status == "yours" and row.order_id is not None:
         url = escape(_order_url(prefix, row.order_id))
         label = gettext("Manage %(domain)s") % {"domain": f'<span class="visually-hidden">{domain}</span>'}
