@@ -422,7 +422,9 @@ def initial_state(alpha2: str) -> str:
 
 
 def country_choices() -> list[tuple[str, str]]:
-    return [(found.alpha2, found.name) for found in countries.countries()]
+    # In the customer's language, in that language's alphabetical order (accents aside: Ámsterdam sorts with A).
+    named = [(found.alpha2, found.display_name) for found in countries.countries()]
+    return sorted(named, key=lambda choice: countries.to_ascii(choice[1]).casefold())
 
 
 def _is_unconfirmed(user: Any) -> bool:

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.language import customer_language
 from domains.models import Order, RenewalReminder
 from domains.orders import renew_pricing
 from storefront.background import claimed
@@ -108,6 +109,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
         "renew_price": quote.retail if quote is not None else None,
         "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
     }
-    subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
-    text = render_to_string("domains/email/renewal_body.txt", context)
+    with customer_language(customer):
+        subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
+        text = render_to_string("domains/email/renewal_body.txt", context)
     return EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [customer.email])

@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "accounts.middleware.StaffTwoFactorMiddleware",
     # Notices of sign-ins from a browser the account never used (a signed cookie of accounts seen).
     "accounts.middleware.KnownBrowserMiddleware",
+    # Remembers the signed-in customer's language for the emails the worker sends later.
+    "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]

@@ -1,0 +1,143 @@
+"""The storefront in Spanish: the main customer pages show no English string of the catalogue, money and dates are
+written the Spanish way, and the footer's switcher changes the language (sandbox over HTTP)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from django.conf import settings
+from django.utils import formats, timezone, translation
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CATALOGUE = Path(settings.LOCALE_PATHS[0]) / "es" / "LC_MESSAGES" / "django.po"
+# Placeholders as the catalogue writes them: %(name)s, %(name)d, {name}, {}.
+_PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[a-z_]*\}")
+_TAG = re.compile(r"<[^>]+>")
+# Words people read that are not in text nodes.
+_ATTRIBUTES = re.compile(r'\s(?:aria-label|placeholder|title|alt|data-label)="([^"]*)"')
+
+
+@cache
+def english_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Every English msgid (singular and plural) whose Spanish differs, as a pattern of its visible text: the
+    placeholders match anything, tags are gone, and it must stand as whole words."""
+    with CATALOGUE.open("rb") as po:
+        catalog = read_po(po, locale="es")
+    patterns = []
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for english, spanish in zip(ids, strings, strict=False):
+            if english == spanish:
+                continue  # "Total", "Premium", "Host": the same word in both languages
+            visible = " ".join(_TAG.sub(" ", english.replace("%%", "%")).split())
+            parts = _PLACEHOLDER.split(visible)
+            if sum(len(part.strip()) for part in parts) < 3:
+                continue
+            body = ".+?".join(r"\s+".join(re.escape(word) for word in part.split(" ")) for part in parts)
+            patterns.append((english, re.compile(rf"(?<!\w){body}(?!\w)")))
+    return tuple(patterns)
+
+
+def visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S | re.I)
+    attributes = " | ".join(_ATTRIBUTES.findall(page))
+    text = html.unescape(_TAG.sub(" ", page) + " | " + attributes)
+    # The brand is the reseller's name in every language.
+    return " ".join(text.replace(settings.STORE_NAME, " ").split())
+
+
+def english_left(page: str) -> list[str]:
+    text = visible_text(page)
+    return [english for english, pattern in english_patterns() if pattern.search(text)]
+
+
+def spanish_page(client, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    page = response.content.decode()
+    assert '<html lang="es">' in page
+    return page
+
+
+@pytest.fixture
+def in_spanish(client):
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    return client
+
+
+def test_the_catalogue_check_reads_english_on_an_english_page(client, seeded_partner):
+    # The comparison itself must find English where there is English, or the Spanish tests below prove nothing.
+    page = client.get("/").content.decode()
+    assert '<html lang="en">' in page
+    assert "Find the domain for your idea" in english_left(page)
+
+
+def test_the_footer_switcher_changes_the_language_and_stays_on_the_page(client, seeded_partner):
+    page = client.get("/cart/").content.decode()
+    assert 'action="/i18n/setlang/"' in page and 'name="language"' in page
+    response = client.post("/i18n/setlang/", {"language": "es", "next": "/cart/"})
+    assert response.status_code == 302 and response["Location"] == "/cart/"
+    page = client.get("/cart/").content.decode()
+    assert "<h1>Tu carrito</h1>" in page and "Tu carrito está vacío." in page
+    client.post("/i18n/setlang/", {"language": "en", "next": "/cart/"})
+    assert "<h1>Your cart</h1>" in client.get("/cart/").content.decode()
+
+
+def test_a_browser_asking_for_spanish_gets_spanish(client, seeded_partner):
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="es-ES,es;q=0.9,en;q=0.5").content.decode()
+    assert '<html lang="es">' in page and "Encuentra el dominio para tu idea" in page
+
+
+def test_home_search_signup_and_login_have_no_english_left(in_spanish, seeded_partner):
+    for path in ("/", "/search/?q=bluebird", "/accounts/signup/", "/accounts/login/"):
+        page = spanish_page(in_spanish, path)
+        assert english_left(page) == [], path
+    results = spanish_page(in_spanish, "/search/?q=bluebird")
+    assert "Añadir bluebird.com al carrito" in visible_text(results).replace("  ", " ")
+
+
+def test_signup_explains_the_ascii_rule_in_spanish_and_lists_countries_in_spanish(in_spanish, seeded_partner):
+    page = spanish_page(in_spanish, "/accounts/signup/")
+    assert ">España</option>" in page and ">Reino Unido</option>" in page
+    response = in_spanish.post("/accounts/signup/", {"name": "José Müller", "country": "ES"})
+    page = response.content.decode()
+    assert "Usa solo caracteres del alfabeto inglés (ASCII) en Nombre completo" in page
+    assert "Puedes escribirlo como «Jose Muller»." in page
+    assert english_left(page) == []
+
+
+def test_cart_shows_spanish_words_and_money(in_spanish, seeded_partner):
+    response = in_spanish.post("/cart/add/", {"domain_name": "bluebird.com"})
+    assert response.status_code in (302, 303)
+    page = spanish_page(in_spanish, "/cart/")
+    assert "bluebird.com" in page
+    assert "12,99\xa0US$" in html.unescape(page) and "$12.99" not in page
+    assert english_left(page) == []
+
+
+def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "miempresa-ejemplo.com", duration=2)
+    sandbox_orders.set_expiry_in_days(order, 400)
+    in_spanish.force_login(customer.user)
+    in_spanish.post("/cart/add/", {"domain_name": "otroejemplo.com"})
+    review = spanish_page(in_spanish, "/checkout/")
+    assert "Total" in review and "US$" in review
+    assert english_left(review) == []
+
+    orders = spanish_page(in_spanish, "/orders/")
+    assert "miempresa-ejemplo.com" in orders and "Activo" in orders
+    with translation.override("es"):
+        expiry = formats.date_format(timezone.now() + dt.timedelta(days=400), "DATE_FORMAT")
+    assert " de " in expiry and expiry in orders  # "27 de diciembre de 2027"
+    assert english_left(orders) == []
