@@ -5,61 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import re
-from functools import cache
-from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
 from django.conf import settings
 from django.utils import formats, timezone, translation
 
+from tests.catalogue import english_left, visible_text
+
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CATALOGUE = Path(settings.LOCALE_PATHS[0]) / "es" / "LC_MESSAGES" / "django.po"
-# Placeholders as the catalogue writes them: %(name)s, %(name)d, {name}, {}.
-_PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[a-z_]*\}")
-_TAG = re.compile(r"<[^>]+>")
-# Words people read that are not in text nodes.
-_ATTRIBUTES = re.compile(r'\s(?:aria-label|placeholder|title|alt|data-label)="([^"]*)"')
-
-
-@cache
-def english_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Every English msgid (singular and plural) whose Spanish differs, as a pattern of its visible text: the
-    placeholders match anything, tags are gone, and it must stand as whole words."""
-    with CATALOGUE.open("rb") as po:
-        catalog = read_po(po, locale="es")
-    patterns = []
-    for message in catalog:
-        if not message.id:
-            continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
-        for english, spanish in zip(ids, strings, strict=False):
-            if english == spanish:
-                continue  # "Total", "Premium", "Host": the same word in both languages
-            visible = " ".join(_TAG.sub(" ", english.replace("%%", "%")).split())
-            parts = _PLACEHOLDER.split(visible)
-            if sum(len(part.strip()) for part in parts) < 3:
-                continue
-            body = ".+?".join(r"\s+".join(re.escape(word) for word in part.split(" ")) for part in parts)
-            patterns.append((english, re.compile(rf"(?<!\w){body}(?!\w)")))
-    return tuple(patterns)
-
-
-def visible_text(page: str) -> str:
-    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S | re.I)
-    attributes = " | ".join(_ATTRIBUTES.findall(page))
-    text = html.unescape(_TAG.sub(" ", page) + " | " + attributes)
-    # The brand is the reseller's name in every language.
-    return " ".join(text.replace(settings.STORE_NAME, " ").split())
-
-
-def english_left(page: str) -> list[str]:
-    text = visible_text(page)
-    return [english for english, pattern in english_patterns() if pattern.search(text)]
 
 
 def spanish_page(client, path: str) -> str:
