@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_existing_addresses_verified'),
+        ("accounts", "0003_existing_addresses_verified"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='customer',
-            name='language',
-            field=models.CharField(blank=True, default='', max_length=16),
+            model_name="customer",
+            name="language",
+            field=models.CharField(blank=True, default="", max_length=16),
         ),
     ]
