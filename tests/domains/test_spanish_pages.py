@@ -95,3 +95,10 @@ def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, s
         expiry = formats.date_format(timezone.now() + dt.timedelta(days=400), "DATE_FORMAT")
     assert " de " in expiry and expiry in orders  # "27 de diciembre de 2027"
     assert english_left(orders) == []
+
+    detail = spanish_page(in_spanish, f"/orders/{order.order_id}/")
+    assert "Vencimiento" in detail and expiry in detail and "Renovar por" in detail
+    assert english_left(detail) == []
+    dns = spanish_page(in_spanish, f"/orders/{order.order_id}/dns/")
+    assert "Registros DNS" in dns and "Configuraciones rápidas" in dns
+    assert english_left(dns) == []
