@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import get_language
 
+from storefront.brand import brand_context, from_email
 from storefront.request_helpers import client_address, safe_next
 
 # Set while a task sends: then the adapter sends for real instead of queueing again.
@@ -30,6 +31,13 @@ class AccountAdapter(DefaultAccountAdapter):
     def get_client_ip(self, request: HttpRequest) -> str:
         # The same address every other throttle uses (TRUSTED_PROXY_COUNT decides which header to trust).
         return client_address(request)
+
+    def get_from_email(self) -> str:
+        return from_email()
+
+    def format_email_subject(self, subject: str) -> str:
+        # Read at send time (not ACCOUNT_EMAIL_SUBJECT_PREFIX, fixed at start-up), like every other brand use.
+        return f"[{settings.STORE_NAME}] {subject}"
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
         return reverse(settings.LOGIN_REDIRECT_URL)
@@ -60,11 +68,16 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
         if sending_now.get():
-            super().send_mail(template_prefix, email, context)
+            super().send_mail(template_prefix, email, {**brand_context(), **context})
             return
         from accounts.tasks import send_rendered_email
 
-        base = {"email": email, "request": self.request, "current_site": get_current_site(self.request)}
+        base = {
+            **brand_context(),
+            "email": email,
+            "request": self.request,
+            "current_site": get_current_site(self.request),
+        }
         message = self.render_mail(template_prefix, email, {**base, **context})
         html = next((body for body, kind in getattr(message, "alternatives", []) if kind == "text/html"), "")
         send_rendered_email.enqueue(

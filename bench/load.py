@@ -62,10 +62,12 @@ class Browser:
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
+        if method != "GET":
+            # Every unsafe request carries the token, with or without a form: the confirmation POST has no fields.
+            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
         if form is not None:
             body = urlencode(form)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
         if htmx:
             headers["HX-Request"] = "true"
         try:
@@ -153,7 +155,7 @@ def journey(base: str, number: int, results: Results) -> None:
     _, page = results.timed("checkout review", browser, "GET", "/checkout/")
     found, digest = HIDDEN_CHECKOUT.search(page), HIDDEN_DIGEST.search(page)
     if found and digest:
-        form = {"checkout_id": found.group(1), "review_digest": digest.group(1)}
+        form = {"checkout_id": found.group(1), "review_digest": digest.group(1), "accept_terms": "on"}
         results.timed("checkout place", browser, "POST", "/checkout/", form=form)
     else:
         with results.lock:

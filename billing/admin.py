@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
+from billing.alerts import authorisations_expiring
 from billing.errors import PaymentError
-from billing.models import Payment, PaymentLine, Receipt, WebhookEvent
+from billing.models import CreditNote, Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
 from billing.services import payments_needing_attention, refund_line
 
 
@@ -16,11 +21,16 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
     parameter_name = "attention"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Needs attention")]
+        return [
+            ("yes", "Needs attention"),
+            ("expiring", "Authorisation expires soon (not captured)"),
+        ]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
             return queryset.filter(pk__in=payments_needing_attention().values("pk"))
+        if self.value() == "expiring":
+            return queryset.filter(pk__in=authorisations_expiring().values("pk"))
         return queryset
 
 
@@ -28,11 +38,20 @@ class PaymentLineInline(admin.TabularInline):
     model = PaymentLine
     extra = 0
     can_delete = False
-    fields = ["description", "amount", "status", "registration_ref", "stripe_refund_id", "refunded_at"]
+    fields = ["description", "amount", "status", "registration_ref", "stripe_refund_id", "refunded_at", "credit_note"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
+
+    @admin.display(description="credit note")
+    def credit_note(self, line: PaymentLine) -> str:
+        note = getattr(line, "credit_note", None)
+        if note is None:
+            return "—"
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:billing_creditnote_change", args=[note.pk]), note.number
+        )
 
 
 @admin.register(Payment)
@@ -46,6 +65,8 @@ class PaymentAdmin(admin.ModelAdmin):
         "amount_authorised",
         "amount_captured",
         "amount_refunded",
+        "line_summary",
+        "stripe_payment_intent_id",
         "receipt_number",
         "needs_attention",
         "created_at",
@@ -66,17 +87,47 @@ class PaymentAdmin(admin.ModelAdmin):
         "amount_refunded",
         "stripe_session_id",
         "stripe_payment_intent_id",
+        "failure_code",
         "capture_started_at",
         "receipt_number",
+        "credit_notes",
         "created_at",
         "settled_at",
+        "expiry_alerted_at",
     ]
     fields = [*readonly_fields, "needs_attention", "attention_reason"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
+        return super().get_queryset(request).prefetch_related("lines")
+
+    @admin.display(description="lines")
+    def line_summary(self, payment: Payment) -> str:
+        counts = Counter(line.get_status_display().split(" (")[0].lower() for line in payment.lines.all())
+        return ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "—"
 
     @admin.display(description="receipt")
     def receipt_number(self, payment: Payment) -> str:
         receipt = getattr(payment, "receipt", None)
-        return str(receipt.number) if receipt else "—"
+        if receipt is None:
+            return "—"
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:billing_receipt_change", args=[receipt.pk]), receipt.number
+        )
+
+    @admin.display(description="credit notes")
+    def credit_notes(self, payment: Payment) -> str:
+        notes = CreditNote.objects.filter(line__payment=payment).order_by("number")
+        return (
+            format_html_join(
+                ", ",
+                '<a href="{}">{}</a> ({} {})',
+                (
+                    (reverse("admin:billing_creditnote_change", args=[n.pk]), n.number, n.amount, n.currency)
+                    for n in notes
+                ),
+            )
+            or "—"
+        )
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -92,7 +143,8 @@ class PaymentAdmin(admin.ModelAdmin):
                 except PaymentError as err:
                     failed += 1
                     self.message_user(request, f"{line}: {err.message}", messages.ERROR)
-        self.message_user(request, f"Refunded {refunded} line(s); {failed} could not be refunded.", messages.INFO)
+        summary = f"Refunded {refunded} line(s), each with a credit note emailed to the customer"
+        self.message_user(request, f"{summary}; {failed} could not be refunded.", messages.INFO)
 
 
 @admin.register(WebhookEvent)
@@ -103,7 +155,74 @@ class WebhookEventAdmin(admin.ModelAdmin):
     readonly_fields = ["event_id", "type", "payload", "deliveries", "received_at", "processed_at", "error"]
 
 
+class CreditNoteInline(admin.TabularInline):
+    model = CreditNote
+    extra = 0
+    can_delete = False
+    fields = ["number", "line", "amount", "currency", "stripe_refund_id", "issued_at", "emailed_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Receipt)
 class ReceiptAdmin(admin.ModelAdmin):
-    list_display = ["store", "number", "payment", "amount", "currency", "issued_at"]
-    readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at"]
+    list_display = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
+    readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
+    search_fields = ["=number", "payment__customer__user__email"]
+    inlines = [CreditNoteInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # numbers follow each other without gaps
+
+
+@admin.register(CreditNote)
+class CreditNoteAdmin(admin.ModelAdmin):
+    """Issued by the refund action on payments, never by hand: numbers must follow each other without gaps."""
+
+    list_display = ["store", "number", "receipt", "line", "amount", "currency", "issued_at", "emailed_at"]
+    readonly_fields = [
+        "store",
+        "number",
+        "receipt",
+        "line",
+        "amount",
+        "currency",
+        "stripe_refund_id",
+        "issued_at",
+        "emailed_at",
+    ]
+    search_fields = ["=number", "=receipt__number", "stripe_refund_id", "receipt__payment__customer__user__email"]
+    list_select_related = ["receipt", "line"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(SavedCard)
+class SavedCardAdmin(admin.ModelAdmin):
+    """Read-only: a card is saved by a Checkout payment and removed by its customer (detached at Stripe)."""
+
+    list_display = ["customer", "stripe_customer_id", "brand", "last4", "exp_month", "exp_year", "saved_at"]
+    search_fields = ["customer__user__email", "=stripe_customer_id"]
+    readonly_fields = [
+        "customer",
+        "stripe_customer_id",
+        "payment_method_id",
+        "brand",
+        "last4",
+        "exp_month",
+        "exp_year",
+        "saved_at",
+        "created_at",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False

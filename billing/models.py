@@ -39,9 +39,14 @@ class Payment(models.Model):
     capture_started_at = models.DateTimeField(null=True, blank=True)
     needs_attention = models.BooleanField(default=False, db_index=True)
     attention_reason = models.TextField(blank=True)
+    # Off-session charges (auto-renew) only: Stripe's code for a refused charge (card_declined,
+    # authentication_required, ...), so the customer can be told what to do. Nothing was charged.
+    failure_code = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     settled_at = models.DateTimeField(null=True, blank=True)
+    # When staff were mailed that this payment's authorisation is about to expire (once per payment).
+    expiry_alerted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -141,6 +146,8 @@ class Receipt(models.Model):
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
     issued_at = models.DateTimeField(auto_now_add=True)
+    # Set once the mail server accepted the customer's copy: a failed send leaves it for the next attempt.
+    emailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["store", "number"]
@@ -152,3 +159,67 @@ class Receipt(models.Model):
     @property
     def total(self) -> Money:
         return Money(self.amount, self.currency)
+
+
+class CreditNoteCounter(models.Model):
+    """The last credit note number of a store: its own series, moved under its row lock like ReceiptCounter."""
+
+    store = models.CharField(max_length=100, primary_key=True)
+    last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.store}: {self.last_number}"
+
+
+class CreditNote(models.Model):
+    """A refunded line, as the customer's document: one per line (the line is unique), numbered per store."""
+
+    store = models.CharField(max_length=100)
+    number = models.PositiveIntegerField()
+    receipt = models.ForeignKey(Receipt, on_delete=models.PROTECT, related_name="credit_notes")
+    line = models.OneToOneField(PaymentLine, on_delete=models.PROTECT, related_name="credit_note")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    stripe_refund_id = models.CharField(max_length=255, blank=True)
+    issued_at = models.DateTimeField(auto_now_add=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["store", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["store", "number"], name="one_credit_note_number_per_store"),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="credit_note_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Credit note {self.number}"
+
+    @property
+    def total(self) -> Money:
+        return Money(self.amount, self.currency)
+
+
+class SavedCard(models.Model):
+    """The customer's Stripe Customer and the card saved on it for off-session payments (auto-renew).
+
+    The Stripe Customer is created once per storefront customer (its id kept here); the card is the payment
+    method of the customer's last Checkout payment, read back from its PaymentIntent. Only what is shown is kept:
+    brand, last four digits and expiry, never the number.
+    """
+
+    customer = models.OneToOneField(Customer, on_delete=models.CASCADE, related_name="saved_card")
+    stripe_customer_id = models.CharField(max_length=255, unique=True)
+    payment_method_id = models.CharField(max_length=255, blank=True)
+    brand = models.CharField(max_length=32, blank=True)
+    last4 = models.CharField(max_length=4, blank=True)
+    exp_month = models.PositiveSmallIntegerField(null=True, blank=True)
+    exp_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    saved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.brand} •••• {self.last4}" if self.has_card else self.stripe_customer_id
+
+    @property
+    def has_card(self) -> bool:
+        return bool(self.payment_method_id)

@@ -27,6 +27,7 @@ from django.utils.module_loading import import_string
 
 from accounts.models import Customer
 from billing import stripe_client
+from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -37,7 +38,8 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
-from billing.models import Payment, PaymentLine, Receipt, ReceiptCounter
+from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
+from billing.tasks import send_credit_note_email, send_receipt_email
 from pricing.money import Money
 
 logger = logging.getLogger(__name__)
@@ -119,19 +121,35 @@ def payment_start(
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
     if payment.stripe_session_id:
         return _reopen(payment)
-    session = stripe_client.call(
-        "checkout session create",
-        lambda client: client.v1.checkout.sessions.create(
-            params=_session_params(payment, success_url=success_url, cancel_url=cancel_url),
-            # The same checkout opens the same session, however many times it is posted.
-            options={"idempotency_key": f"checkout-{checkout_id}"},
-        ),
-    )
+    # The card paid with is saved on the customer's Stripe Customer, for auto-renew (billing/cards.py).
+    try:
+        session = _session_create(payment, success_url=success_url, cancel_url=cancel_url)
+    except PaymentRefused as err:
+        if err.code != "resource_missing":
+            raise
+        # The stored Customer is not on this Stripe account (the keys changed, the sandbox was reset): forget it
+        # and its card, and open the session for a new one.
+        forget_stripe_customer(customer=customer)
+        session = _session_create(payment, success_url=success_url, cancel_url=cancel_url)
     if session.status != "open":
         raise PaymentError(f"session {session.id} is {session.status}", code="session_closed")
     Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
     payment.refresh_from_db()
     return StartedPayment(payment=payment, url=session.url)
+
+
+def _session_create(payment: Payment, *, success_url: str, cancel_url: str) -> Any:
+    stripe_customer = stripe_customer_id(customer=payment.customer)
+    return stripe_client.call(
+        "checkout session create",
+        lambda client: client.v1.checkout.sessions.create(
+            params=_session_params(
+                payment, success_url=success_url, cancel_url=cancel_url, stripe_customer=stripe_customer
+            ),
+            # The same checkout (for the same Customer) opens the same session, however many times it is posted.
+            options={"idempotency_key": f"checkout-{payment.checkout_id}-{stripe_customer}"},
+        ),
+    )
 
 
 def _reopen(payment: Payment) -> StartedPayment:
@@ -180,16 +198,22 @@ def _payment_for(
         return payment
 
 
-def _session_params(payment: Payment, *, success_url: str, cancel_url: str) -> dict[str, Any]:
+def _session_params(payment: Payment, *, success_url: str, cancel_url: str, stripe_customer: str) -> dict[str, Any]:
     metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
     return {
         "mode": "payment",
         "success_url": success_url,
         "cancel_url": cancel_url,
         "client_reference_id": str(payment.checkout_id),
-        "customer_email": payment.customer.email,
+        # The Customer carries the email (Stripe takes `customer` or `customer_email`, not both).
+        "customer": stripe_customer,
         "metadata": metadata,
-        "payment_intent_data": {"capture_method": "manual", "metadata": metadata},
+        "payment_intent_data": {
+            "capture_method": "manual",
+            "metadata": metadata,
+            # The card is kept on the Customer for later charges without the customer present (auto-renew).
+            "setup_future_usage": "off_session",
+        },
         "line_items": [
             {
                 "quantity": 1,
@@ -230,6 +254,11 @@ def payment_settle(*, session_id: str, register: Registrar | None = None) -> Pay
             lambda client: client.v1.checkout.sessions.retrieve(session_id, params={"expand": ["payment_intent"]}),
         )
         payment = _record_authorisation(payment, session)
+    return _settle_authorised(payment, register)
+
+
+def _settle_authorised(payment: Payment, register: Registrar | None) -> Payment:
+    """Register the lines of an authorised payment (each once), then capture or release once."""
     if payment.status != Payment.Status.AUTHORISED:
         return payment
     _register_lines(payment, register if register is not None else default_registrar())
@@ -261,6 +290,108 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
     if not matches:
         # Never register on an authorisation for another amount than quoted: let it go, and tell staff.
         _attention(payment, f"authorised {payment.amount_authorised} {intent.currency}, quoted {payment.amount}")
+        PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
+            status=PaymentLine.Status.FAILED
+        )
+        return payment_release(payment=payment)
+    card_save_from_intent(payment=payment, intent=intent)
+    return payment
+
+
+# --- Off-session: charging the saved card (auto-renew) ------------------------------------------------------------
+
+
+class ChargeDeclined(PaymentRefused):
+    """The saved card was refused without the customer present (declined, or its bank asks for authentication)."""
+
+    message = "Your saved card was declined, so nothing was charged."
+
+
+def payment_charge_saved(
+    *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, register: Registrar | None = None
+) -> Payment:
+    """Authorise the lines' total on the customer's saved card without them (manual capture), then register each
+    line once and capture or release once, as a Checkout payment is settled. Safe to call again for the same
+    `checkout_id` (the same Payment, and Stripe's answer to the same idempotency key): it charges once.
+
+    A refused card leaves the payment CANCELLED with `failure_code` (nothing charged). Raises PaymentError when
+    there is no saved card, PaymentUnavailable when Stripe cannot be asked (call again later).
+    """
+    if settings.PAYMENTS_DISABLED:
+        raise PaymentsDisabled("PAYMENTS_DISABLED is on")
+    card = saved_card_for(customer)
+    if card is None:
+        raise PaymentError(f"customer {customer.pk} has no saved card", code="no_saved_card")
+    currency = lines[0].price.currency
+    total = sum((line.price.amount for line in lines), Decimal(0))
+    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
+    if payment.status == Payment.Status.CREATED:
+        payment = _authorise_off_session(
+            payment, card_id=card.payment_method_id, stripe_customer=card.stripe_customer_id
+        )
+    return _settle_authorised(payment, register)
+
+
+def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: str) -> Payment:
+    metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
+    description = "; ".join(line.description for line in payment.lines.all())[:500]
+    try:
+        intent = stripe_client.call(
+            "payment intent create (off-session)",
+            lambda client: client.v1.payment_intents.create(
+                params={
+                    "amount": stripe_client.to_minor(payment.amount, payment.currency),
+                    "currency": payment.currency.lower(),
+                    "customer": stripe_customer,
+                    "payment_method": card_id,
+                    "confirm": True,
+                    "off_session": True,
+                    "capture_method": "manual",
+                    "description": description,
+                    "metadata": metadata,
+                },
+                # Once per payment: a second run (or a lost answer) gets Stripe's first answer again.
+                options={"idempotency_key": f"checkout-{payment.checkout_id}-off-session"},
+            ),
+            changes_state=True,
+        )
+    except PaymentRefused as err:
+        # The card was refused (nothing authorised, nothing to release): the payment ends here.
+        with transaction.atomic():
+            updated = Payment.objects.filter(pk=payment.pk, status=Payment.Status.CREATED).update(
+                status=Payment.Status.CANCELLED, failure_code=(err.code or "refused")[:64], settled_at=_now()
+            )
+            if updated:
+                PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
+                    status=PaymentLine.Status.FAILED
+                )
+        payment.refresh_from_db()
+        return payment
+    except PaymentOutcomeUnknown:
+        # Maybe authorised: the next call sends the same key and gets Stripe's answer, never a second charge.
+        _attention(payment, "the off-session charge's answer was lost; the next run asks again with the same key")
+        raise
+    return _record_off_session_intent(payment, intent)
+
+
+def _record_off_session_intent(payment: Payment, intent: Any) -> Payment:
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().get(pk=payment.pk)
+        if payment.status != Payment.Status.CREATED:
+            return payment
+        if intent.status != "requires_capture":
+            # Not authorised (e.g. it waits for an authentication nobody can give off-session): let it go.
+            payment.failure_code = f"intent_{intent.status}"[:64]
+            payment.save(update_fields=["failure_code", "updated_at"])
+            matches = False
+        else:
+            expected = stripe_client.to_minor(payment.amount, payment.currency)
+            matches = intent.amount_capturable == expected and intent.currency == payment.currency.lower()
+        payment.stripe_payment_intent_id = intent.id
+        payment.amount_authorised = stripe_client.from_minor(intent.amount_capturable or 0, intent.currency)
+        payment.status = Payment.Status.AUTHORISED
+        payment.save(update_fields=["stripe_payment_intent_id", "amount_authorised", "status", "updated_at"])
+    if not matches:
         PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
             status=PaymentLine.Status.FAILED
         )
@@ -461,6 +592,7 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
         if payment.amount_refunded == payment.amount_captured:
             payment.status = Payment.Status.REFUNDED
         payment.save(update_fields=["amount_refunded", "status", "updated_at"])
+        credit_note_issue(line=line, stripe_refund_id=refund.id)
     line.refresh_from_db()
     return line
 
@@ -480,13 +612,47 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
         counter = ReceiptCounter.objects.select_for_update().get(store=store)
         counter.last_number += 1
         counter.save(update_fields=["last_number"])
-        return Receipt.objects.create(
+        receipt = Receipt.objects.create(
             store=store,
             number=counter.last_number,
             payment=payment,
             amount=payment.amount_captured,
             currency=payment.currency,
         )
+        _email_after_commit(send_receipt_email, receipt_id=receipt.pk)
+        return receipt
+
+
+def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: str | None = None) -> CreditNote:
+    """The refunded line's credit note (one per line), numbered 1, 2, 3… per store in its own series without gaps:
+    like receipts, the counter row is locked and moved in the caller's transaction (refund_line's)."""
+    store = store or settings.STORE_NAME
+    existing = CreditNote.objects.filter(line=line).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        receipt = receipt_issue(payment=line.payment)  # a refunded line was captured, so its receipt exists
+        CreditNoteCounter.objects.get_or_create(store=store)
+        counter = CreditNoteCounter.objects.select_for_update().get(store=store)
+        counter.last_number += 1
+        counter.save(update_fields=["last_number"])
+        note = CreditNote.objects.create(
+            store=store,
+            number=counter.last_number,
+            receipt=receipt,
+            line=line,
+            amount=line.amount,
+            currency=receipt.currency,
+            stripe_refund_id=stripe_refund_id,
+        )
+        _email_after_commit(send_credit_note_email, credit_note_id=note.pk)
+        return note
+
+
+def _email_after_commit(task: Any, **kwargs: int) -> None:
+    # Only once the document is committed (a rolled-back one takes its number back and must not be mailed); a
+    # lost enqueue is picked up by the billing-emails sweep.
+    transaction.on_commit(lambda: task.enqueue(**kwargs), robust=True)
 
 
 def payments_needing_attention():

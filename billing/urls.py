@@ -7,4 +7,7 @@ app_name = "billing"
 urlpatterns = [
     path("payments/stripe/webhook/", views.stripe_webhook, name="stripe_webhook"),
     path("payments/receipts/<int:number>/", views.receipt, name="receipt"),
+    path("payments/credit-notes/<int:number>/", views.credit_note, name="credit_note"),
+    path("account/billing/", views.billing, name="billing"),
+    path("payments/card/remove/", views.card_remove, name="card_remove"),
 ]

@@ -1,4 +1,4 @@
-"""The webhook endpoint and the receipt page."""
+"""The webhook endpoint, the customer's Billing page and the print-friendly receipts and credit notes."""
 
 from __future__ import annotations
 
@@ -7,13 +7,24 @@ import logging
 
 import stripe
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from billing.models import Receipt
+from accounts.models import Customer
+from billing import cards
+from billing.documents import (
+    billing_documents,
+    credit_note_context,
+    credit_note_for_user,
+    receipt_context,
+    receipt_for_user,
+)
+from billing.errors import PaymentError
 from billing.webhooks import webhook_event_process, webhook_event_record
 
 logger = logging.getLogger(__name__)
@@ -44,13 +55,45 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def billing(request: HttpRequest) -> HttpResponse:
+    """The customer's receipts and credit notes, newest first."""
+    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    rows = billing_documents(customer=customer) if customer else []
+    return render(request, "billing/billing.html", {"customer": customer, "rows": rows})
+
+
+@login_required
+@require_GET
 def receipt(request: HttpRequest, number: int) -> HttpResponse:
-    found = (
-        Receipt.objects.select_related("payment__customer")
-        .filter(store=settings.STORE_NAME, number=number, payment__customer__user=request.user)
-        .first()
-    )
+    found = receipt_for_user(user=request.user, number=number)
     if found is None:
         raise Http404("No such receipt")
-    lines = found.payment.lines.filter(status__in=["registered", "refunded"])
-    return render(request, "billing/receipt.html", {"receipt": found, "payment": found.payment, "lines": lines})
+    return render(request, "billing/receipt.html", receipt_context(found))
+
+
+@login_required
+@require_GET
+def credit_note(request: HttpRequest, number: int) -> HttpResponse:
+    found = credit_note_for_user(user=request.user, number=number)
+    if found is None:
+        raise Http404("No such credit note")
+    return render(request, "billing/credit_note.html", credit_note_context(found))
+
+
+@login_required
+@require_POST
+def card_remove(request: HttpRequest) -> HttpResponse:
+    """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
+    customer = Customer.objects.filter(user=request.user).first()
+    if customer is None:
+        raise Http404("No customer")
+    try:
+        removed = cards.card_remove(customer=customer)
+    except PaymentError as err:
+        messages.error(request, f"Your card could not be removed right now. {err.message}")
+    else:
+        if removed:
+            messages.success(
+                request, "Your saved card was removed. Domains on auto-renew get renewal reminders again instead."
+            )
+    return redirect(reverse("account") + "#payment-method")

@@ -40,8 +40,8 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
 
 @admin.register(Order)
 class OrderAdmin(admin.ModelAdmin):
-    list_display = ("domain_name", "customer", "status", "expires_at", "last_synced_at")
-    list_filter = ("status", ExpiringSoonFilter)
+    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "last_synced_at")
+    list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
     search_fields = ("domain_name", "customer__user__email")
     list_select_related = ("customer__user",)
     date_hierarchy = "expires_at"
@@ -56,6 +56,10 @@ class OrderAdmin(admin.ModelAdmin):
         "dns_active",
         "last_synced_at",
         "created_at",
+        "auto_renew",
+        "auto_renew_failed_at",
+        "auto_renew_failure",
+        "auto_renew_notified_at",
     )
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -12,7 +12,9 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Customer
-from domains.models import CustomerSync
+from billing.alerts import authorisations_expiring
+from billing.services import payments_needing_attention
+from domains.models import CustomerSync, Order
 from domains.services import registrations_needing_attention
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
@@ -59,6 +61,25 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             CustomerSync.objects.filter(failures__gte=OUTAGE_FAILURES, last_error="Unavailable").count(),
             f"customer(s) whose last {OUTAGE_FAILURES}+ syncs found the provider unavailable (repeated outage)",
             reverse("admin:accounts_customer_changelist"),
+        ),
+        Alert(
+            "payments",
+            payments_needing_attention().count(),
+            "payment(s) need attention (a line unknown, a capture not confirmed, an amount not the quoted one)",
+            reverse("admin:billing_payment_changelist") + "?attention=yes",
+        ),
+        Alert(
+            "authorisations",
+            authorisations_expiring(now=now).count(),
+            f"payment authorisation(s) still not captured after {settings.PAYMENT_AUTHORISATION_ALERT_DAYS} days: "
+            "Stripe releases them after 7",
+            reverse("admin:billing_payment_changelist") + "?attention=expiring",
+        ),
+        Alert(
+            "auto_renew",
+            Order.objects.filter(auto_renew_failed_at__gt=now - _FAILED_TASKS_WINDOW).count(),
+            "auto-renewal(s) failed in the last day (customers emailed, switched back to reminders)",
+            reverse("admin:domains_order_changelist") + "?auto_renew_failed_at__isempty=0",
         ),
         Alert(
             "tasks",

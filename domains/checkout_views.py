@@ -29,7 +29,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -39,6 +39,7 @@ from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
 from billing.services import payment_settle, payment_start
 from domains import services
+from domains.acceptance import legal_acceptance_record
 from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
@@ -49,8 +50,10 @@ from pricing.models import Operation
 from pricing.money import Money, format_money
 from pricing.quotes import price_book, requote
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
+from storefront.legal import legal_versions_current
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
+from storefront.request_helpers import client_address
 
 SESSION_KEY = "checkout"
 # Checkouts this browser placed, with their names, until the worker has recorded their lines.
@@ -59,12 +62,19 @@ PLACINGS_KEPT = 5
 PLACE_DEDUP_SECONDS = 10 * 60
 # The confirmation page asks the worker to settle lost answers at most this often.
 RECONCILE_EVERY_SECONDS = 15
+# Set by a Buy without the terms accepted, read by the review it is sent back to (which shows the error).
+ACCEPT_MISSING_KEY = "checkout_accept_missing"
+ACCEPT_ERROR = gettext_lazy("To buy, please accept the terms of service and the domain registration agreement.")
 
 
 class CheckoutForm(forms.Form):
     checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
     # What this tab showed (review_digest of its lines and totals): Buy buys that, or nothing.
     review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
+    # The terms of service and the registration agreement (storefront/legal.py), recorded with the order.
+    accept_terms = forms.BooleanField(error_messages={"required": ACCEPT_ERROR})
+    # The versions of those two pages when the review was shown (storefront.legal.legal_versions_current).
+    legal_versions = forms.CharField(max_length=40, required=False)
 
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
@@ -122,6 +132,8 @@ def checkout_done(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
         "waiting": bool(queued)
         or any(line.status in _UNSETTLED for line in lines)
         or (payment is not None and not lines),
+        "payment": payment,
+        "receipt": getattr(payment, "receipt", None),  # issued with the capture
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)
@@ -182,6 +194,8 @@ def _review(request: HttpRequest) -> HttpResponse:
         if request.user.is_authenticated and (customer is None or customer.customer_id is None)
         else "",
         "next": reverse("checkout"),
+        "legal_versions": legal_versions_current() if can_buy else "",
+        "accept_error": ACCEPT_ERROR if request.session.pop(ACCEPT_MISSING_KEY, False) and can_buy else "",
     }
     return render(request, "domains/checkout.html", context, status=503 if error else 200)
 
@@ -325,7 +339,11 @@ def _place(request: HttpRequest) -> HttpResponse:
         return redirect("checkout")
     form = CheckoutForm(request.POST)
     if not form.is_valid():
-        messages.error(request, gettext("Please review your order and confirm it again."))
+        if set(form.errors) == {"accept_terms"}:
+            # Nothing is bought: the review shows the error beside the box (the cart and review stand).
+            request.session[ACCEPT_MISSING_KEY] = True
+        else:
+            messages.error(request, gettext("Please review your order and confirm it again."))
         return redirect("checkout")
     checkout_id: uuid.UUID = form.cleaned_data["checkout_id"]
     recorded = Registration.objects.filter(checkout_id=checkout_id)
@@ -365,6 +383,28 @@ def _place(request: HttpRequest) -> HttpResponse:
     if changes:
         for change in changes:
             messages.warning(request, change.text)
+        return redirect("checkout")
+
+    shown_versions = form.cleaned_data["legal_versions"]
+    if shown_versions and shown_versions != legal_versions_current():
+        messages.warning(
+            request,
+            gettext(
+                "Our terms of service or domain registration agreement changed since this page was shown. Nothing "
+                "was bought: please read them and confirm again."
+            ),
+        )
+        return redirect("checkout")
+    # What the customer accepted is recorded before anything is charged or registered.
+    accepted = legal_acceptance_record(customer=customer, checkout_id=checkout_id, ip=client_address(request))
+    if accepted is None:
+        messages.error(
+            request,
+            gettext(
+                "Our terms of service or registration agreement cannot be shown right now, so nothing can be "
+                "bought. Please try again later."
+            ),
+        )
         return redirect("checkout")
 
     # Something to pay: the customer authorises it on the payment page first; the lines are registered when the

@@ -24,6 +24,7 @@ from accounts.models import Customer
 from domains.models import Registration, Renewal
 from domains.services import MESSAGE_CONFIRMED_LATE, outcome
 from storefront.background import claimed
+from storefront.brand import brand_context, from_email
 
 SETTLED = (Registration.REGISTERED, Registration.FAILED)
 # A checkout page polls every few seconds: one enqueue per checkout and number of lines to tell within this.
@@ -100,6 +101,7 @@ def build_confirmation(
 ) -> EmailMultiAlternatives:
     news = lines if news is None else news
     context = {
+        **brand_context(),
         "customer": customer,
         "order_url": order_url,
         "checkout_id": checkout_id,
@@ -112,7 +114,7 @@ def build_confirmation(
         subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
         text = render_to_string("domains/email/checkout_body.txt", context)
         html = render_to_string("domains/email/checkout_body.html", context)
-    message = EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [customer.email])
+    message = EmailMultiAlternatives(subject, text, from_email(), [customer.email])
     message.attach_alternative(html, "text/html")
     return message
 
@@ -128,6 +130,7 @@ def renewal_email_send(*, renewal_id: int) -> bool:
             return False
         renewal = found[0]
         context = {
+            **brand_context(),
             "customer": renewal.customer,
             "renewal": renewal,
             "order_url": settings.SITE_URL + reverse("order_detail", args=[renewal.provider_order_id]),
@@ -135,6 +138,6 @@ def renewal_email_send(*, renewal_id: int) -> bool:
         with customer_language(renewal.customer):
             subject = render_to_string("domains/email/renewed_subject.txt", context).strip()
             text = render_to_string("domains/email/renewed_body.txt", context)
-        EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [renewal.customer.email]).send()
+        EmailMultiAlternatives(subject, text, from_email(), [renewal.customer.email]).send()
         Renewal.objects.filter(pk=renewal.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
     return True

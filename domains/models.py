@@ -29,6 +29,13 @@ class Order(models.Model):
     dns_active = models.BooleanField(default=False)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Renewed by the storefront AUTO_RENEW_DAYS_BEFORE days before expiry, on the customer's saved card
+    # (domains/auto_renew.py). A failed attempt switches it off (the reminders take over) and says why.
+    auto_renew = models.BooleanField(default=False, db_index=True)
+    auto_renew_failed_at = models.DateTimeField(null=True, blank=True)
+    auto_renew_failure = models.CharField(max_length=200, blank=True)
+    # When the customer and staff were told of that failure (by the worker); empty while untold.
+    auto_renew_notified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
@@ -216,3 +223,25 @@ class Renewal(models.Model):
         if self.price is None or self.cost_price is None:
             return None
         return self.price - self.cost_price
+
+
+class LegalAcceptance(models.Model):
+    """A customer's acceptance, at checkout, of the terms of service and the domain registration agreement: which
+    versions (storefront.LegalText: the exact text) and when, for the checkout it bought (the checkout id is the
+    order's key, as on Registration and Payment). Recorded before anything is charged or registered."""
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="legal_acceptances")
+    checkout_id = models.UUIDField(db_index=True)
+    terms = models.ForeignKey("storefront.LegalText", on_delete=models.PROTECT, related_name="+")
+    agreement = models.ForeignKey("storefront.LegalText", on_delete=models.PROTECT, related_name="+")
+    accepted_at = models.DateTimeField()
+    ip = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-accepted_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["customer", "checkout_id"], name="one_legal_acceptance_per_checkout")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.checkout_id} accepted {self.accepted_at:%Y-%m-%d %H:%M}"

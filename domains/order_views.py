@@ -11,14 +11,16 @@ from typing import Any
 
 from allauth.account.decorators import reauthentication_required
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
+from django.urls import reverse
 from django.utils import formats
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
@@ -30,11 +32,16 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import Customer
 from accounts.notices import security_notice
+from billing.cards import saved_card_for
+from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable, SessionClosed
+from billing.models import Payment
+from billing.services import payment_settle, payment_start
+from domains import auto_renew, renewals
 from domains import orders as services
-from domains import renewals
-from domains.models import Order
+from domains.models import Order, Renewal
 from domains.ownership import get_order_for_user
-from pricing.money import Money
+from domains.payments import renewal_line_to_pay
+from pricing.money import Money, format_money
 from storefront import provider_errors
 from storefront.gateway import GatewayError, OutcomeUnknown, Unavailable
 from storefront.provider_errors import ProviderError
@@ -83,6 +90,13 @@ class RenewForm(forms.Form):
     )
     # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
     confirm = forms.BooleanField(required=False)
+
+
+class AutoRenewForm(forms.Form):
+    auto_renew = forms.ChoiceField(
+        choices=[("on", "on"), ("off", "off")],
+        error_messages={"required": "Choose on or off.", "invalid_choice": "Choose on or off."},
+    )
 
 
 class TransferCodeForm(forms.Form):
@@ -178,6 +192,7 @@ def _render_detail(
         "renew_form": renew_form or RenewForm(),
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
+        "auto_renew": _auto_renew_context(order, renewable=renewable),
         "transfer_form": transfer_form or TransferCodeForm(),
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
@@ -187,6 +202,17 @@ def _render_detail(
     if transfer_code:
         response["Cache-Control"] = "no-store"
     return response
+
+
+def _auto_renew_context(order: Order, *, renewable: bool) -> dict[str, Any]:
+    return {
+        "offered": renewable and not settings.PAYMENTS_DISABLED,
+        "on": order.auto_renew,
+        "card": saved_card_for(order.customer),
+        "days": settings.AUTO_RENEW_DAYS_BEFORE,
+        "failed_at": order.auto_renew_failed_at,
+        "failure": auto_renew.failure_reason(order) if order.auto_renew_failed_at else "",
+    }
 
 
 def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -235,6 +261,8 @@ def orders(request: HttpRequest) -> HttpResponse:
 @require_GET
 def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
     order = _get_order_for_user(request, order_id)
+    if "renewal" in request.GET:
+        return _renewal_paid_return(request, order, request.GET["renewal"])
     return _render_detail(request, order)
 
 
@@ -273,6 +301,14 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         currency=currency,
         cost=quote.cost.amount if quote else None,
     )
+    if _renewal_is_paid(price):
+        return _pay_renewal(request, order, renew_request, form=form)
+    if not settings.PAYMENTS_DISABLED and price is None:
+        message = (
+            "This renewal has no price in our list right now, so it cannot be paid online. "
+            "Nothing was renewed or charged; please try again later or contact support."
+        )
+        return _render_detail(request, order, renew_form=form, renew_error=message)
     try:
         renewed = renewals.renewal_place(order=order, request=renew_request)
     except renewals.RenewAlreadySubmitted as err:
@@ -302,6 +338,134 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         )
         messages.success(request, renewed_for % {"domain": renewed.domain_name, "years": renewed.duration})
     return redirect("order_detail", order_id=order.order_id)
+
+
+@login_required
+@require_POST
+def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Switch auto-renew on (only with a saved card to charge) or off for one domain."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#auto-renew")
+    form = AutoRenewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose whether auto-renew should be on or off.")
+        return back
+    if form.cleaned_data["auto_renew"] == "off":
+        Order.objects.filter(pk=order.pk).update(auto_renew=False)
+        messages.success(request, f"Auto-renew is off. We will email you reminders before {order.domain_name} expires.")
+        return back
+    if settings.PAYMENTS_DISABLED:
+        messages.error(request, "Auto-renew is not available on this store: renewals are billed separately.")
+        return back
+    card = saved_card_for(order.customer)
+    if card is None:
+        messages.error(
+            request,
+            "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
+            "you pay with is kept for auto-renew. Then switch it on here.",
+        )
+        return back
+    Order.objects.filter(pk=order.pk).update(
+        auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="", auto_renew_notified_at=None
+    )
+    messages.success(
+        request,
+        f"Auto-renew is on: {order.domain_name} will be renewed {settings.AUTO_RENEW_DAYS_BEFORE} days before it "
+        f"expires, charged to your {card.brand.title()} •••• {card.last4}.",
+    )
+    return back
+
+
+def _renewal_is_paid(price: Decimal | None) -> bool:
+    """Renewals are paid through Stripe Checkout like purchases, unless the reseller bills offline."""
+    return not settings.PAYMENTS_DISABLED and price is not None and price > 0
+
+
+def _pay_renewal(
+    request: HttpRequest, order: Order, renew_request: renewals.RenewRequest, *, form: RenewForm
+) -> HttpResponse:
+    """Authorise, renew, then capture: the renewal's price is authorised on Stripe's page (one payment per renew
+    form, its token being the payment's checkout id); the return here and the webhook renew it, then capture."""
+    token = renew_request.token
+    back = request.build_absolute_uri(reverse("order_detail", args=[order.order_id]))
+    if not Payment.objects.filter(checkout_id=token).exists():
+        # Nobody pays for a renewal that can no longer be sent: the expiry is checked before the payment page.
+        try:
+            current = services.order_fetch(order=order)
+        except GatewayError as err:
+            status = 503 if isinstance(err, Unavailable) else 200
+            message = _explain(err, "check this domain's expiry (nothing was charged)")
+            return _render_detail(request, order, renew_form=form, renew_error=message, status=status)
+        if current is None or current.expiry_timestamp != renew_request.shown_expiry_timestamp:
+            moved = renewals.ExpiryMoved(current.expires_at if current else None)
+            return _render_detail(request, order, renew_error=moved.message)
+    try:
+        started = payment_start(
+            customer=order.customer,
+            lines=[renewal_line_to_pay(order=order, request=renew_request)],
+            checkout_id=token,
+            success_url=f"{back}?renewal={token}",
+            cancel_url=back,
+        )
+    except (CheckoutChanged, SessionClosed) as err:
+        return _render_detail(request, order, renew_error=err.message)
+    except PaymentError as err:
+        if err.code == "already_paid":
+            return redirect(f"{reverse('order_detail', args=[order.order_id])}?renewal={token}")
+        status = 503 if isinstance(err, PaymentUnavailable) else 200
+        return _render_detail(request, order, renew_form=form, renew_error=err.message, status=status)
+    return HttpResponseRedirect(started.url, status=303)
+
+
+def _renewal_paid_return(request: HttpRequest, order: Order, raw_token: str) -> HttpResponse:
+    """The return door of a renewal's payment: settled as the webhook does (whichever comes first renews it, once),
+    then what happened is said once and the page is shown without the query (a reload settles nothing again)."""
+    here = redirect("order_detail", order_id=order.order_id)
+    try:
+        token = uuid.UUID(raw_token)
+    except ValueError:
+        return here
+    payment = Payment.objects.filter(checkout_id=token, customer=order.customer).first()
+    if payment is None:
+        return here
+    if not payment.is_final and payment.stripe_session_id:
+        try:
+            payment = payment_settle(session_id=payment.stripe_session_id)
+        except PaymentError:
+            pass  # Stripe not answering: the webhook (or a reload) finishes it
+    renewal = Renewal.objects.filter(token=token, order=order).first()
+    level, text = _renewal_payment_message(payment, renewal)
+    messages.add_message(request, level, text)
+    return here
+
+
+def _renewal_payment_message(payment: Payment, renewal: Renewal | None) -> tuple[int, str]:
+    charged = Money(payment.amount_captured, payment.currency)
+    if renewal is not None and renewal.status == Renewal.RENEWED:
+        until = f" until {formats.date_format(renewal.new_expires_at, 'M j, Y')}" if renewal.new_expires_at else ""
+        if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
+            return messages.SUCCESS, f"Renewed{until}. Your card was charged {format_money(charged)}."
+        return messages.SUCCESS, f"Renewed{until}. Your payment is being completed."
+    if payment.status == Payment.Status.CREATED:
+        return messages.INFO, (
+            "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
+        )
+    if payment.status == Payment.Status.CANCELLED or (renewal is not None and renewal.status == Renewal.FAILED):
+        reason = _RENEWAL_FAILURES.get(renewal.failure_kind if renewal else "", "")
+        return messages.ERROR, (
+            f"The domain could not be renewed{reason}. You have not been charged: the hold on your card was released."
+        )
+    return messages.WARNING, (
+        "We could not confirm the renewal with the domain service yet. Your card is only charged once it is "
+        "confirmed; please check back shortly."
+    )
+
+
+_RENEWAL_FAILURES = {
+    "expiry_changed": " because its expiry date changed since the page was opened (it was renewed meanwhile?)",
+    "not_renewable": " because it can no longer be renewed here",
+    "minimum_term": " for this term",
+}
 
 
 def _terms_sentence(terms: list[int]) -> str:
@@ -343,6 +507,7 @@ def _renew_confirmation(
         "new_expires_at": renewals.add_years(current.expires_at, duration),
         "renew_token": token,
         "expiry_timestamp": shown,
+        "pay_online": _renewal_is_paid(price),
     }
     return render(request, "domains/order_renew_confirm.html", context)
 

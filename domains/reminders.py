@@ -6,8 +6,8 @@ so a failed send is tried again by the next run. A renewal moves the expiry, whi
 Only the most urgent reminder that is due goes out (a worker that was down for a week sends the 7-day one,
 not the 30-day one as well).
 
-Auto-renew is out of scope (it needs saved payment methods, a later issue): it would run in
-`domains.tasks.send_renewal_reminders` before these, and the new expiry it brings stops the reminders by itself.
+Domains on auto-renew that will be renewed (their customer has a saved card) get none: the storefront renews them
+itself (domains/auto_renew.py). A failed auto-renewal switches auto-renew off, and the reminders resume.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.language import customer_language
+from billing.cards import saved_card_for
 from domains.models import Order, RenewalReminder
 from domains.orders import renew_pricing
 from storefront.background import claimed
+from storefront.brand import brand_context, from_email
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ _RENEWABLE = (Order.ACTIVE, Order.EXPIRED)
 
 def reminder_due(*, order: Order, now: dt.datetime) -> int | None:
     """The offset (days before expiry) of the reminder this order should get now, or None."""
-    if order.expires_at is None or order.status not in _RENEWABLE:
+    if order.expires_at is None or order.status not in _RENEWABLE or will_auto_renew(order):
         return None
     days_left = (order.expires_at - now) / _DAY
     reached = [days for days in settings.RENEWAL_REMINDER_DAYS if days_left <= days]
@@ -49,6 +51,11 @@ def reminder_due(*, order: Order, now: dt.datetime) -> int | None:
         return None
     already = RenewalReminder.objects.filter(order=order, expires_at=order.expires_at, days_before__lte=offset)
     return None if already.filter(sent_at__isnull=False).exists() else offset
+
+
+def will_auto_renew(order: Order) -> bool:
+    """On auto-renew with a card to charge: the storefront renews it, no reminder is needed."""
+    return order.auto_renew and not settings.PAYMENTS_DISABLED and saved_card_for(order.customer) is not None
 
 
 def reminders_record(*, now: dt.datetime | None = None) -> int:
@@ -85,9 +92,9 @@ def reminders_send(*, now: dt.datetime | None = None) -> int:
             if not rows:
                 continue
             order = reminder.order
-            order.refresh_from_db(fields=["expires_at", "status"])
-            if order.expires_at != reminder.expires_at:
-                # Renewed (or otherwise moved) since: this reminder is about an expiry that no longer holds.
+            order.refresh_from_db(fields=["expires_at", "status", "auto_renew"])
+            if order.expires_at != reminder.expires_at or will_auto_renew(order):
+                # Renewed (or otherwise moved) since, or put on auto-renew: this reminder is not needed.
                 RenewalReminder.objects.filter(pk=reminder.pk).delete()
                 continue
             _message(reminder=reminder, now=now).send()
@@ -102,6 +109,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     quote = renew_pricing(domain_name=order.domain_name)
     days_left = (order.expires_at - now) / _DAY
     context = {
+        **brand_context(),
         "customer": customer,
         "order": order,
         "expired": days_left < 0,
@@ -112,4 +120,4 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
     with customer_language(customer):
         subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
         text = render_to_string("domains/email/renewal_body.txt", context)
-    return EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [customer.email])
+    return EmailMultiAlternatives(subject, text, from_email(), [customer.email])

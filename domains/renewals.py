@@ -229,3 +229,34 @@ def _queue_email(renewal: Renewal) -> None:
     from domains.tasks import send_renewal_email  # tasks import this module's neighbours
 
     transaction.on_commit(lambda: send_renewal_email.enqueue(renewal_id=renewal.pk), robust=True)
+
+
+# A renewal whose answer was lost is only called "not renewed" once the provider's listing has had this long to
+# show it: until then it stays unknown (and a paid one keeps its money held, not captured and not released).
+RECONCILE_AFTER = dt.timedelta(minutes=10)
+
+
+def renewal_reconcile(*, renewal: Renewal, now: dt.datetime | None = None) -> Renewal:
+    """Settle a renewal whose answer was lost from the provider's current expiry: moved on from the expiry it was
+    sent from (and no other renewal of the order from that expiry succeeded) means it renewed; still there after
+    RECONCILE_AFTER means it did not. Provider errors leave it unknown for the next run."""
+    if renewal.status != Renewal.UNKNOWN or renewal.order is None or renewal.old_expires_at is None:
+        return renewal
+    try:
+        current = order_fetch(order=renewal.order)
+    except GatewayError:
+        return renewal
+    if current is None or current.expires_at is None:
+        return renewal
+    now = now or timezone.now()
+    others = Renewal.objects.filter(
+        order=renewal.order, old_expires_at=renewal.old_expires_at, status=Renewal.RENEWED
+    ).exclude(pk=renewal.pk)
+    if current.expires_at > renewal.old_expires_at and not others.exists():
+        renewal.new_expires_at = current.expires_at
+        _settle(renewal, status=Renewal.RENEWED)
+        _queue_email(renewal)
+    elif current.expires_at > renewal.old_expires_at or renewal.updated_at < now - RECONCILE_AFTER:
+        renewal.new_expires_at = None
+        _settle(renewal, status=Renewal.FAILED, kind="not_renewed")
+    return renewal

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import Customer
-from domains import alerts, reminders, sync
+from domains import alerts, auto_renew, reminders, sync
 from domains.cart import line_from_session
 from domains.emails import (
     checkout_email_send,
@@ -160,10 +160,26 @@ def sync_orders() -> dict[str, Any]:
 
 
 @task()
+def auto_renew_domains() -> dict[str, int]:
+    """Renew the domains on auto-renew that are due (daily): each charged and renewed once (domains/auto_renew.py)."""
+    return auto_renew.auto_renew_all()
+
+
+@task()
+def send_auto_renew_failure(*, order_pk: int, attempt: int = 1) -> bool:
+    """Tell the customer and staff that a domain's auto-renewal failed (once: auto_renew_notified_at marks it)."""
+    try:
+        return auto_renew.auto_renew_failure_send(order_pk=order_pk)
+    except Exception:
+        retry_later(send_auto_renew_failure, attempt=attempt, kwargs={"order_pk": order_pk})
+        raise
+
+
+@task()
 def send_renewal_reminders() -> dict[str, int]:
     """Record the reminders due now and send every unsent one (a failed send is retried by the next run)."""
-    # Auto-renew would run here first (a later issue: it needs saved payment methods); a renewed order's new
-    # expiry then stops its reminders by itself.
+    # Domains on auto-renew with a saved card get none (reminders.reminder_due); a renewal's new expiry ends
+    # the old ones by itself.
     recorded = reminders.reminders_record()
     sent = reminders.reminders_send()
     return {"recorded": recorded, "sent": sent}

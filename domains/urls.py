@@ -14,5 +14,6 @@ urlpatterns = [
     path("orders/", order_views.orders, name="orders"),
     path("orders/<int:order_id>/", order_views.order_detail, name="order_detail"),
     path("orders/<int:order_id>/renew/", order_views.order_renew, name="order_renew"),
+    path("orders/<int:order_id>/auto-renew/", order_views.order_auto_renew, name="order_auto_renew"),
     path("orders/<int:order_id>/transfer-code/", order_views.order_transfer_code, name="order_transfer_code"),
 ]

@@ -8,6 +8,8 @@ from django.http import HttpRequest
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult
 
+from storefront.models import LegalText
+
 admin.site.unregister(DBTaskResult)
 
 
@@ -44,3 +46,22 @@ class TaskResultAdmin(DBTaskResultAdmin):
     def has_change_permission(self, request: HttpRequest, obj: DBTaskResult | None = None) -> bool:
         # Actions need change permission on the changelist; the form itself stays read-only (all fields are).
         return obj is None and request.user.has_perm("django_tasks_database.change_dbtaskresult")
+
+
+@admin.register(LegalText)
+class LegalTextAdmin(admin.ModelAdmin):
+    """Each version of a legal page that customers accepted, with its words (the pages are edited under Flat
+    pages; a version is kept here the first time it is accepted)."""
+
+    list_display = ("url", "version", "title", "first_accepted_at")
+    list_filter = ("url",)
+    search_fields = ("=version",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

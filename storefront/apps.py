@@ -7,16 +7,38 @@ class StorefrontConfig(AppConfig):
 
     def ready(self) -> None:
         from django.core.signals import setting_changed
+        from django.db.models.signals import post_migrate
 
         from storefront import checks  # noqa: F401  (registers the deploy checks)
 
         brand_admin()
         setting_changed.connect(_rebrand)
+        post_migrate.connect(_sync_site, sender=self)
 
 
 def _rebrand(*, setting: str, **_: object) -> None:
     if setting == "STORE_NAME":
         brand_admin()
+
+
+def _sync_site(**_: object) -> None:
+    """The sites framework's one site follows SITE_URL and STORE_NAME (allauth's emails print its name), and the
+    legal pages exist (storefront/legal_starter.py): at every migrate, which the release step runs on each
+    deploy (and after a test flushes the database)."""
+    from urllib.parse import urlparse
+
+    from django.conf import settings
+    from django.contrib.flatpages.models import FlatPage
+    from django.contrib.sites.models import Site
+
+    from storefront.legal_starter import legal_pages_ensure
+
+    domain = (urlparse(settings.SITE_URL).netloc or "localhost")[:100]
+    site, _ = Site.objects.update_or_create(
+        pk=settings.SITE_ID, defaults={"domain": domain, "name": settings.STORE_NAME[:50]}
+    )
+    Site.objects.clear_cache()
+    legal_pages_ensure(flatpage_model=FlatPage, site=site)
 
 
 def brand_admin() -> None:

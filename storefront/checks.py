@@ -59,3 +59,32 @@ def live_key_without_countries_file(app_configs: Any = None, **kwargs: Any) -> l
             id="storefront.W001",
         )
     ]
+
+
+@register("storefront")
+def brand_color(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """STORE_PRIMARY_COLOR is link text on white and the background of white button text: it must read."""
+    from storefront.brand import HEX_COLOR, MIN_CONTRAST, contrast_with_white
+
+    color = settings.STORE_PRIMARY_COLOR.strip()
+    if not color:
+        return []
+    if not HEX_COLOR.match(color):
+        return [
+            Error(
+                f"STORE_PRIMARY_COLOR must be a colour written #rrggbb, not {color!r}.",
+                hint="For example STORE_PRIMARY_COLOR=#2446c7 (leave it empty for the default blue).",
+                id="storefront.E003",
+            )
+        ]
+    ratio = contrast_with_white(color)
+    if ratio < MIN_CONTRAST:
+        return [
+            Error(
+                f"STORE_PRIMARY_COLOR {color} has a contrast of {ratio:.2f}:1 against white; links and button "
+                f"labels need at least {MIN_CONTRAST}:1 to be readable (WCAG AA).",
+                hint="Choose a darker shade of the colour.",
+                id="storefront.E004",
+            )
+        ]
+    return []

@@ -3,6 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
+from storefront.brand import brand_context
 from storefront.gateway import key_environment
 from storefront.mailbox import mailbox_enabled
 
@@ -15,4 +16,5 @@ def storefront(request: HttpRequest) -> dict[str, Any]:
         "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
         "mailbox_enabled": mailbox_enabled(),
         "cart_count": len(cart) if isinstance(cart, dict) else 0,
+        **brand_context(),
     }

@@ -45,3 +45,25 @@ class SharedCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} = {self.count}"
+
+
+class LegalText(models.Model):
+    """One version of a legal page (terms, privacy, registration agreement) as customers were shown it.
+
+    The pages themselves are flatpages that staff edit; a version is the SHA-256 of the page's title and content
+    (storefront/legal.py), kept here with its text the first time a customer accepts it, so an acceptance can
+    always be matched with the exact words accepted, however the page was edited since.
+    """
+
+    url = models.CharField(max_length=100)
+    version = models.CharField(max_length=16)
+    title = models.CharField(max_length=200)
+    content = models.TextField()
+    first_accepted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["url", "-first_accepted_at"]
+        constraints = [models.UniqueConstraint(fields=["url", "version"], name="one_legal_text_per_version")]
+
+    def __str__(self) -> str:
+        return f"{self.url} {self.version}"

@@ -38,7 +38,13 @@ DEFAULT_JOBS = [
     Job("order-sync", "*/15 * * * *", "domains.tasks.sync_orders"),
     # Hourly, so a reminder whose send failed goes out within the hour; the unique row keeps it to one.
     Job("renewal-reminders", "7 * * * *", "domains.tasks.send_renewal_reminders"),
+    # Daily: domains on auto-renew are charged and renewed AUTO_RENEW_DAYS_BEFORE days before expiry.
+    Job("auto-renew", "37 5 * * *", "domains.tasks.auto_renew_domains"),
     Job("staff-alerts", "0 */6 * * *", "domains.tasks.send_staff_alerts"),
+    # Receipts and credit notes whose email failed or whose enqueue was lost.
+    Job("billing-emails", "*/5 * * * *", "billing.tasks.send_pending_billing_emails"),
+    # Hourly: an authorisation lapses 7 days after it was made; staff hear of it once, days before.
+    Job("authorisation-expiry", "37 * * * *", "billing.tasks.alert_expiring_authorisations"),
     # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
     Job("price-sync", "23 4 * * *", "pricing.tasks.sync_prices"),
 ]

@@ -34,6 +34,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.sites",
+    "django.contrib.flatpages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
@@ -127,7 +129,9 @@ else:
     # Development without a mail server: emails are kept in the database and shown on the mailbox page
     # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
     EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Domain Store <noreply@localhost>")
+# Sender of customer emails. Without a display name ("Acme <noreply@acme.example>") the store's name is used as it
+# (storefront/brand.py: from_email).
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@localhost")
 
 AUTH_PASSWORD_VALIDATORS = [
     # The provider refuses other passwords; first, so its rules are listed before the generic ones.
@@ -167,7 +171,7 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 # Changing the email address asks for the password again (turning two-factor off always does: allauth.mfa).
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
-ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{env.str('STORE_NAME', default='Domain Store')}] "
+# Email subjects start with "[STORE_NAME] " (accounts/adapter.py); the authenticator app's label is set below.
 # Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
 # failures, not a lock; a successful password reset clears the account's count.
 ACCOUNT_RATE_LIMITS = {
@@ -183,7 +187,6 @@ ACCOUNT_RATE_LIMITS = {
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
-MFA_TOTP_ISSUER = env.str("STORE_NAME", default="Domain Store")
 # Browsers allow WebAuthn on http only for localhost; the test server is plain http.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
@@ -231,6 +234,10 @@ STORE_LEGAL_ADDRESS = env.str("STORE_LEGAL_ADDRESS", default="").replace("\\n", 
 # Where customers reach a person: shown in the footer and wherever a page says "contact support".
 SUPPORT_EMAIL = env.str("SUPPORT_EMAIL", default="")
 SUPPORT_URL = env.str("SUPPORT_URL", default="")
+MFA_TOTP_ISSUER = STORE_NAME
+# django.contrib.sites (needed by flatpages, the legal pages): one site, whose domain and name follow SITE_URL and
+# STORE_NAME at every migrate (storefront/apps.py).
+SITE_ID = 1
 
 # The provider's own countries-and-states file (JSON, its format); empty: built from pycountry and phonenumbers.
 COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
@@ -344,6 +351,9 @@ STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
 # The registering side that payment_settle hands each paid line to (a dotted path to a Registrar callable).
 BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.payments.register_paid_line")
+# Stripe lets an uncaptured authorisation lapse after 7 days: staff are mailed about one still held this many days
+# after its payment began (once per payment), so a line left unknown is settled while it can still be captured.
+PAYMENT_AUTHORISATION_ALERT_DAYS = env.int("PAYMENT_AUTHORISATION_ALERT_DAYS", default=5)
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with
@@ -355,12 +365,15 @@ _panel_origin = "{0.scheme}://{0.netloc}".format(urlparse(RESELLER_PANEL_URL)) i
 _payment_origin = (
     "{0.scheme}://{0.netloc}".format(urlparse(STRIPE_API_BASE)) if _PAYMENT_SANDBOX else "https://checkout.stripe.com"
 )
+_logo = urlparse(STORE_LOGO_URL)
+_logo_origin = f"{_logo.scheme}://{_logo.netloc}" if _logo.scheme in ("http", "https") else ""
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
+        # A logo given as an absolute URL is loaded from its own origin.
+        "img-src": ["'self'", "data:", *([_logo_origin] if _logo_origin else [])],
         "connect-src": ["'self'"],
         "font-src": ["'self'"],
         "object-src": ["'none'"],
@@ -430,6 +443,8 @@ ORDER_SYNC_REQUESTS_PER_SECOND = env.float("ORDER_SYNC_REQUESTS_PER_SECOND", def
 ORDER_SYNC_EVERY_HOURS_FAR = env.float("ORDER_SYNC_EVERY_HOURS_FAR", default=24.0)
 ORDER_SYNC_EVERY_HOURS_NEAR = env.float("ORDER_SYNC_EVERY_HOURS_NEAR", default=2.0)
 ORDER_SYNC_NEAR_DAYS = env.int("ORDER_SYNC_NEAR_DAYS", default=35)
+# Auto-renew: domains switched to it are renewed (and charged on the saved card) this many days before expiry.
+AUTO_RENEW_DAYS_BEFORE = env.int("AUTO_RENEW_DAYS_BEFORE", default=14)
 # Renewal reminders: days before expiry (negative: after). Env: RENEWAL_REMINDER_DAYS=60,30,7,1,-3
 RENEWAL_REMINDER_DAYS = sorted(
     {int(d) for d in env.list("RENEWAL_REMINDER_DAYS", default=["60", "30", "7", "1", "-3"])}

@@ -1,14 +1,21 @@
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
+from django.contrib.flatpages import views as flatpages
 from django.urls import include, path
 
 from storefront import mailbox, views
+from storefront.legal import AGREEMENT_URL, PRIVACY_URL, TERMS_URL
 from storefront.ratelimit import rate_limit
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("brand.css", views.brand_stylesheet, name="brand_css"),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
+    # The legal pages are flatpages staff edit in the admin (storefront/legal.py).
+    path(TERMS_URL[1:], flatpages.flatpage, {"url": TERMS_URL}, name="legal_terms"),
+    path(PRIVACY_URL[1:], flatpages.flatpage, {"url": PRIVACY_URL}, name="legal_privacy"),
+    path(AGREEMENT_URL[1:], flatpages.flatpage, {"url": AGREEMENT_URL}, name="legal_agreement"),
     path("mailbox/", mailbox.mailbox, name="mailbox"),
     # Django's set_language: POST only, CSRF-checked, remembers the choice in a cookie and goes back to `next`.
     path("i18n/", include("django.conf.urls.i18n")),

@@ -2,13 +2,23 @@ from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.views.decorators.cache import never_cache
+from django.views.decorators.cache import cache_control, never_cache
+from django.views.decorators.http import require_safe
 
+from storefront.brand import brand_css
 from storefront.gateway import GatewayError, gateway
 
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "storefront/home.html")
+
+
+@require_safe
+@cache_control(public=True, max_age=365 * 24 * 3600, immutable=True)
+def brand_stylesheet(request: HttpRequest) -> HttpResponse:
+    """The brand colour as CSS custom properties (CSP allows no inline styles). Its URL carries the colour's
+    version (base.html), so a changed colour is a new URL and this one may be cached for good."""
+    return HttpResponse(brand_css(), content_type="text/css; charset=utf-8")
 
 
 @never_cache

@@ -46,6 +46,10 @@ class StripeControl:
         """What the hosted page does with this card: "authorised", "declined" or "authenticate"."""
         return self._call("POST", f"sessions/{session_id}/pay", json={"card": card})["outcome"]
 
+    def authenticate(self, session_id: str, *, passed: bool = True) -> str:
+        """The card's authentication step on the hosted page, passed or failed: "authorised" or "declined"."""
+        return self._call("POST", f"sessions/{session_id}/authenticate", json={"passed": passed})["outcome"]
+
     def events(self, *, type: str = "", session: str = "") -> list[SignedEvent]:
         found = self._call("GET", "events", params={"type": type, "session": session})["events"]
         return [SignedEvent(e["id"], e["type"], e["payload"], e["signature"], e["deliveries"]) for e in found]

@@ -151,3 +151,68 @@ def event(*, type: str, obj: dict, request_id: str | None = None, idempotency_ke
         "request": {"id": request_id, "idempotency_key": idempotency_key},
         "type": type,
     }
+
+
+def customer(*, email: str | None, name: str | None, metadata: dict) -> dict:
+    return {
+        "id": new_id("cus"),
+        "object": "customer",
+        "address": None,
+        "balance": 0,
+        "created": now(),
+        "currency": None,
+        "default_source": None,
+        "delinquent": False,
+        "description": None,
+        "email": email,
+        "invoice_prefix": new_id("x")[2:10].upper(),
+        "invoice_settings": {
+            "custom_fields": None,
+            "default_payment_method": None,
+            "footer": None,
+            "rendering_options": None,
+        },
+        "livemode": False,
+        "metadata": metadata,
+        "name": name,
+        "phone": None,
+        "preferred_locales": [],
+        "shipping": None,
+        "tax_exempt": "none",
+        "test_clock": None,
+    }
+
+
+# Brand and last four of the test cards the sandbox knows, as Stripe shows them.
+CARD_BRANDS = {"4": "visa", "5": "mastercard", "3": "amex"}
+
+
+def payment_method(*, number: str) -> dict:
+    exp = time.gmtime(now())
+    return {
+        "id": new_id("pm"),
+        "object": "payment_method",
+        "allow_redisplay": "unspecified",
+        "billing_details": {"address": None, "email": None, "name": None, "phone": None},
+        "card": {
+            "brand": CARD_BRANDS.get(number[:1], "unknown"),
+            "checks": {"address_line1_check": None, "address_postal_code_check": None, "cvc_check": "pass"},
+            "country": "US",
+            "display_brand": CARD_BRANDS.get(number[:1], "unknown"),
+            "exp_month": 12,
+            "exp_year": exp.tm_year + 3,
+            "fingerprint": secrets.token_hex(8),
+            "funding": "credit",
+            "last4": number[-4:],
+            "networks": {"available": [CARD_BRANDS.get(number[:1], "unknown")], "preferred": None},
+            "three_d_secure_usage": {"supported": True},
+            "wallet": None,
+        },
+        "created": now(),
+        "customer": None,
+        "livemode": False,
+        "metadata": {},
+        "type": "card",
+        # The sandbox's own bookkeeping (never shown): which test card this is, for later off-session charges.
+        "_number": number,
+    }

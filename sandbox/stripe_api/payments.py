@@ -14,14 +14,22 @@ from sandbox.stripe_api.models import Setup, StripeObject
 # Stripe's documented test cards that the sandbox knows.
 CARD_SUCCEEDS = "4242424242424242"
 CARD_DECLINED = "4000000000000002"
-CARD_AUTHENTICATES = "4000002500003155"
-KNOWN_CARDS = (CARD_SUCCEEDS, CARD_DECLINED, CARD_AUTHENTICATES)
+CARD_AUTHENTICATES = "4000002500003155"  # on-session only: once saved, off-session charges need no step
+CARD_ALWAYS_AUTHENTICATES = "4000002760003184"  # every payment, so off-session ones fail authentication_required
+KNOWN_CARDS = (CARD_SUCCEEDS, CARD_DECLINED, CARD_AUTHENTICATES, CARD_ALWAYS_AUTHENTICATES)
+ASKS_AUTHENTICATION = (CARD_AUTHENTICATES, CARD_ALWAYS_AUTHENTICATES)
 
 DECLINED = {
     "type": "card_error",
     "code": "card_declined",
     "decline_code": "generic_decline",
     "message": "Your card was declined.",
+}
+AUTHENTICATION_REQUIRED = {
+    "type": "card_error",
+    "code": "authentication_required",
+    "decline_code": "authentication_required",
+    "message": "Your card was declined. This transaction requires authentication.",
 }
 AUTHENTICATION_FAILED = {
     "type": "card_error",
@@ -63,6 +71,7 @@ def _intent_for(session: StripeObject) -> StripeObject:
         description=intent_data.get("description"),
         customer=session.data["customer"],
     )
+    data["setup_future_usage"] = intent_data.get("setup_future_usage")
     intent = StripeObject.objects.create(id=data["id"], object="payment_intent", data=data, api_key=session.api_key)
     session.data["payment_intent"] = intent.id
     session.data["_payment_intent_data"] = intent_data
@@ -81,8 +90,10 @@ def pay(*, session: StripeObject, card: str) -> PayResult:
     if Setup.current().decline_all_cards or card == CARD_DECLINED:
         _fail(intent, DECLINED)
         return PayResult("declined", DECLINED["message"])
-    intent.data["payment_method"] = objects.new_id("pm")
-    if card == CARD_AUTHENTICATES:
+    method = objects.payment_method(number=card)
+    StripeObject.objects.create(id=method["id"], object="payment_method", data=method, api_key=session.api_key)
+    intent.data["payment_method"] = method["id"]
+    if card in ASKS_AUTHENTICATION:
         intent.data.update(status="requires_action", next_action={"type": "use_stripe_sdk", "use_stripe_sdk": {}})
         save(intent)
         return PayResult("authenticate")
@@ -122,6 +133,7 @@ def authorise(*, session: StripeObject, intent: StripeObject) -> None:
         intent.data.update(status="succeeded", amount_received=amount)
         first = ("payment_intent.succeeded", intent.data)
     save(intent)
+    _attach_if_saved(intent)
     session.data.update(status="complete", payment_status="paid")
     session.data["customer_details"] = {
         "address": None,
@@ -133,6 +145,52 @@ def authorise(*, session: StripeObject, intent: StripeObject) -> None:
     }
     save(session)
     webhooks.record([first, ("checkout.session.completed", public(session.data))])
+
+
+def _attach_if_saved(intent: StripeObject) -> None:
+    """`setup_future_usage` with a customer: the card paid with is attached to the customer for later use."""
+    data = intent.data
+    if not (data.get("setup_future_usage") and data.get("customer") and data.get("payment_method")):
+        return
+    method = StripeObject.objects.select_for_update().filter(pk=data["payment_method"], object="payment_method").first()
+    if method is not None and method.data["customer"] is None:
+        method.data["customer"] = data["customer"]
+        save(method)
+        webhooks.record([("payment_method.attached", public(method.data))])
+
+
+class CardRefused(Exception):
+    """A confirmation refused by the card (Stripe answers 402 with the error and the payment intent)."""
+
+    def __init__(self, error: dict, intent: StripeObject, method: StripeObject) -> None:
+        super().__init__(error["message"])
+        self.error = {**error, "payment_intent": public(intent.data), "payment_method": public(method.data)}
+
+
+def confirm_off_session(*, intent: StripeObject, method: StripeObject, off_session: bool) -> None:
+    """Confirm a payment intent with a saved card, without the customer when `off_session`: as Stripe's test cards
+    behave once saved (3155 needs no step any more; 3184 always asks, which fails off-session)."""
+    number = method.data.get("_number", "")
+    intent.data["payment_method"] = method.id
+    if Setup.current().decline_all_cards or number == CARD_DECLINED:
+        _fail(intent, DECLINED)
+        raise CardRefused(DECLINED, intent, method)
+    if number == CARD_ALWAYS_AUTHENTICATES or (number == CARD_AUTHENTICATES and not method.data["customer"]):
+        if off_session:
+            _fail(intent, AUTHENTICATION_REQUIRED)
+            raise CardRefused(AUTHENTICATION_REQUIRED, intent, method)
+        intent.data.update(status="requires_action", next_action={"type": "use_stripe_sdk", "use_stripe_sdk": {}})
+        save(intent)
+        return
+    amount = intent.data["amount"]
+    intent.data.update(last_payment_error=None, latest_charge=objects.new_id("ch"))
+    if intent.data["capture_method"] == "manual":
+        intent.data.update(status="requires_capture", amount_capturable=amount)
+        webhooks.record([("payment_intent.amount_capturable_updated", intent.data)])
+    else:
+        intent.data.update(status="succeeded", amount_received=amount)
+        webhooks.record([("payment_intent.succeeded", intent.data)])
+    save(intent)
 
 
 def capture(*, intent: StripeObject, amount_to_capture: int | None) -> None:

@@ -1,4 +1,5 @@
-"""Stripe's API, the part the storefront uses: Checkout Sessions, PaymentIntents, Refunds.
+"""Stripe's API, the part the storefront uses: Checkout Sessions, PaymentIntents, Refunds, Customers and their
+saved PaymentMethods.
 
 Requests come as Stripe's SDK sends them: a `Bearer sk_test_…` key, form-encoded parameters, an optional
 `Idempotency-Key` on POSTs (a retry with the same key and parameters gets the first answer again; other parameters
@@ -35,10 +36,11 @@ class ApiError(Exception):
         type: str = "invalid_request_error",
         code: str | None = None,
         param: str | None = None,
+        extra: dict | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
-        self.body = {"error": {"type": type, "message": message, "code": code, "param": param}}
+        self.body = {"error": {"type": type, "message": message, "code": code, "param": param, **(extra or {})}}
 
 
 def _error_body(err: ApiError) -> dict:
@@ -174,6 +176,11 @@ def sessions(request: HttpRequest, *, key: str, params: dict, after: list) -> tu
         raise ApiError(400, "The payment sandbox supports mode=payment only.", param="mode")
     if not params.get("success_url"):
         raise ApiError(400, "Missing required param: success_url.", code="parameter_missing", param="success_url")
+    customer_id = params.get("customer")
+    if customer_id and params.get("customer_email"):
+        raise ApiError(400, "You may only specify one of these parameters: customer, customer_email.", param="customer")
+    if customer_id and not StripeObject.objects.filter(pk=customer_id, object="customer", api_key=key).exists():
+        raise ApiError(400, f"No such customer: '{customer_id}'", code="resource_missing", param="customer")
     items = params.get("line_items")
     if not isinstance(items, list) or not items:
         raise ApiError(400, "Missing required param: line_items.", code="parameter_missing", param="line_items")
@@ -282,3 +289,93 @@ def not_found(request: HttpRequest, rest: str) -> HttpResponse:
         }
     }
     return HttpResponse(json.dumps(body), status=404, content_type="application/json")
+
+
+# --- Customers and their saved payment methods ------------------------------------------------------------------
+
+
+@api("POST")
+def customers(request: HttpRequest, *, key: str, params: dict, after: list) -> tuple[int, dict]:
+    data = objects.customer(email=params.get("email"), name=params.get("name"), metadata=params.get("metadata") or {})
+    StripeObject.objects.create(id=data["id"], object="customer", data=data, api_key=key)
+    return 200, data
+
+
+@api("GET")
+def customer(request: HttpRequest, customer_id: str, *, key: str, params: dict, after: list) -> tuple[int, dict]:
+    return 200, _get(key, customer_id, "customer").data
+
+
+@api("GET")
+def payment_method(request: HttpRequest, method_id: str, *, key: str, params: dict, after: list) -> tuple[int, dict]:
+    return 200, payments.public(_get(key, method_id, "payment_method").data)
+
+
+@api("POST")
+def payment_method_detach(
+    request: HttpRequest, method_id: str, *, key: str, params: dict, after: list
+) -> tuple[int, dict]:
+    row = _get(key, method_id, "payment_method", lock=True)
+    if row.data["customer"] is None:
+        raise ApiError(
+            400,
+            f"The payment method {method_id} is not attached to a customer so detachment is impossible.",
+            code="payment_method_unexpected_state",
+        )
+    row.data["customer"] = None
+    payments.save(row)
+    return 200, payments.public(row.data)
+
+
+def _truthy(value: object) -> bool:
+    return str(value).lower() in ("true", "1")
+
+
+@api("POST")
+def intents(request: HttpRequest, *, key: str, params: dict, after: list) -> tuple[int, dict]:
+    """Create a payment intent; with `confirm=true` and a saved `payment_method` it is charged at once (off-session
+    when `off_session=true`, the customer not being there to pass an authentication step)."""
+    amount = _int(params, "amount", required=True)
+    currency = str(params.get("currency") or "").lower()
+    if not currency:
+        raise ApiError(400, "Missing required param: currency.", code="parameter_missing", param="currency")
+    if amount is None or amount < 1:
+        raise ApiError(400, "Amount must be at least 1.", code="amount_too_small", param="amount")
+    customer_id = params.get("customer") or None
+    if customer_id:
+        _get(key, customer_id, "customer")
+    capture_method = params.get("capture_method") or "automatic_async"
+    data = objects.payment_intent(
+        amount=amount,
+        currency=currency,
+        capture_method=capture_method,
+        metadata=params.get("metadata") or {},
+        description=params.get("description"),
+        customer=customer_id,
+    )
+    row = StripeObject.objects.create(id=data["id"], object="payment_intent", data=data, api_key=key)
+    if not _truthy(params.get("confirm")):
+        return 200, payments.public(row.data)
+    method_id = params.get("payment_method")
+    if not method_id:
+        raise ApiError(
+            400,
+            "You cannot confirm this PaymentIntent because it's missing a payment method.",
+            code="payment_intent_unexpected_state",
+            param="payment_method",
+        )
+    method = _get(key, method_id, "payment_method")
+    if method.data["customer"] != customer_id:
+        raise ApiError(
+            400,
+            f"The provided PaymentMethod was previously used without being attached to a Customer or was detached "
+            f"from a Customer, and may not be used again (or it belongs to another Customer than {customer_id}).",
+            code="payment_method_unexpected_state" if method.data["customer"] is None else "resource_missing",
+            param="payment_method",
+        )
+    try:
+        payments.confirm_off_session(intent=row, method=method, off_session=_truthy(params.get("off_session")))
+    except payments.CardRefused as err:
+        extra = {key: value for key, value in err.error.items() if key not in ("type", "message", "code")}
+        raise ApiError(402, err.error["message"], type="card_error", code=err.error["code"], extra=extra) from err
+    return 200, payments.public(row.data)

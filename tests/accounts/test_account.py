@@ -38,7 +38,10 @@ def test_it_links_to_change_the_password(client, make_customer):
 def test_it_shows_no_placeholder_sections(client, make_customer):
     client.force_login(make_customer().user)
     page = client.get(URL).content.decode()
-    assert "Billing" not in page and "coming" not in page.lower()
+    assert "coming" not in page.lower()
+    # The Billing section is the real one: it leads to the receipts and credit notes.
+    assert 'href="/account/billing/"' in page
+    assert client.get("/account/billing/").status_code == 200
 
 
 def test_the_security_section_offers_two_factor_email_export_and_deletion(client, make_customer):

@@ -125,6 +125,11 @@ def search_page(page: Page, term: str) -> None:
     check_accessibility(page)
 
 
+def accept_terms(page: Page) -> None:
+    """Tick the checkout's box accepting the terms of service and the registration agreement."""
+    page.get_by_role("checkbox", name=re.compile("I accept the terms of service")).check()
+
+
 def buy(page: Page, *domain_names: str) -> None:
     """A signed-in customer adds the names from the search page and checks out; every name ends registered."""
     for name in domain_names:
@@ -132,6 +137,7 @@ def buy(page: Page, *domain_names: str) -> None:
         add_to_cart(page, name)
     page.goto("/checkout/")
     check_accessibility(page)
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     expect(page.get_by_text(re.compile(rf"Done: {len(domain_names)} domains? registered"))).to_be_visible()

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from storefront.gateway import ResellerGateway
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.steps import (
+    accept_terms,
     assert_every_field_labelled,
     check_accessibility,
     choose_country,
@@ -131,6 +132,7 @@ def test_a_visitor_searches_as_they_type_signs_up_from_the_cart_and_buys_two_dom
     expect(contact).to_contain_text(person.name)
     expect(contact).to_contain_text("California")
     check_accessibility(page)
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()

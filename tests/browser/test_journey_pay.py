@@ -1,5 +1,6 @@
 """Journey: a customer's card is declined on the payment page, the good card goes through, the domain is registered,
-captured once (the return and the sandbox's duplicated webhooks race), and the receipt prints."""
+captured once (the return and the sandbox's duplicated webhooks race), and the receipt prints and is emailed; staff
+refund the line, and the credit note shows on the customer's Billing page beside the receipt."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from billing.models import Payment
-from tests.browser.steps import add_to_cart, new_person, search_page, sign_up, unique_label
+from billing.services import refund_line
+from tests.browser.steps import (
+    accept_terms,
+    add_to_cart,
+    check_accessibility,
+    new_person,
+    search_page,
+    sign_up,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,14 +34,17 @@ def _eventually(condition, seconds: float = 15.0) -> None:
 
 
 def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_receipt(
-    page: Page, screenshot, stripe_sandbox, live_server
+    page: Page, screenshot, stripe_sandbox, live_server, settings
 ):
+    settings.STORE_LEGAL_NAME = "Example Domains Ltd"
+    settings.STORE_LEGAL_ADDRESS = "1 Harbour Street\nBristol BS1 4AA\nUnited Kingdom"
     stripe_sandbox.setup(webhook_url=f"{live_server.url}/payments/stripe/webhook/", webhook_delivery="duplicated")
     sign_up(page, new_person())
     name = f"{unique_label('paid')}.com"
     search_page(page, name)
     add_to_cart(page, name)
     page.goto("/checkout/")
+    accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
@@ -53,7 +66,38 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     assert payment.status == Payment.Status.CAPTURED
     assert len(stripe_sandbox.captures()) == 1
 
-    page.goto(f"/payments/receipts/{payment.receipt.number}/")
-    expect(page.get_by_role("heading", name=f"Receipt {payment.receipt.number}")).to_be_visible()
+    number = payment.receipt.number
+    page.goto("/mailbox/")
+    expect(page.get_by_text(f"Your receipt {number} from Example Domains Ltd")).to_have_count(1)
+    check_accessibility(page)
+
+    page.goto("/account/")
+    check_accessibility(page)
+    page.get_by_role("link", name="Receipts and credit notes").click()
+    expect(page.get_by_role("heading", name="Billing", exact=True)).to_be_visible()
+    page.get_by_role("link", name=f"View receipt {number}").click()
+    expect(page.get_by_role("heading", name=f"Receipt {number}")).to_be_visible()
     expect(page.get_by_text(f"{name}, registration for 1 year")).to_be_visible()
+    expect(page.get_by_text("Example Domains Ltd")).to_be_visible()
     screenshot("pay-receipt")
+
+    # Staff refund the line (the admin's action calls this): the customer gets a credit note.
+    note = refund_line(line=payment.lines.get()).credit_note
+    page.goto("/account/billing/")
+    expect(page.get_by_text(f"Credit note {note.number}", exact=True)).to_be_visible()
+    expect(page.get_by_text(f"Receipt {number}", exact=True)).to_be_visible()
+    screenshot("billing-page")
+    page.get_by_role("link", name=f"View credit note {note.number}").click()
+    expect(page.get_by_role("heading", name=f"Credit note {note.number}")).to_be_visible()
+    expect(page.get_by_text("Total refunded (USD)")).to_be_visible()
+    screenshot("credit-note")
+    page.emulate_media(media="print")
+    expect(page.get_by_role("button", name="Print")).to_be_hidden()
+    screenshot("credit-note-print")
+    page.goto(f"/payments/receipts/{number}/")
+    expect(page.get_by_text(f"Refunded: credit note {note.number}")).to_be_visible()
+    screenshot("receipt-refunded-print")
+    page.emulate_media(media="screen")
+    page.goto("/mailbox/")
+    expect(page.get_by_text(f"Your credit note {note.number} from Example Domains Ltd")).to_have_count(1)
+    check_accessibility(page)

@@ -18,7 +18,15 @@ from playwright.sync_api import Page, expect
 
 from storefront.gateway import gateway
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.steps import add_to_cart, check_accessibility, new_person, search_page, sign_up, unique_label
+from tests.browser.steps import (
+    accept_terms,
+    add_to_cart,
+    check_accessibility,
+    new_person,
+    search_page,
+    sign_up,
+    unique_label,
+)
 from tests.sandbox_control import session_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -141,6 +149,7 @@ def test_a_registration_whose_answer_is_lost_is_settled_from_the_order_listing(p
     # The provider registers the domain, then its answer never arrives (longer than the 2 s read timeout). The
     # order page asks the provider's order listing instead of guessing, and the customer sees the truth.
     with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"), _fresh_gateway():
+        accept_terms(page)
         page.get_by_role("button", name=re.compile("^Buy now")).click()
         expect(page.get_by_role("heading", name="Your order")).to_be_visible()
         expect(page.get_by_text("Done: 1 domain registered.")).to_be_visible()

@@ -57,7 +57,7 @@ def review(client):
 
 def place(client, checkout_id, **kwargs):
     """Press Buy on the last review page shown for this checkout."""
-    form = {"checkout_id": str(checkout_id), "review_digest": _SHOWN.get(str(checkout_id), "")}
+    form = {"checkout_id": str(checkout_id), "review_digest": _SHOWN.get(str(checkout_id), ""), "accept_terms": "on"}
     return client.post("/checkout/", form, **kwargs)
 
 
@@ -429,7 +429,11 @@ def test_a_tab_showing_an_older_review_buys_nothing_and_shows_the_new_one(client
     assert second_tab.context["review_digest"] != old_digest
 
     # Buy pressed on the first tab, which showed one year at its price.
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id), "review_digest": old_digest}, follow=True)
+    response = client.post(
+        "/checkout/",
+        {"checkout_id": str(checkout_id), "review_digest": old_digest, "accept_terms": "on"},
+        follow=True,
+    )
 
     html = response.content.decode()
     assert response.redirect_chain[-1][0] == "/checkout/"
@@ -448,7 +452,7 @@ def test_a_post_without_the_review_digest_buys_nothing(client, buyer, provider_c
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
 
-    response = client.post("/checkout/", {"checkout_id": str(checkout_id)}, follow=True)
+    response = client.post("/checkout/", {"checkout_id": str(checkout_id), "accept_terms": "on"}, follow=True)
 
     assert "Please review your order and confirm it again." in response.content.decode()
     assert register_calls(provider_calls) == 0

@@ -39,7 +39,9 @@ def review(client) -> tuple[uuid.UUID, str]:
 
 def buy(client, checkout_id, digest, **kwargs):
     """Press Buy on a review page that showed this checkout with this digest."""
-    return client.post("/checkout/", {"checkout_id": str(checkout_id), "review_digest": digest}, **kwargs)
+    return client.post(
+        "/checkout/", {"checkout_id": str(checkout_id), "review_digest": digest, "accept_terms": "on"}, **kwargs
+    )
 
 
 def start_paying(client) -> tuple[Payment, str, str]:
@@ -62,7 +64,11 @@ def test_paying_registers_every_line_and_captures_their_quoted_total(client, buy
     assert stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD) == "authorised"
     done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
     assert done.status_code == 200
-    assert "2 domains registered" in done.content.decode()
+    html = done.content.decode()
+    assert "2 domains registered" in html
+    receipt = Payment.objects.get(pk=payment.pk).receipt
+    assert "Charged $40.97." in html
+    assert f'<a href="/payments/receipts/{receipt.number}/">Receipt {receipt.number}</a>' in html
     for name in names:
         assert Registration.objects.get(checkout_id=payment.checkout_id, domain_name=name).status == "registered"
     payment.refresh_from_db()
@@ -80,10 +86,30 @@ def test_a_name_taken_before_the_payment_settles_is_not_charged(client, buyer, o
     payment, *_ = start_paying(client)
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
-    client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+    done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}").content.decode()
     payment.refresh_from_db()
     assert (payment.status, payment.amount_captured) == (Payment.Status.PARTIALLY_CAPTURED, Decimal("12.99"))
     assert list(cart_of(client)) == [lost]
+    assert "Charged $12.99 for what was registered; the rest held on your card was released." in done
+    receipt = client.get(f"/payments/receipts/{payment.receipt.number}/").content.decode()
+    charged, not_charged = receipt.split("Not charged")
+    assert good in charged and lost not in charged
+    assert f"{lost}, registration for 3 years" in not_charged
+
+
+def test_nothing_registered_releases_the_authorisation_and_the_page_says_so(
+    client, buyer, other_customer, stripe_sandbox
+):
+    lost = fresh()
+    put_in_cart(client, line(lost))
+    payment, *_ = start_paying(client)
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}").content.decode()
+    payment.refresh_from_db()
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CANCELLED, 0)
+    assert "You have not been charged: the amount held on your card was released." in done
+    assert "Receipt" not in done
 
 
 def test_the_webhook_alone_registers_the_lines_when_the_customer_never_returns(client, buyer, stripe_sandbox):

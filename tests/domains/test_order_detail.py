@@ -134,8 +134,14 @@ def test_pending_delete_explains_restore_and_offers_no_renewal(signed_in, custom
     body = signed_in.get(url(order)).content.decode()
 
     assert "must be restored" in body or "has to be <strong>restored</strong>" in body
-    assert "contact our support team" in body
+    assert "Please contact support and mention almostgone.com" in body
     assert reverse("order_renew", args=[order.order_id]) not in body
+    # With a support page set, "contact support" leads there.
+    with override_settings(SUPPORT_URL="https://help.example.org/"):
+        body = signed_in.get(url(order)).content.decode()
+    assert (
+        'Please <a href="https://help.example.org/" class="support-link">contact support</a> and mention almostgone.com'
+    ) in body
 
 
 def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, customer, sandbox_orders, sandbox_control):

@@ -41,7 +41,11 @@ def set_com_cost(sandbox_control, amount: str) -> None:
 
 def reviewed(review) -> dict[str, str]:
     """The Buy form of the review page shown: its checkout and the digest of what it showed."""
-    return {"checkout_id": str(review.context["checkout_id"]), "review_digest": review.context["review_digest"]}
+    return {
+        "checkout_id": str(review.context["checkout_id"]),
+        "review_digest": review.context["review_digest"],
+        "accept_terms": "on",
+    }
 
 
 def buy_through_every_page(client, name: str) -> dict[str, str]:

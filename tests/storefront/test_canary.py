@@ -103,7 +103,11 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
     placed = visit(
         "post",
         "/checkout/",
-        {"checkout_id": _hidden(reviewed, "checkout_id"), "review_digest": _hidden(reviewed, "review_digest")},
+        {
+            "checkout_id": _hidden(reviewed, "checkout_id"),
+            "review_digest": _hidden(reviewed, "review_digest"),
+            "accept_terms": "on",
+        },
     )
     assert placed.status_code == 302
     visit("get", placed["Location"])

@@ -111,7 +111,7 @@ def _actions(world: World) -> dict[str, Callable[[], object]]:
         "cart": lambda: c.get("/cart/"),
         "checkout review": lambda: c.get("/checkout/"),
         "checkout place": lambda: c.post(
-            "/checkout/", {"checkout_id": world.checkout_id, "review_digest": world.review_digest}
+            "/checkout/", {"checkout_id": world.checkout_id, "review_digest": world.review_digest, "accept_terms": "on"}
         ),
         "orders": lambda: c.get("/orders/"),
         "order detail": lambda: c.get(f"/orders/{oid}/"),

@@ -8,7 +8,14 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from accounts.models import Customer
-from tests.domains.conftest import CONTACT, customer, make_customer, other_customer, seeded_partner  # noqa: F401
+from tests.domains.conftest import (  # noqa: F401
+    CONTACT,
+    customer,
+    make_customer,
+    other_customer,
+    provider_calls,
+    seeded_partner,
+)
 from tests.worker.mailserver import FlakyServer
 
 

@@ -1,0 +1,122 @@
+"""Saved cards: one Stripe Customer per storefront customer, and the card its Checkout payments leave on it.
+
+Checkout Sessions are opened for the customer's Stripe Customer with `setup_future_usage=off_session`, so the card
+paid with is attached to it and may be charged later without the customer (auto-renew). What is kept here is what
+the account page shows (brand, last four, expiry) and the payment method's id; the card itself stays at Stripe.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Customer
+from billing import stripe_client
+from billing.errors import PaymentError, PaymentRefused
+from billing.models import Payment, SavedCard
+
+logger = logging.getLogger(__name__)
+
+
+def saved_card_for(customer: Customer) -> SavedCard | None:
+    """The customer's saved card, or None when there is none to charge."""
+    card = SavedCard.objects.filter(customer=customer).first()
+    return card if card is not None and card.has_card else None
+
+
+def stripe_customer_id(*, customer: Customer) -> str:
+    """The customer's Stripe Customer id, created at Stripe the first time (once, whatever the number of tabs:
+    the idempotency key is the customer's, and the row is unique per customer)."""
+    existing = SavedCard.objects.filter(customer=customer).values_list("stripe_customer_id", flat=True).first()
+    if existing:
+        return existing
+    created = stripe_client.call(
+        "customer create",
+        lambda client: client.v1.customers.create(
+            params={
+                "email": customer.email,
+                "name": customer.name,
+                "metadata": {"storefront_customer": str(customer.pk)},
+            },
+            # The customer's row and its creation time: a reused database id never gets another's Customer.
+            options={"idempotency_key": f"customer-{customer.pk}-{int(customer.created_at.timestamp())}"},
+        ),
+        changes_state=True,
+    )
+    try:
+        with transaction.atomic():
+            SavedCard.objects.create(customer=customer, stripe_customer_id=created.id)
+    except IntegrityError:
+        pass  # another request stored it first (the same Customer: same idempotency key)
+    return SavedCard.objects.get(customer=customer).stripe_customer_id
+
+
+def forget_stripe_customer(*, customer: Customer) -> None:
+    """Stripe does not know the stored Customer (another account's, or a reset sandbox's): drop it and its card."""
+    logger.warning("customer %s: the stored Stripe Customer is unknown to Stripe; a new one is created", customer.pk)
+    SavedCard.objects.filter(customer=customer).delete()
+
+
+def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
+    """Keep the card an authorised payment was made with, when Stripe saved it on the customer's Customer for
+    off-session use. Best effort: a card that cannot be read back now is simply not offered for auto-renew."""
+    method_id = intent.payment_method if isinstance(intent.payment_method, str) else None
+    if not method_id or intent.setup_future_usage != "off_session" or not intent.customer:
+        return None
+    row = SavedCard.objects.filter(customer_id=payment.customer_id, stripe_customer_id=intent.customer).first()
+    if row is None:
+        return None
+    try:
+        method = stripe_client.call(
+            "payment method retrieve", lambda client: client.v1.payment_methods.retrieve(method_id)
+        )
+    except PaymentError as err:
+        logger.warning("payment %s: its card could not be read back (%s); not saved", payment.pk, err.detail)
+        return None
+    card = method.card
+    replaced = row.payment_method_id if row.payment_method_id and row.payment_method_id != method.id else ""
+    SavedCard.objects.filter(pk=row.pk).update(
+        payment_method_id=method.id,
+        brand=str(card.brand or "card")[:32],
+        last4=str(card.last4 or "")[:4],
+        exp_month=card.exp_month,
+        exp_year=card.exp_year,
+        saved_at=timezone.now(),
+    )
+    row.refresh_from_db()
+    if replaced:
+        _detach_quietly(replaced)  # one card is kept: the one paid with last
+    return row
+
+
+def _detach_quietly(method_id: str) -> None:
+    try:
+        stripe_client.call(
+            "payment method detach", lambda client: client.v1.payment_methods.detach(method_id), changes_state=True
+        )
+    except PaymentError as err:
+        logger.info("detaching the replaced card %s: %s", method_id, err.detail)
+
+
+def card_remove(*, customer: Customer) -> bool:
+    """Detach the saved card at Stripe and forget it here. False when there was none."""
+    card = saved_card_for(customer)
+    if card is None:
+        return False
+    method_id = card.payment_method_id
+    try:
+        stripe_client.call(
+            "payment method detach",
+            lambda client: client.v1.payment_methods.detach(method_id),
+            changes_state=True,
+        )
+    except PaymentRefused as err:
+        # Already detached (removed at Stripe, or a second click): forgetting it here is all that is left.
+        logger.info("detaching %s: %s", method_id, err.detail)
+    SavedCard.objects.filter(pk=card.pk, payment_method_id=method_id).update(
+        payment_method_id="", brand="", last4="", exp_month=None, exp_year=None, saved_at=None
+    )
+    return True

@@ -1,0 +1,95 @@
+"""Stripe releases an uncaptured authorisation after 7 days: staff hear of one still held after
+PAYMENT_AUTHORISATION_ALERT_DAYS, once per payment, by email and on the admin's banner."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from billing.models import Payment
+from billing.services import LineOutcome, payment_settle
+from billing.tasks import alert_expiring_authorisations
+from storefront.scheduler import DEFAULT_JOBS
+from tests.billing.conftest import GOOD_CARD
+
+pytestmark = pytest.mark.django_db
+OPS = [("Ops", "ops@example.org")]
+
+
+@pytest.fixture
+def held(start, stripe_sandbox, registrar):
+    """A payment authorised with one line's registration unknown: nothing captured, the authorisation held."""
+
+    def hold(*, days_ago: float) -> Payment:
+        registrar.outcomes["example.org"] = LineOutcome.UNKNOWN
+        started = start()
+        stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD)
+        payment = payment_settle(session_id=started.payment.stripe_session_id)
+        assert payment.status == Payment.Status.AUTHORISED
+        Payment.objects.filter(pk=payment.pk).update(created_at=timezone.now() - dt.timedelta(days=days_ago))
+        return payment
+
+    return hold
+
+
+@override_settings(ADMINS=OPS, PAYMENT_AUTHORISATION_ALERT_DAYS=5)
+def test_staff_are_mailed_once_per_payment_whose_authorisation_is_about_to_lapse(held, mailoutbox):
+    old = held(days_ago=5.5)
+    recent = held(days_ago=4)
+
+    assert alert_expiring_authorisations.enqueue().return_value == 1
+    [message] = mailoutbox
+    assert message.to == ["ops@example.org"]
+    assert "1 payment authorisation(s) expire soon" in message.subject
+    assert f"Payment {old.pk} of " in message.body
+    assert "47.49 USD authorised" in message.body
+    assert f"/admin/billing/payment/{old.pk}/change/" in message.body
+    assert f"Payment {recent.pk} " not in message.body
+
+    # The next hourly runs: nothing new for the same payment.
+    assert alert_expiring_authorisations.enqueue().return_value == 0
+    assert len(mailoutbox) == 1
+
+    # A day later the other one crosses the line: it alone is mailed.
+    Payment.objects.filter(pk=recent.pk).update(created_at=timezone.now() - dt.timedelta(days=5, hours=1))
+    assert alert_expiring_authorisations.enqueue().return_value == 1
+    assert f"Payment {recent.pk} of " in mailoutbox[1].body
+    assert f"Payment {old.pk} " not in mailoutbox[1].body
+
+
+@override_settings(ADMINS=OPS, PAYMENT_AUTHORISATION_ALERT_DAYS=5)
+def test_settled_payments_raise_no_alert(start, stripe_sandbox, registrar, mailoutbox):
+    started = start()
+    stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD)
+    captured = payment_settle(session_id=started.payment.stripe_session_id)
+    assert captured.status == Payment.Status.CAPTURED
+    Payment.objects.update(created_at=timezone.now() - dt.timedelta(days=6))
+    mailoutbox.clear()  # the receipt
+    assert alert_expiring_authorisations.enqueue().return_value == 0
+    assert mailoutbox == []
+
+
+def test_without_admins_nothing_is_marked_and_the_admin_banner_shows_it(held, admin_client, mailoutbox):
+    payment = held(days_ago=6)
+    assert alert_expiring_authorisations.enqueue().return_value == 0
+    payment.refresh_from_db()
+    assert payment.expiry_alerted_at is None  # mailed as soon as someone is configured to receive it
+
+    index = admin_client.get("/admin/").content.decode()
+    assert "1 payment authorisation(s) still not captured after 5 days" in index
+    assert "/admin/billing/payment/?attention=expiring" in index
+    listing = admin_client.get("/admin/billing/payment/?attention=expiring")
+    assert [p.pk for p in listing.context["cl"].result_list] == [payment.pk]
+
+    with override_settings(ADMINS=OPS):
+        assert alert_expiring_authorisations.enqueue().return_value == 1
+    payment.refresh_from_db()
+    assert payment.expiry_alerted_at is not None
+
+
+def test_the_scheduler_runs_the_check_hourly():
+    job = next(job for job in DEFAULT_JOBS if job.task == "billing.tasks.alert_expiring_authorisations")
+    assert job.cron == "37 * * * *"
