@@ -107,6 +107,7 @@ def test_a_visitor_switches_to_spanish_searches_signs_up_and_buys_in_spanish(pag
     expect(page.locator("address")).to_contain_text("Estados Unidos")
     spanish_only(page, "checkout review")
     shots("i18n-checkout-es")
+    page.get_by_label(re.compile("^Acepto las condiciones del servicio")).check()
     page.get_by_role("button", name=re.compile(r"^Comprar ahora")).click()
 
     expect(page.get_by_role("heading", name="Tu pedido")).to_be_visible()
