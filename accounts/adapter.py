@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.sites.shortcuts import get_current_site
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from storefront.brand import brand_context, from_email
 from storefront.request_helpers import client_address, safe_next
@@ -53,7 +54,9 @@ class AccountAdapter(DefaultAccountAdapter):
             return
         from accounts.tasks import send_email_verification
 
-        send_email_verification.enqueue(email_address_id=emailconfirmation.email_address.pk, signup=signup)
+        send_email_verification.enqueue(
+            email_address_id=emailconfirmation.email_address.pk, signup=signup, language=get_language() or ""
+        )
 
     def send_password_reset_mail(self, user: Any, email: str, context: dict[str, Any]) -> None:
         if sending_now.get():
@@ -61,7 +64,7 @@ class AccountAdapter(DefaultAccountAdapter):
             return
         from accounts.tasks import send_password_reset_email
 
-        send_password_reset_email.enqueue(user_id=user.pk, email=email)
+        send_password_reset_email.enqueue(user_id=user.pk, email=email, language=get_language() or "")
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
         if sending_now.get():

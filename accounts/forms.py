@@ -14,6 +14,9 @@ from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import format_lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts import passwords
 from storefront import countries
@@ -32,7 +35,7 @@ _ZIPCODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$")
 HTML_ASCII = r"[\x20-\x7E]+"
 HTML_ZIPCODE = r"[A-Za-z0-9][A-Za-z0-9 \-]{0,14}"
 HTML_PASSWORD = passwords.HTML_PATTERN
-ASCII_TITLE = "English letters, digits and punctuation only (ASCII)."
+ASCII_TITLE = _("English letters, digits and punctuation only (ASCII).")
 
 
 # Letters that Unicode does not decompose into an English letter plus an accent.
@@ -67,8 +70,9 @@ class AsciiMixin(forms.Field):
 
     A Field itself (first in the bases of a CharField or EmailField) so that its super() calls are typed."""
 
-    non_ascii_message = "Please use English (ASCII) characters only in %(field)s — the domain registry requires it."
-    suggestion_message = " You could write it as “%(suggestion)s”."
+    # The provider's rule explained in the customer's language; the suggested spelling stays in English letters.
+    non_ascii_message = _("Please use English (ASCII) characters only in %(field)s — the domain registry requires it.")
+    suggestion_message = _("You could write it as “%(suggestion)s”.")
     # Names and addresses get a suggested spelling; an email address or a password must be exactly as typed.
     suggest_spelling = False
 
@@ -76,11 +80,11 @@ class AsciiMixin(forms.Field):
         value = super().to_python(value)
         if isinstance(value, str) and not _PRINTABLE_ASCII.match(value):
             params = {"field": self.label, "suggestion": ""}
-            message = self.non_ascii_message
+            message = str(self.non_ascii_message)
             suggestion = ascii_spelling(value) if self.suggest_spelling else None
             if suggestion and _PRINTABLE_ASCII.match(suggestion):
                 params["suggestion"] = suggestion
-                message += self.suggestion_message
+                message = f"{message} {self.suggestion_message}"
             raise ValidationError(message, code="non_ascii", params=params)
         return value
 
@@ -97,7 +101,15 @@ class AsciiEmailField(AsciiMixin, forms.EmailField):
     pass
 
 
-def _text(label: str, *, max_length: int = 255, required: bool = True, autocomplete: str = "", help_text: str = ""):
+def _text(
+    label: Any,
+    *,
+    required_message: Any = "",
+    max_length: int = 255,
+    required: bool = True,
+    autocomplete: str = "",
+    help_text: Any = "",
+):
     widget_attrs = {"pattern": HTML_ASCII, "title": ASCII_TITLE}
     if autocomplete:
         widget_attrs["autocomplete"] = autocomplete
@@ -108,8 +120,10 @@ def _text(label: str, *, max_length: int = 255, required: bool = True, autocompl
         help_text=help_text,
         widget=forms.TextInput(attrs=widget_attrs),
         error_messages={
-            "required": f"Please enter your {label.lower()}.",
-            "max_length": f"{label} can be at most %(limit_value)d characters (it has %(show_value)d).",
+            "required": required_message,
+            "max_length": format_lazy(
+                _("{label} can be at most %(limit_value)d characters (it has %(show_value)d)."), label=label
+            ),
         },
     )
 
@@ -128,100 +142,117 @@ def _password_widget(autocomplete: str) -> forms.PasswordInput:
 
 class SignupForm(forms.Form):
     error_messages = {
-        "email_taken": "An account with this email already exists. Please sign in instead.",
-        "state_not_in_country": "Please choose a state or province of %(country)s (or Other).",
-        "phone_digits": "Enter the phone number with digits (spaces, dashes and brackets are fine).",
-        "phone_leading_zero": "The domain registry does not accept a number that starts with 0 after the dialling "
-        "prefix. Please give another number, a mobile number for example.",
-        "phone_invalid": "This is not a valid phone number for the dialling prefix +%(prefix)s.",
-        "phone_other_prefix": "This number starts with +%(typed)s but the dialling prefix is +%(prefix)s: "
-        "change one of them so they agree.",
-        "phone_too_long": "With the dialling prefix the number can have at most 15 digits.",
-        "phone_too_short": "The phone number needs at least 4 digits.",
-        "country_code_invalid": "Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44).",
-        "zipcode_invalid": "Enter the postal code with letters, digits, spaces or hyphens only (at most 15).",
+        "email_taken": _("An account with this email already exists. Please sign in instead."),
+        "state_not_in_country": _("Please choose a state or province of %(country)s (or Other)."),
+        "phone_digits": _("Enter the phone number with digits (spaces, dashes and brackets are fine)."),
+        "phone_leading_zero": _(
+            "The domain registry does not accept a number that starts with 0 after the dialling "
+            "prefix. Please give another number, a mobile number for example."
+        ),
+        "phone_invalid": _("This is not a valid phone number for the dialling prefix +%(prefix)s."),
+        "phone_other_prefix": _(
+            "This number starts with +%(typed)s but the dialling prefix is +%(prefix)s: "
+            "change one of them so they agree."
+        ),
+        "phone_too_long": _("With the dialling prefix the number can have at most 15 digits."),
+        "phone_too_short": _("The phone number needs at least 4 digits."),
+        "country_code_invalid": _("Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44)."),
+        "zipcode_invalid": _("Enter the postal code with letters, digits, spaces or hyphens only (at most 15)."),
         **passwords.MESSAGES,
-        "password_mismatch": "The two passwords do not match.",
+        "password_mismatch": _("The two passwords do not match."),
     }
 
-    name = _text("Full name", autocomplete="name", help_text="Your full legal name, as the domain's registrant.")
-    company = _text("Company", required=False, autocomplete="organization")
+    name = _text(
+        _("Full name"),
+        required_message=_("Please enter your full name."),
+        autocomplete="name",
+        help_text=_("Your full legal name, as the domain's registrant."),
+    )
+    company = _text(_("Company"), required=False, autocomplete="organization")
     email = AsciiEmailField(
-        label="Email",
+        label=_("Email"),
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email", "inputmode": "email"}),
-        error_messages={"required": "Please enter your email address.", "invalid": "Enter a valid email address."},
-        help_text="You sign in with it; it is also the domain's contact email.",
+        error_messages={
+            "required": _("Please enter your email address."),
+            "invalid": _("Enter a valid email address."),
+        },
+        help_text=_("You sign in with it; it is also the domain's contact email."),
     )
     country = forms.ChoiceField(
-        label="Country",
+        label=_("Country"),
         choices=(),
         widget=forms.Select(attrs={"autocomplete": "country"}),
         error_messages={
-            "required": "Please choose your country.",
-            "invalid_choice": "Please choose a country from the list.",
+            "required": _("Please choose your country."),
+            "invalid_choice": _("Please choose a country from the list."),
         },
     )
     # Chosen, not typed: the value must be one of the country's published states (checked in clean()). Not an
     # ASCII field, because the provider's own countries file (COUNTRIES_FILE) lists names such as "Bulqizë".
     state = forms.CharField(
-        label="State or province",
+        label=_("State or province"),
         max_length=255,
         widget=forms.Select(),
-        error_messages={"required": "Please choose your state or province (Other if yours is not listed)."},
+        error_messages={"required": _("Please choose your state or province (Other if yours is not listed).")},
     )
-    address = _text("Street address", autocomplete="street-address", help_text="House number and street name.")
-    city = _text("City", autocomplete="address-level2")
+    address = _text(
+        _("Street address"),
+        required_message=_("Please enter your street address."),
+        autocomplete="street-address",
+        help_text=_("House number and street name."),
+    )
+    city = _text(_("City"), required_message=_("Please enter your city."), autocomplete="address-level2")
     zipcode = AsciiCharField(
-        label="Postal code",
+        label=_("Postal code"),
         max_length=15,
         widget=forms.TextInput(attrs={"autocomplete": "postal-code", "pattern": HTML_ZIPCODE}),
         error_messages={
-            "required": "Please enter your postal code.",
-            "max_length": "The postal code can be at most %(limit_value)d characters.",
+            "required": _("Please enter your postal code."),
+            "max_length": _("The postal code can be at most %(limit_value)d characters."),
         },
     )
     country_code = AsciiCharField(
-        label="Dialling prefix",
+        label=_("Dialling prefix"),
         max_length=3,
         widget=forms.TextInput(
             attrs={"inputmode": "numeric", "pattern": "[1-9][0-9]{0,2}", "autocomplete": "tel-country-code"}
         ),
         error_messages={
-            "required": "Please enter the dialling prefix.",
-            "max_length": "The dialling prefix has at most 3 digits.",
+            "required": _("Please enter the dialling prefix."),
+            "max_length": _("The dialling prefix has at most 3 digits."),
         },
-        help_text="Filled in from your country; change it if your phone is from elsewhere.",
+        help_text=_("Filled in from your country; change it if your phone is from elsewhere."),
     )
     phone = AsciiCharField(
-        label="Phone",
+        label=_("Phone"),
         max_length=PHONE_TYPED_MAX,
         widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel-national"}),
         error_messages={
-            "required": "Please enter your phone number.",
-            "max_length": "That is too long for a phone number (at most %(limit_value)d characters).",
+            "required": _("Please enter your phone number."),
+            "max_length": _("That is too long for a phone number (at most %(limit_value)d characters)."),
         },
-        help_text="As you would write it, e.g. 020 7946 0000 or +44 20 7946 0000.",
+        help_text=_("As you would write it, e.g. 020 7946 0000 or +44 20 7946 0000."),
     )
     password = AsciiCharField(
-        label="Password",
+        label=_("Password"),
         strip=False,
         widget=_password_widget("new-password"),
-        error_messages={"required": "Please choose a password."},
+        error_messages={"required": _("Please choose a password.")},
         help_text=passwords.SUMMARY,
     )
     password2 = AsciiCharField(
-        label="Password again",
+        label=_("Password again"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password", "maxlength": PASSWORD_MAX}),
-        error_messages={"required": "Please type the password again."},
+        error_messages={"required": _("Please type the password again.")},
     )
 
     def __init__(self, *args: Any, login_url: str = "", **kwargs: Any) -> None:
         """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
         super().__init__(*args, **kwargs)
         self.login_url = login_url or reverse("login")
-        cast(forms.ChoiceField, self.fields["country"]).choices = [("", "Choose your country"), *country_choices()]
+        cast(forms.ChoiceField, self.fields["country"]).choices = [("", _("Choose your country")), *country_choices()]
         self.fields["state"].widget.choices = state_choices(self.selected_country())
         self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         # Live feedback through htmx; without JavaScript these attributes do nothing and the form still works.
@@ -262,7 +293,7 @@ class SignupForm(forms.Form):
 
     def email_taken_message(self, email: str) -> str:
         return format_html(
-            '{} <a href="{}">Sign in</a> or <a href="{}">reset your password</a>.',
+            gettext('{} <a href="{}">Sign in</a> or <a href="{}">reset your password</a>.'),
             self.error_messages["email_taken"],
             self.login_url,
             reverse("password_reset"),
@@ -382,11 +413,11 @@ def state_choices(alpha2: str) -> list[tuple[str, str]]:
     """The state select: a country with states starts at "Choose…" (nothing is picked for the customer);
     without states, Other is the only answer; without a country yet, there is nothing to choose."""
     if not countries.country(alpha2):
-        return [("", "Choose your country first")]
+        return [("", _("Choose your country first"))]
     states = countries.states_for(alpha2)
     if states == (countries.OTHER,):
         return [(countries.OTHER, countries.OTHER)]
-    return [("", "Choose your state or province"), *((state, state) for state in states)]
+    return [("", _("Choose your state or province")), *((state, state) for state in states)]
 
 
 def initial_state(alpha2: str) -> str:
@@ -395,7 +426,9 @@ def initial_state(alpha2: str) -> str:
 
 
 def country_choices() -> list[tuple[str, str]]:
-    return [(found.alpha2, found.name) for found in countries.countries()]
+    # In the customer's language, in that language's alphabetical order (accents aside: Ámsterdam sorts with A).
+    named = [(found.alpha2, found.display_name) for found in countries.countries()]
+    return sorted(named, key=lambda choice: countries.to_ascii(choice[1]).casefold())
 
 
 def _is_unconfirmed(user: Any) -> bool:
@@ -417,10 +450,10 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
         )
         if self.authenticators:
             self.fields["code"] = forms.CharField(
-                label="Two-factor code",
-                help_text="The 6-digit code from your authenticator app, or one of your recovery codes.",
+                label=_("Two-factor code"),
+                help_text=_("The 6-digit code from your authenticator app, or one of your recovery codes."),
                 widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-                error_messages={"required": "Enter the code from your authenticator app."},
+                error_messages={"required": _("Enter the code from your authenticator app.")},
             )
 
     def clean_code(self) -> str:
@@ -428,7 +461,7 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
         if "password" not in self.cleaned_data:
             return code  # a code is used up once accepted: never spend it on an attempt that fails anyway
         if not any(authenticator.wrap().validate_code(code) for authenticator in self.authenticators):
-            raise ValidationError("That code is not correct. Please try again.", code="incorrect_code")
+            raise ValidationError(_("That code is not correct. Please try again."), code="incorrect_code")
         return code
 
 
@@ -440,8 +473,10 @@ class CustomerAddEmailForm(AddEmailForm):
         customer = getattr(self.user, "customer", None)
         if customer is not None and customer.customer_id is not None:
             raise ValidationError(
-                "Your email address is also your contact at the domain registry, which cannot change it yet. "
-                "Please contact us to change it.",
+                _(
+                    "Your email address is also your contact at the domain registry, which cannot change it yet. "
+                    "Please contact us to change it."
+                ),
                 code="email_locked",
             )
         return super().clean_email()

@@ -26,6 +26,9 @@ class Customer(models.Model):
     # When the provider signup was sent and its answer not yet stored: set with `customer_id` empty means the
     # outcome is unknown (staff reconcile it). See accounts/services.py.
     signup_sent_at = models.DateTimeField(null=True, blank=True)
+    # The language the customer last used the site in (settings.LANGUAGES): emails sent later by the worker
+    # (order outcomes, renewal reminders) are written in it. Empty: the site's default.
+    language = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -41,4 +44,4 @@ class Customer(models.Model):
     @property
     def country_name(self) -> str:
         found = countries.country(self.country)
-        return found.name if found else self.country
+        return found.display_name if found else self.country

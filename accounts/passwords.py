@@ -12,13 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 SPECIALS = "~*!@$#%_+.?:,{}"
 MIN_LENGTH, MAX_LENGTH = 9, 15
 SPECIALS_SHOWN = " ".join(SPECIALS)
-SUMMARY = (
-    f"{MIN_LENGTH} to {MAX_LENGTH} characters with an uppercase letter, a lowercase letter, a digit and one of "
-    f"{SPECIALS_SHOWN}"
+SUMMARY = format_lazy(
+    _("{minimum} to {maximum} characters with an uppercase letter, a lowercase letter, a digit and one of {symbols}"),
+    minimum=MIN_LENGTH,
+    maximum=MAX_LENGTH,
+    symbols=SPECIALS_SHOWN,
 )
 # The browser's copy of the rules for <input pattern> (compiled with the `v` flag: braces escaped).
 HTML_PATTERN = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za-z0-9~*!@$#%_+.?:,\{\}]{9,15}"
@@ -27,22 +32,28 @@ HTML_PATTERN = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za
 @dataclass(frozen=True)
 class Rule:
     code: str  # also the `data-rule` name the browser script checks
-    shown: str  # the checklist line
-    message: str  # the error when the rule is broken
+    shown: str | Promise  # the checklist line
+    message: str | Promise  # the error when the rule is broken
 
 
 RULES = (
     Rule(
-        "password_length", f"{MIN_LENGTH} to {MAX_LENGTH} characters", f"Use {MIN_LENGTH} to {MAX_LENGTH} characters."
+        "password_length",
+        format_lazy(_("{minimum} to {maximum} characters"), minimum=MIN_LENGTH, maximum=MAX_LENGTH),
+        format_lazy(_("Use {minimum} to {maximum} characters."), minimum=MIN_LENGTH, maximum=MAX_LENGTH),
     ),
-    Rule("password_upper", "an uppercase letter (A-Z)", "Include at least one uppercase letter (A-Z)."),
-    Rule("password_lower", "a lowercase letter (a-z)", "Include at least one lowercase letter (a-z)."),
-    Rule("password_digit", "a digit (0-9)", "Include at least one digit (0-9)."),
-    Rule("password_special", "one of", f"Include at least one of these symbols: {SPECIALS_SHOWN}"),
+    Rule("password_upper", _("an uppercase letter (A-Z)"), _("Include at least one uppercase letter (A-Z).")),
+    Rule("password_lower", _("a lowercase letter (a-z)"), _("Include at least one lowercase letter (a-z).")),
+    Rule("password_digit", _("a digit (0-9)"), _("Include at least one digit (0-9).")),
+    Rule(
+        "password_special",
+        _("one of"),
+        format_lazy(_("Include at least one of these symbols: {symbols}"), symbols=SPECIALS_SHOWN),
+    ),
     Rule(
         "password_chars",
-        "no other symbols, spaces or accents",
-        f"Use only letters, digits and these symbols: {SPECIALS_SHOWN}",
+        _("no other symbols, spaces or accents"),
+        format_lazy(_("Use only letters, digits and these symbols: {symbols}"), symbols=SPECIALS_SHOWN),
     ),
 )
 MESSAGES = {rule.code: rule.message for rule in RULES}
@@ -74,4 +85,4 @@ class ProviderPasswordValidator:
             raise ValidationError(problems)
 
     def get_help_text(self) -> str:
-        return f"Your password needs {SUMMARY}."
+        return str(format_lazy(_("Your password needs {summary}."), summary=SUMMARY))

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts import services
 from accounts.middleware import known_browser_users
@@ -34,9 +35,13 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
             # The address cannot be confirmed twice: the worker tries again, with a growing delay.
             run_after = timezone.now() + retry_delay(attempt=1)
             provider_signup_retry.using(run_after=run_after).enqueue(customer_pk=customer.pk)
-        messages.error(request, f"Your email is confirmed, but we could not finish your account. {provider_error(err)}")
+        messages.error(
+            request,
+            gettext("Your email is confirmed, but we could not finish your account. %(reason)s")
+            % {"reason": provider_error(err)},
+        )
     else:
-        messages.success(request, "Your email is confirmed and your account is ready to buy domains.")
+        messages.success(request, gettext("Your email is confirmed and your account is ready to buy domains."))
 
 
 @receiver(user_logged_in)

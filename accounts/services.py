@@ -31,6 +31,7 @@ from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from accounts import passwords
 from accounts.models import Customer
@@ -53,7 +54,7 @@ class SignupError(Exception):
 class EmailTaken(SignupError):
     """The email already has an account, with us or (`at_provider`) with the provider."""
 
-    message = "An account with this email already exists. Please sign in instead."
+    message = gettext_lazy("An account with this email already exists. Please sign in instead.")
 
     def __init__(self, message: str = "", *, at_provider: bool = False) -> None:
         super().__init__(message)
@@ -63,7 +64,7 @@ class EmailTaken(SignupError):
 class SignupUnconfirmed(SignupError):
     """The provider may or may not have created the customer; the local record waits for staff."""
 
-    message = (
+    message = gettext_lazy(
         "We could not confirm your account with the domain registry. Our staff have been notified and will "
         "confirm it; you can buy as soon as they have. Please contact support if this takes more than a day."
     )
@@ -94,7 +95,7 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
         if locked.customer_id is not None:
             return locked
         if not EmailAddress.objects.filter(user=locked.user, email__iexact=locked.user.email, verified=True).exists():
-            raise SignupError("Please confirm your email address first.")
+            raise SignupError(gettext_lazy("Please confirm your email address first."))
         sent_at = locked.signup_sent_at
         resend = sent_at is not None
         if sent_at is not None and now - sent_at < IN_FLIGHT:

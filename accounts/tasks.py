@@ -23,6 +23,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.mail import EmailMultiAlternatives, mail_admins
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import translation
 from django_tasks import task
 
 from accounts.adapter import sending_now
@@ -31,8 +32,9 @@ from storefront.gateway import RateLimited, Unavailable
 
 
 @contextmanager
-def _site_request() -> Iterator[HttpRequest]:
-    """A request for the site's own address, so allauth renders absolute links as a web request would."""
+def _site_request(language: str = "") -> Iterator[HttpRequest]:
+    """A request for the site's own address, so allauth renders absolute links as a web request would; the email
+    is written in `language`, the one the customer was using when it was asked for (the site's default if none)."""
     site = urlsplit(settings.SITE_URL)
     request = HttpRequest()
     request.META.update(
@@ -51,43 +53,47 @@ def _site_request() -> Iterator[HttpRequest]:
     request.session = {}  # type: ignore[assignment]
     token = sending_now.set(True)
     try:
-        with allauth_context.request_context(request):
+        with allauth_context.request_context(request), translation.override(language or settings.LANGUAGE_CODE):
+            request.LANGUAGE_CODE = translation.get_language()
             yield request
     finally:
         sending_now.reset(token)
 
 
 @task()
-def send_email_verification(*, email_address_id: int, signup: bool, attempt: int = 1) -> bool:
+def send_email_verification(*, email_address_id: int, signup: bool, attempt: int = 1, language: str = "") -> bool:
     """Email the confirmation link of this address, unless it is confirmed already. True if sent."""
     address = EmailAddress.objects.filter(pk=email_address_id, verified=False).select_related("user").first()
     if address is None:
         return False
     try:
-        with _site_request() as request:
+        with _site_request(language) as request:
             get_adapter(request).send_confirmation_mail(request, EmailConfirmationHMAC(address), signup)
     except Exception:
         retry_later(
-            send_email_verification, attempt=attempt, kwargs={"email_address_id": email_address_id, "signup": signup}
+            send_email_verification,
+            attempt=attempt,
+            kwargs={"email_address_id": email_address_id, "signup": signup, "language": language},
         )
         raise
     return True
 
 
 @task()
-def send_password_reset_email(*, user_id: int, email: str, attempt: int = 1) -> bool:
+def send_password_reset_email(*, user_id: int, email: str, attempt: int = 1, language: str = "") -> bool:
     """Email a reset link to this user if they may still reset their password. True if sent."""
     user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
     if user is None or not user.has_usable_password():
         return False
     try:
-        with _site_request() as request:
+        with _site_request(language) as request:
             key = default_token_generator.make_token(user)
             path = reverse("account_reset_password_from_key", kwargs={"uidb36": user_pk_to_url_str(user), "key": key})
             context = {"user": user, "password_reset_url": request.build_absolute_uri(path), "request": request}
             get_adapter(request).send_password_reset_mail(user, email, context)
     except Exception:
-        retry_later(send_password_reset_email, attempt=attempt, kwargs={"user_id": user_id, "email": email})
+        kwargs = {"user_id": user_id, "email": email, "language": language}
+        retry_later(send_password_reset_email, attempt=attempt, kwargs=kwargs)
         raise
     return True
 

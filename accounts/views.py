@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -168,7 +169,9 @@ def panel(request: HttpRequest) -> HttpResponse:
     try:
         issued = gateway().customer_auto_login(email=request.user.email)
     except GatewayError as err:
-        messages.error(request, f"We could not open your control panel. {provider_error(err)}")
+        messages.error(
+            request, gettext("We could not open your control panel. %(reason)s") % {"reason": provider_error(err)}
+        )
         return redirect(back)
     # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
     return HttpResponseRedirect(
@@ -214,5 +217,7 @@ def account_delete(request: AuthenticatedHttpRequest) -> HttpResponse:
         return render(request, "accounts/account_delete.html", {"customer": customer})
     privacy.customer_delete(customer=customer)
     auth_logout(request)
-    messages.info(request, "Your account was deleted. We have asked the domain registry to delete your details too.")
+    messages.info(
+        request, gettext("Your account was deleted. We have asked the domain registry to delete your details too.")
+    )
     return redirect("home")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 
 class PaymentError(Exception):
-    message = "The payment could not be completed. Nothing was charged; please try again."
+    message = _("The payment could not be completed. Nothing was charged; please try again.")
 
     def __init__(self, detail: str = "", *, code: str = "") -> None:
         super().__init__(detail or self.message)
@@ -13,13 +15,13 @@ class PaymentError(Exception):
 
 
 class PaymentsDisabled(PaymentError):
-    message = "Payments are switched off on this store for now. Please try again later."
+    message = _("Payments are switched off on this store for now. Please try again later.")
 
 
 class PaymentUnavailable(PaymentError):
     """Stripe could not be reached, answered 5xx or refused our key: nothing is known to have changed."""
 
-    message = "The payment service is not answering right now. Nothing was charged; please try again shortly."
+    message = _("The payment service is not answering right now. Nothing was charged; please try again shortly.")
 
 
 class PaymentOutcomeUnknown(PaymentUnavailable):
@@ -31,14 +33,14 @@ class PaymentRefused(PaymentError):
 
 
 class CheckoutChanged(PaymentError):
-    message = "Your basket changed since this checkout started. Please review it again."
+    message = _("Your basket changed since this checkout started. Please review it again.")
 
 
 class UnknownSession(PaymentError):
-    message = "We have no payment for this session."
+    message = _("We have no payment for this session.")
 
 
 class SessionClosed(PaymentError):
     """The checkout's payment page expired before it was paid: the checkout must be reviewed again."""
 
-    message = "Your payment page expired before the payment was made. Please review your order and pay again."
+    message = _("Your payment page expired before the payment was made. Please review your order and pay again.")

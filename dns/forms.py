@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from dns import spf
 from storefront.gateway import EDITABLE_RECORD_TYPES, DnsRecord, GatewayError, RecordType
@@ -100,44 +102,44 @@ class RecordForm(forms.Form):
     """Add a record. `existing` lets the form check the CNAME rules against the zone as it is."""
 
     type = forms.ChoiceField(
-        label="Type", choices=TYPE_CHOICES, error_messages={"invalid_choice": "Choose A, AAAA, CNAME, MX or TXT."}
+        label=_("Type"), choices=TYPE_CHOICES, error_messages={"invalid_choice": _("Choose A, AAAA, CNAME, MX or TXT.")}
     )
     host = forms.CharField(
-        label="Host",
+        label=_("Host"),
         required=False,
         max_length=MAX_NAME_LENGTH,
-        help_text="@ (or empty) for the domain itself, or a name such as www.",
-        error_messages={"max_length": "A host name is at most 253 characters."},
+        help_text=_("@ (or empty) for the domain itself, or a name such as www."),
+        error_messages={"max_length": _("A host name is at most 253 characters.")},
     )
     value = forms.CharField(
-        label="Value",
+        label=_("Value"),
         # TXT values may be pasted with quotes around each chunk; the length rule applies after they go.
         max_length=MAX_TXT_LENGTH * 2,
         strip=False,
-        error_messages={"required": "Enter the record's value.", "max_length": "That value is far too long."},
+        error_messages={"required": _("Enter the record's value."), "max_length": _("That value is far too long.")},
     )
     ttl = forms.IntegerField(
-        label="TTL (seconds)",
+        label=_("TTL (seconds)"),
         required=False,
         min_value=MIN_TTL,
         max_value=MAX_TTL,
-        help_text="Leave empty for the zone default.",
+        help_text=_("Leave empty for the zone default."),
         error_messages={
-            "invalid": "Enter the TTL as a whole number of seconds, or leave it empty.",
-            "min_value": "The TTL must be at least 300 seconds (5 minutes), or left empty for the zone default.",
-            "max_value": "The TTL can be at most 86400 seconds (1 day).",
+            "invalid": _("Enter the TTL as a whole number of seconds, or leave it empty."),
+            "min_value": _("The TTL must be at least 300 seconds (5 minutes), or left empty for the zone default."),
+            "max_value": _("The TTL can be at most 86400 seconds (1 day)."),
         },
     )
     priority = forms.IntegerField(
-        label="Priority (MX only)",
+        label=_("Priority (MX only)"),
         required=False,
         min_value=0,
         max_value=MAX_PRIORITY,
-        help_text="Lower numbers are tried first.",
+        help_text=_("Lower numbers are tried first."),
         error_messages={
-            "invalid": "Enter the priority as a whole number.",
-            "min_value": "The priority must be between 0 and 65535.",
-            "max_value": "The priority must be between 0 and 65535.",
+            "invalid": _("Enter the priority as a whole number."),
+            "min_value": _("The priority must be between 0 and 65535."),
+            "max_value": _("The priority must be between 0 and 65535."),
         },
     )
 
@@ -161,7 +163,7 @@ class RecordForm(forms.Form):
             if cleaned.get("priority") is None and "priority" not in self.errors:
                 self.add_error(
                     "priority",
-                    ValidationError("An MX record needs a priority, for example 10.", code="priority_required"),
+                    ValidationError(_("An MX record needs a priority, for example 10."), code="priority_required"),
                 )
         else:
             cleaned["priority"] = None
@@ -175,21 +177,25 @@ class RecordForm(forms.Form):
         host = normalize_host(raw, self.domain_name)
         if not host_is_valid(host, allow_underscore=record_type in UNDERSCORE_HOST_TYPES):
             if "_" in host and record_type not in UNDERSCORE_HOST_TYPES:
-                message = f"Underscores are only allowed in TXT and CNAME hosts, not in {record_type} records."
+                message = gettext("Underscores are only allowed in TXT and CNAME hosts, not in %(type)s records.") % {
+                    "type": record_type
+                }
             else:
-                message = (
+                message = gettext(
                     "Enter a host such as www or mail: letters, digits and hyphens, each part 1 to 63 "
                     "characters, not starting or ending with a hyphen. Use @ for the domain itself."
                 )
             self.add_error("host", ValidationError(message, code="invalid_host"))
         elif host != APEX and len(host) + 1 + len(self.domain_name) > MAX_NAME_LENGTH:
-            self.add_error("host", ValidationError("That host name is too long for this domain.", code="host_long"))
+            self.add_error("host", ValidationError(_("That host name is too long for this domain."), code="host_long"))
         elif record_type == "CNAME" and host == APEX:
             self.add_error(
                 "host",
                 ValidationError(
-                    "A CNAME can't be at the domain itself (@). Use an A record for the domain, "
-                    "or a CNAME on a name such as www.",
+                    _(
+                        "A CNAME can't be at the domain itself (@). Use an A record for the domain, "
+                        "or a CNAME on a name such as www."
+                    ),
                     code="cname_apex",
                 ),
             )
@@ -201,35 +207,42 @@ class RecordForm(forms.Form):
             try:
                 return str(ipaddress.IPv4Address(value))
             except ValueError:
-                self._value_error("Enter an IPv4 address such as 203.0.113.10.", "invalid_ipv4")
+                self._value_error(_("Enter an IPv4 address such as 203.0.113.10."), "invalid_ipv4")
         elif record_type == "AAAA":
             try:
                 return ipaddress.IPv6Address(value).compressed
             except ValueError:
-                self._value_error("Enter an IPv6 address such as 2001:db8::10.", "invalid_ipv6")
+                self._value_error(_("Enter an IPv6 address such as 2001:db8::10."), "invalid_ipv6")
         elif record_type in ("CNAME", "MX"):
             target = normalize_target(value)
-            what = "mail server" if record_type == "MX" else "target"
             if looks_like_ip(target):
                 self._value_error(
-                    f"A {record_type} record points to a hostname, not an IP address. Use an A record for an address.",
+                    gettext(
+                        "A %(type)s record points to a hostname, not an IP address. Use an A record for an address."
+                    )
+                    % {"type": record_type},
                     "target_is_ip",
                 )
             elif not target_is_valid(target, allow_underscore=record_type == "CNAME"):
-                self._value_error(f"Enter the {what}'s full hostname, such as mail.example.net.", "invalid_target")
+                if record_type == "MX":
+                    message = gettext("Enter the mail server's full hostname, such as mail.example.net.")
+                else:
+                    message = gettext("Enter the target's full hostname, such as mail.example.net.")
+                self._value_error(message, "invalid_target")
             return target
         elif record_type == "TXT":
             text = clean_txt(raw)
             if not text:
-                self._value_error("Enter the text of the record.", "required")
+                self._value_error(_("Enter the text of the record."), "required")
             elif len(text) > MAX_TXT_LENGTH:
                 self._value_error(
-                    f"A TXT value can be at most {MAX_TXT_LENGTH} characters (this one has {len(text)}).",
+                    gettext("A TXT value can be at most %(limit)d characters (this one has %(length)d).")
+                    % {"limit": MAX_TXT_LENGTH, "length": len(text)},
                     "txt_too_long",
                 )
             elif not all(" " <= ch <= "~" for ch in text):
                 self._value_error(
-                    "A TXT value can hold plain ASCII text only (no line breaks or accented letters).",
+                    _("A TXT value can hold plain ASCII text only (no line breaks or accented letters)."),
                     "txt_not_ascii",
                 )
             return text
@@ -249,8 +262,7 @@ class RecordForm(forms.Form):
                         self.add_error(
                             "host",
                             ValidationError(
-                                f"{host} already has {_article(other_type)} {other_type} record, and a CNAME "
-                                "can't sit beside other records. Remove that record first, or use another host.",
+                                _cname_conflict(host, other_type),
                                 code="cname_conflict",
                             ),
                         )
@@ -261,15 +273,18 @@ class RecordForm(forms.Form):
                     self.add_error(
                         "host",
                         ValidationError(
-                            f"{host} is a CNAME (an alias of {alias.value}), so it can't have other records. "
-                            "Remove the CNAME first, or use another host.",
+                            gettext(
+                                "%(host)s is a CNAME (an alias of %(alias)s), so it can't have other records. "
+                                "Remove the CNAME first, or use another host."
+                            )
+                            % {"host": host, "alias": alias.value},
                             code="host_is_cname",
                         ),
                     )
         except GatewayError as err:
             self.add_error(
                 None,
-                ValidationError(f"We couldn't check this name's existing records: {err.message}", code="lookup_failed"),
+                ValidationError(_lookup_failed(err), code="lookup_failed"),
             )
 
     def _check_single_spf(self, host: str, value: str) -> None:
@@ -281,7 +296,7 @@ class RecordForm(forms.Form):
         except GatewayError as err:
             self.add_error(
                 None,
-                ValidationError(f"We couldn't check this name's existing records: {err.message}", code="lookup_failed"),
+                ValidationError(_lookup_failed(err), code="lookup_failed"),
             )
             return
         current = [text for text in current if spf.is_spf(text)]
@@ -289,24 +304,43 @@ class RecordForm(forms.Form):
             self.add_error(
                 "value",
                 ValidationError(
-                    "%(host)s already has an SPF record (%(current)s). A name can have only one: with two, "
-                    "receivers treat SPF as broken and every message fails the check. Change the existing record "
-                    "instead, so that it lists both, for example: %(merged)s",
+                    _(
+                        "%(host)s already has an SPF record (%(current)s). A name can have only one: with two, "
+                        "receivers treat SPF as broken and every message fails the check. Change the existing record "
+                        "instead, so that it lists both, for example: %(merged)s"
+                    ),
                     code="spf_exists",
                     params={"host": host, "current": current[0], "merged": spf.merge(existing=current, new=value)},
                 ),
             )
 
 
-def _article(record_type: str) -> str:
-    return "an" if record_type[0] in "AM" else "a"
+def _cname_conflict(host: str, other_type: str) -> str:
+    # English needs "an" before A/AAAA/MX and "a" before CNAME/TXT: two sentences, so each language says it its way.
+    if other_type[0] in "AM":
+        message = gettext(
+            "%(host)s already has an %(type)s record, and a CNAME can't sit beside other records. "
+            "Remove that record first, or use another host."
+        )
+    else:
+        message = gettext(
+            "%(host)s already has a %(type)s record, and a CNAME can't sit beside other records. "
+            "Remove that record first, or use another host."
+        )
+    return message % {"host": host, "type": other_type}
+
+
+def _lookup_failed(err: GatewayError) -> str:
+    return gettext("We couldn't check this name's existing records: %(reason)s") % {"reason": err.message}
 
 
 class ChangeRecordForm(RecordForm):
     """Change one record's value, TTL or priority. Its type and host stay; `current_value` says which record."""
 
     current_value = forms.CharField(
-        label="Current value", strip=False, error_messages={"required": "Which record? The current value is missing."}
+        label=_("Current value"),
+        strip=False,
+        error_messages={"required": _("Which record? The current value is missing.")},
     )
 
     def __init__(self, *args, domain_name: str, **kwargs) -> None:
@@ -318,10 +352,10 @@ class DeleteRecordForm(forms.Form):
     """Names one record exactly as the listing shows it."""
 
     type = forms.ChoiceField(
-        choices=TYPE_CHOICES, error_messages={"invalid_choice": "Only A, AAAA, CNAME, MX and TXT records can go."}
+        choices=TYPE_CHOICES, error_messages={"invalid_choice": _("Only A, AAAA, CNAME, MX and TXT records can go.")}
     )
     host = forms.CharField(required=False, max_length=MAX_NAME_LENGTH)
-    value = forms.CharField(strip=False, error_messages={"required": "Which record? The value is missing."})
+    value = forms.CharField(strip=False, error_messages={"required": _("Which record? The value is missing.")})
 
     def __init__(self, *args, domain_name: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)

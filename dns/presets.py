@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy
 
 from dns import spf
 from dns.forms import APEX, MAX_TXT_LENGTH, RecordLookup, clean_txt, normalize_host, same_host
@@ -51,60 +52,64 @@ class PresetForm(forms.Form):
 
 class ServerForm(PresetForm):
     ip = forms.GenericIPAddressField(
-        label="Your server's IPv4 address",
+        label=gettext_lazy("Your server's IPv4 address"),
         protocol="IPv4",
         error_messages={
-            "required": "Enter the server's IPv4 address.",
-            "invalid": "Enter an IPv4 address such as 203.0.113.10.",
+            "required": gettext_lazy("Enter the server's IPv4 address."),
+            "invalid": gettext_lazy("Enter an IPv4 address such as 203.0.113.10."),
         },
     )
     www = forms.ChoiceField(
         label="www",
         choices=[
-            ("cname", "www is an alias (CNAME) of the domain"),
-            ("a", "www gets its own A record with the same address"),
-            ("none", "Leave www alone"),
+            ("cname", gettext_lazy("www is an alias (CNAME) of the domain")),
+            ("a", gettext_lazy("www gets its own A record with the same address")),
+            ("none", gettext_lazy("Leave www alone")),
         ],
         initial="cname",
     )
 
 
 class MailForm(PresetForm):
-    provider = forms.ChoiceField(label="Mail provider", choices=MAIL_PROVIDERS)
+    provider = forms.ChoiceField(label=gettext_lazy("Mail provider"), choices=MAIL_PROVIDERS)
 
 
 class SpfForm(PresetForm):
-    provider = forms.ChoiceField(label="Who sends mail for your domain", choices=MAIL_PROVIDERS)
+    provider = forms.ChoiceField(label=gettext_lazy("Who sends mail for your domain"), choices=MAIL_PROVIDERS)
 
 
 class DmarcForm(PresetForm):
     policy = forms.ChoiceField(
-        label="Policy for mail that fails the checks",
+        label=gettext_lazy("Policy for mail that fails the checks"),
         choices=[
-            ("none", "none: only report (a good start)"),
-            ("quarantine", "quarantine: send to spam"),
-            ("reject", "reject: refuse it"),
+            ("none", gettext_lazy("none: only report (a good start)")),
+            ("quarantine", gettext_lazy("quarantine: send to spam")),
+            ("reject", gettext_lazy("reject: refuse it")),
         ],
         initial="none",
     )
     rua = forms.EmailField(
-        label="Send reports to (email)",
+        label=gettext_lazy("Send reports to (email)"),
         required=False,
-        error_messages={"invalid": "Enter an email address such as dmarc@yourdomain.com, or leave it empty."},
+        error_messages={
+            "invalid": gettext_lazy("Enter an email address such as dmarc@yourdomain.com, or leave it empty.")
+        },
     )
 
 
 class VerificationForm(PresetForm):
     token = forms.CharField(
-        label="Verification text",
+        label=gettext_lazy("Verification text"),
         max_length=MAX_TXT_LENGTH * 2,
-        help_text="Paste the whole text the service gave you, e.g. google-site-verification=…",
-        error_messages={"required": "Paste the verification text the service gave you."},
+        help_text=gettext_lazy("Paste the whole text the service gave you, e.g. google-site-verification=…"),
+        error_messages={"required": gettext_lazy("Paste the verification text the service gave you.")},
     )
     host = forms.CharField(
-        label="Host",
+        label=gettext_lazy("Host"),
         required=False,
-        help_text="Usually @ (the domain itself); some services ask for a name such as _acme or _github-pages.",
+        help_text=gettext_lazy(
+            "Usually @ (the domain itself); some services ask for a name such as _acme or _github-pages."
+        ),
     )
 
 
@@ -182,18 +187,18 @@ def _replace_or_keep(
 
 
 SERVER_CHOICES = (
-    (REPLACE, "Replace them, so the domain points only at your server"),
-    (KEEP, "Keep them beside it (visitors are sent to any of the addresses)"),
+    (REPLACE, gettext_lazy("Replace them, so the domain points only at your server")),
+    (KEEP, gettext_lazy("Keep them beside it (visitors are sent to any of the addresses)")),
 )
 MAIL_CHOICES = (
-    (REPLACE, "Replace them, so mail goes only to the new provider"),
-    (KEEP, "Keep them beside it (mail is delivered to either provider)"),
+    (REPLACE, gettext_lazy("Replace them, so mail goes only to the new provider")),
+    (KEEP, gettext_lazy("Keep them beside it (mail is delivered to either provider)")),
 )
 SPF_CHOICES = (
-    (MERGE, "Merge: one SPF record that allows both"),
-    (REPLACE, "Replace: only the new provider may send as you"),
+    (MERGE, gettext_lazy("Merge: one SPF record that allows both")),
+    (REPLACE, gettext_lazy("Replace: only the new provider may send as you")),
 )
-DMARC_CHOICES = ((REPLACE, "Replace it: a name can have only one DMARC policy"),)
+DMARC_CHOICES = ((REPLACE, gettext_lazy("Replace it: a name can have only one DMARC policy")),)
 
 
 def _server_plan(wanted: list[RecordData], existing: RecordLookup, domain_name: str, choice: str) -> Plan:
@@ -284,40 +289,44 @@ PRESETS: dict[str, Preset] = {
     for preset in (
         Preset(
             slug="server",
-            title="Point the domain at a server",
-            summary="An A record for the domain itself, and www as an alias or with its own A record.",
+            title=gettext_lazy("Point the domain at a server"),
+            summary=gettext_lazy("An A record for the domain itself, and www as an alias or with its own A record."),
             form_class=ServerForm,
             build=_server,
             resolve=_server_plan,
         ),
         Preset(
             slug="mail",
-            title="Receive email",
-            summary="The MX records of your mail provider.",
+            title=gettext_lazy("Receive email"),
+            summary=gettext_lazy("The MX records of your mail provider."),
             form_class=MailForm,
             build=lambda data, domain: mx_records(data["provider"], domain),
             resolve=_mail_plan,
         ),
         Preset(
             slug="spf",
-            title="SPF: who may send email as you",
-            summary="A TXT record listing your mail provider as an allowed sender.",
+            title=gettext_lazy("SPF: who may send email as you"),
+            summary=gettext_lazy("A TXT record listing your mail provider as an allowed sender."),
             form_class=SpfForm,
             build=lambda data, domain: [RecordData(type="TXT", host="@", value=SPF_VALUES[data["provider"]])],
             resolve=_spf_plan,
         ),
         Preset(
             slug="dmarc",
-            title="DMARC policy",
-            summary="A TXT record on _dmarc telling receivers what to do with mail that fails the checks.",
+            title=gettext_lazy("DMARC policy"),
+            summary=gettext_lazy(
+                "A TXT record on _dmarc telling receivers what to do with mail that fails the checks."
+            ),
             form_class=DmarcForm,
             build=_dmarc,
             resolve=_dmarc_plan,
         ),
         Preset(
             slug="verification",
-            title="Verify the domain for a service",
-            summary="A TXT record with the text a service (Google, Microsoft, Stripe…) asks you to publish.",
+            title=gettext_lazy("Verify the domain for a service"),
+            summary=gettext_lazy(
+                "A TXT record with the text a service (Google, Microsoft, Stripe…) asks you to publish."
+            ),
             form_class=VerificationForm,
             build=_verification,
         ),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from domains.models import Order
 from storefront.gateway import (
     DnsNotActive,
@@ -29,15 +31,19 @@ class RecordData:
 
     def describe(self) -> str:
         """How the record is named to the customer: `MX record @ → mx1.example.net (priority 10)`."""
-        priority = f" (priority {self.priority})" if self.type == "MX" and self.priority is not None else ""
-        return f"{self.type} record {self.host or '@'} → {self.value}{priority}"
+        params = {"type": self.type, "host": self.host or "@", "value": self.value, "priority": self.priority}
+        if self.type == "MX" and self.priority is not None:
+            return gettext("%(type)s record %(host)s → %(value)s (priority %(priority)s)") % params
+        return gettext("%(type)s record %(host)s → %(value)s") % params
 
     def already_exists(self) -> str:
         """The sentence for the provider's bare "Duplicate record found": which record is already there."""
         # "An A", "An MX", "A CNAME": the article follows how the type's first letter is spoken.
-        article = "An" if self.type[:1] in "AEFHILMNORSX" else "A"
-        host = "the domain itself (@)" if self.host in ("", "@") else self.host
-        return f"{article} {self.type} record for {host} pointing to {self.value} already exists."
+        host = gettext("the domain itself (@)") if self.host in ("", "@") else self.host
+        params = {"type": self.type, "host": host, "value": self.value}
+        if self.type[:1] in "AEFHILMNORSX":
+            return gettext("An %(type)s record for %(host)s pointing to %(value)s already exists.") % params
+        return gettext("A %(type)s record for %(host)s pointing to %(value)s already exists.") % params
 
 
 @dataclass(frozen=True)
@@ -155,14 +161,14 @@ def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome
             record_add(order=order, record=record)
         except DnsNotActive as err:
             outcomes.append(Outcome(record=record, ok=False, message=err.message))
-            outcomes += [Outcome(record=r, ok=False, message="Not sent.") for r in records[position + 1 :]]
+            outcomes += [Outcome(record=r, ok=False, message=gettext("Not sent.")) for r in records[position + 1 :]]
             break
         except OutcomeUnknown as err:
-            outcomes.append(Outcome(record=record, ok=False, message=f"{err.message} Check the list before retrying."))
+            outcomes.append(Outcome(record=record, ok=False, message=_check_the_list(err)))
         except GatewayError as err:
             outcomes.append(Outcome(record=record, ok=False, message=_outcome_message(err, record)))
         else:
-            outcomes.append(Outcome(record=record, ok=True, message="Added."))
+            outcomes.append(Outcome(record=record, ok=True, message=gettext("Added.")))
     return outcomes
 
 
@@ -182,18 +188,25 @@ def records_replace(
     for current, new in change:
         # A "not active" answer on the way cleared the order's flag (see _call): nothing else can succeed.
         if not order.dns_active:
-            outcomes.append(Outcome(record=new, ok=False, message="Not sent.", action="change"))
+            outcomes.append(Outcome(record=new, ok=False, message=gettext("Not sent."), action="change"))
             continue
         try:
             record_change(order=order, record=new, current_value=current.value)
         except GatewayError as err:
             outcomes.append(Outcome(record=new, ok=False, message=_outcome_message(err, new), action="change"))
         else:
-            outcomes.append(Outcome(record=new, ok=True, message=f"Changed from {current.value}.", action="change"))
+            outcomes.append(
+                Outcome(
+                    record=new,
+                    ok=True,
+                    message=gettext("Changed from %(value)s.") % {"value": current.value},
+                    action="change",
+                )
+            )
     all_done = all(o.ok for o in outcomes)
     for record in remove:
         if not all_done or not order.dns_active:
-            message = "Not removed, because a change above did not go through: the old record stays in place."
+            message = gettext("Not removed, because a change above did not go through: the old record stays in place.")
             outcomes.append(Outcome(record=record, ok=False, message=message, action="remove"))
             continue
         try:
@@ -201,7 +214,7 @@ def records_replace(
         except GatewayError as err:
             outcomes.append(Outcome(record=record, ok=False, message=_outcome_message(err), action="remove"))
         else:
-            outcomes.append(Outcome(record=record, ok=True, message="Removed.", action="remove"))
+            outcomes.append(Outcome(record=record, ok=True, message=gettext("Removed."), action="remove"))
     return outcomes
 
 
@@ -217,5 +230,9 @@ def _outcome_message(err: GatewayError, record: RecordData | None = None) -> str
     if exact:
         return exact
     if isinstance(err, OutcomeUnknown):
-        return f"{err.message} Check the list before retrying."
+        return _check_the_list(err)
     return err.message
+
+
+def _check_the_list(err: GatewayError) -> str:
+    return gettext("%(reason)s Check the list before retrying.") % {"reason": err.message}

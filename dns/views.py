@@ -12,6 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
@@ -50,7 +52,7 @@ def _provider_message(err: GatewayError, record: RecordData) -> str:
     if exact:
         return exact
     # An unknown outcome says to check first: sending a change again blindly could duplicate it.
-    return str(provider_error(err, check="the list of records"))
+    return str(provider_error(err, check=_("the list of records")))
 
 
 def _editor_url(order: Order, record_type: str) -> str:
@@ -107,7 +109,7 @@ def _editor(
         except DnsNotActive:
             pass  # the flag is now off: the activate button shows again
         except GatewayError as err:
-            context["records_error"] = provider_error(err, what="read the records")
+            context["records_error"] = provider_error(err, what=_("read the records"))
             status = max(status, _error_status(request, err))
     template = "dns/_editor.html" if is_fragment(request) else "dns/records.html"
     return render(request, template, context, status=status)
@@ -123,7 +125,7 @@ def _done(request: HttpRequest, order: Order, record_type: RecordType, notice: s
 
 
 def _not_active(request: HttpRequest, order: Order, record_type: RecordType) -> HttpResponse:
-    message = "DNS is not active for this domain yet. Activate it first."
+    message = gettext("DNS is not active for this domain yet. Activate it first.")
     if is_fragment(request):
         response = _editor(request, order, record_type, error=message)
         return reswap(retarget(response, "#dns-editor"), "outerHTML")
@@ -148,12 +150,18 @@ def dns_records(request: HttpRequest, order_id: int) -> HttpResponse:
         # Whatever went wrong (down, busy, an answer lost), activating again is harmless: offer the button.
         error = replace(
             provider_error(err),
-            message=f"We could not turn on DNS for {order.domain_name} just now. Please try the button below "
-            "in a moment.",
+            message=gettext(
+                "We could not turn on DNS for %(domain)s just now. Please try the button below in a moment."
+            )
+            % {"domain": order.domain_name},
             tone="warn",
         )
         return _editor(request, order, record_type, error=error, status=_error_status(request, err))
-    notice = f"DNS is on for {order.domain_name}. You can add records now." if activated else ""
+    notice = (
+        gettext("DNS is on for %(domain)s. You can add records now.") % {"domain": order.domain_name}
+        if activated
+        else ""
+    )
     return _editor(request, order, record_type, notice=notice)
 
 
@@ -165,9 +173,9 @@ def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
         activated = services.dns_activate(order=order)
     except GatewayError as err:
         return _editor(
-            request, order, "A", error=provider_error(err, what="activate DNS"), status=_error_status(request, err)
+            request, order, "A", error=provider_error(err, what=_("activate DNS")), status=_error_status(request, err)
         )
-    notice = "DNS is active. You can add records now." if activated else "DNS was already active."
+    notice = gettext("DNS is active. You can add records now.") if activated else gettext("DNS was already active.")
     return _done(request, order, "A", notice)
 
 
@@ -237,7 +245,13 @@ def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
     except GatewayError as err:
         form.add_error(None, _provider_message(err, record))
         return _change_response(request, order, form, status=_error_status(request, err))
-    return _done(request, order, record.type, f"Changed the {record.type} record {record.host} to {record.value}.")
+    return _done(
+        request,
+        order,
+        record.type,
+        gettext("Changed the %(type)s record %(host)s to %(value)s.")
+        % {"type": record.type, "host": record.host, "value": record.value},
+    )
 
 
 def _delete_response(request: HttpRequest, order: Order, form: DeleteRecordForm, status: int = 200) -> HttpResponse:
@@ -288,7 +302,7 @@ def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
         form.add_error(None, _provider_message(err, record))
         return _delete_response(request, order, form, status=_error_status(request, err))
     record = RecordData(type=data["type"], host=data["host"], value=data["value"])
-    return _done(request, order, record.type, f"Deleted the {record.describe()}.")
+    return _done(request, order, record.type, gettext("Deleted the %(record)s.") % {"record": record.describe()})
 
 
 @dataclass(frozen=True)
@@ -326,7 +340,11 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
         except DnsNotActive:
             return _not_active(request, order, "A")
         except GatewayError as err:
-            form.add_error(None, f"We couldn't read the domain's current records to check them: {err.message}")
+            form.add_error(
+                None,
+                gettext("We couldn't read the domain's current records to check them: %(reason)s")
+                % {"reason": err.message},
+            )
             plan = None
         if plan is not None:
             checks = _check_records(order, plan.add)
@@ -348,7 +366,10 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
 
 def _preview_rows(plan: Plan, checks: list[tuple[RecordData, list[str]]]) -> list[PreviewRow]:
     rows = [PreviewRow("remove", record, []) for record in plan.remove]
-    rows += [PreviewRow("change", new, [], note=f"now: {current.value}") for current, new in plan.change]
+    rows += [
+        PreviewRow("change", new, [], note=gettext("now: %(value)s") % {"value": current.value})
+        for current, new in plan.change
+    ]
     rows += [PreviewRow("skip" if problems else "add", record, problems) for record, problems in checks]
     rows += [PreviewRow("present", record, []) for record in plan.present]
     return rows
@@ -366,11 +387,16 @@ def _apply(order: Order, plan: Plan, checks: list[tuple[RecordData, list[str]]])
     results = services.records_replace(order=order, add=sendable, change=plan.change, remove=plan.remove)
     added = {id(o.record): o for o in results[: len(sendable)]}
     outcomes = [
-        added.get(id(record)) or services.Outcome(record=record, ok=False, message="Not sent: " + " ".join(problems))
+        added.get(id(record))
+        or services.Outcome(
+            record=record, ok=False, message=gettext("Not sent: %(problems)s") % {"problems": " ".join(problems)}
+        )
         for record, problems in checks
     ]
     outcomes += results[len(sendable) :]
-    outcomes += [services.Outcome(record=r, ok=True, message="Already there.", action="present") for r in plan.present]
+    outcomes += [
+        services.Outcome(record=r, ok=True, message=gettext("Already there."), action="present") for r in plan.present
+    ]
     return outcomes
 
 

@@ -10,6 +10,8 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST, require_safe
 
 from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, line_quote
@@ -31,8 +33,8 @@ class DomainNameForm(forms.Form):
     domain_name = forms.CharField(
         max_length=80,
         error_messages={
-            "required": "Choose a domain to add.",
-            "max_length": "A domain name can be at most 80 characters.",
+            "required": _("Choose a domain to add."),
+            "max_length": _("A domain name can be at most 80 characters."),
         },
     )
 
@@ -40,7 +42,7 @@ class DomainNameForm(forms.Form):
         name = normalise_domain(self.cleaned_data["domain_name"])
         if not _DOMAIN.match(name):
             raise forms.ValidationError(
-                "That does not look like a domain name. Use the full name, for example mybrand.com.", code="invalid"
+                _("That does not look like a domain name. Use the full name, for example mybrand.com."), code="invalid"
             )
         return name
 
@@ -51,10 +53,10 @@ class DurationForm(forms.Form):
         min_value=MIN_DURATION,
         max_value=MAX_DURATION,
         error_messages={
-            "required": "Choose how many years.",
-            "invalid": "Choose a number of years from 1 to 10.",
-            "min_value": "Choose at least 1 year.",
-            "max_value": "Domains can be registered for at most 10 years.",
+            "required": _("Choose how many years."),
+            "invalid": _("Choose a number of years from 1 to 10."),
+            "min_value": _("Choose at least 1 year."),
+            "max_value": _("Domains can be registered for at most 10 years."),
         },
     )
 
@@ -66,13 +68,13 @@ class DurationForm(forms.Form):
         duration = self.cleaned_data["duration"]
         if self.line is not None and duration < self.line.min_term:
             raise forms.ValidationError(
-                "Domains ending in .%(tld)s need at least %(years)d years.",
+                _("Domains ending in .%(tld)s need at least %(years)d years."),
                 code="below_minimum_term",
                 params={"tld": self.line.tld, "years": self.line.min_term},
             )
         if self.line is not None and duration not in self.line.durations:
             raise forms.ValidationError(
-                "Domains ending in .%(tld)s are sold for %(terms)s years.",
+                _("Domains ending in .%(tld)s are sold for %(terms)s years."),
                 code="term_not_sold",
                 params={"tld": self.line.tld, "terms": _terms_text(self.line.durations)},
             )
@@ -81,7 +83,11 @@ class DurationForm(forms.Form):
 
 def _terms_text(terms: list[int]) -> str:
     words = [str(t) for t in terms]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    return (
+        words[0]
+        if len(words) == 1
+        else gettext("%(some)s or %(last)s") % {"some": ", ".join(words[:-1]), "last": words[-1]}
+    )
 
 
 @require_safe
@@ -98,9 +104,16 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
     name = form.cleaned_data["domain_name"]
     basket = Cart(request.session)
     if name in basket:
-        return _added(request, ok=True, message=f"{name} is already in your cart.", domain_name=name)
+        return _added(
+            request,
+            ok=True,
+            message=gettext("%(domain)s is already in your cart.") % {"domain": name},
+            domain_name=name,
+        )
     if len(basket) >= MAX_LINES:
-        message = f"Your cart holds up to {MAX_LINES} domains. Check out or remove one first."
+        message = gettext("Your cart holds up to %(limit)d domains. Check out or remove one first.") % {
+            "limit": MAX_LINES
+        }
         return _added(request, ok=False, message=message, domain_name=name)
     try:
         row = _lookup(name)
@@ -111,16 +124,18 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
         return _added(request, ok=False, message=problem, domain_name=name)
     line = line_quote(book=price_book(tlds=[name.rpartition(".")[2]]), domain_name=name)
     if line is None:
-        return _added(request, ok=False, message=f"{name} is not sold here.", domain_name=name)
+        return _added(
+            request, ok=False, message=gettext("%(domain)s is not sold here.") % {"domain": name}, domain_name=name
+        )
     basket.put(line)
-    return _added(request, ok=True, message=f"{name} is in your cart.", domain_name=name)
+    return _added(request, ok=True, message=gettext("%(domain)s is in your cart.") % {"domain": name}, domain_name=name)
 
 
 @require_POST
 def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
     if Cart(request.session).remove(name):
-        messages.success(request, f"{name} was removed from your cart.")
+        messages.success(request, gettext("%(domain)s was removed from your cart.") % {"domain": name})
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
@@ -132,7 +147,7 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
     line = basket.get(name)
     if line is None:
-        messages.error(request, "That domain is not in your cart any more.")
+        messages.error(request, gettext("That domain is not in your cart any more."))
         if request.htmx:
             return _render_cart(request, fragment=True)
         return redirect("cart")
@@ -146,7 +161,12 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     book = price_book(tlds=[line.tld])
     priced = line_quote(book=book, domain_name=name, duration=form.cleaned_data["duration"], min_term=line.min_term)
     if priced is None or priced.duration != form.cleaned_data["duration"]:
-        errors = {name: [f"{name} cannot be bought for that term any more. Remove it or choose another term."]}
+        errors = {
+            name: [
+                gettext("%(domain)s cannot be bought for that term any more. Remove it or choose another term.")
+                % {"domain": name}
+            ]
+        }
         if request.htmx:
             return _render_cart(request, fragment=True, errors=errors)
         return _render_cart(request, errors=errors, status=400)
@@ -164,11 +184,11 @@ def _lookup(name: str) -> MetaSearchResult | None:
 
 def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
     if row is None:
-        return f"We could not find {name}. Search for it again."
+        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
     if row.premium:
-        return f"{name} is a premium name and cannot be bought here."
+        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
     if not row.sellable:
-        return f"{name} is already taken."
+        return gettext("%(domain)s is already taken.") % {"domain": name}
     return ""
 
 

@@ -29,7 +29,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import Customer
@@ -165,7 +166,7 @@ def _review(request: HttpRequest) -> HttpResponse:
     try:
         changes += _recheck(basket)
     except GatewayError as err:
-        error = provider_error(err, what="check the latest prices")
+        error = provider_error(err, what=_("check the latest prices"))
     lines = basket.lines()
 
     can_buy = bool(lines) and not error and customer is not None and customer.customer_id is not None
@@ -223,7 +224,7 @@ def _recheck(basket: Cart) -> list[Change]:
         gone = _not_buyable(row)
         if gone:
             basket.remove(line.domain_name)
-            changes.append(Change(line.domain_name, f"{line.domain_name} {gone}, so we removed it from your cart."))
+            changes.append(Change(line.domain_name, gone % {"domain": line.domain_name}))
             continue
         changes += _requote_line(basket, line, lower_too=True)
     return changes
@@ -248,19 +249,19 @@ def _requote_line(basket: Cart, line: CartLine, *, lower_too: bool) -> list[Chan
     )
     if today is None:
         basket.remove(name)
-        return [Change(name, f"{name} is not sold here any more, so we removed it from your cart.")]
+        return [Change(name, _not_sold_any_more(name))]
     if today.duration != line.duration:
         basket.put(today)
-        text = (
-            f"Domains ending in .{line.tld} are sold for at least {today.duration} years, so {name} is now "
-            f"{today.duration} years at {format_money(today.total)}."
-        )
+        text = gettext(
+            "Domains ending in .%(tld)s are sold for at least %(years)d years, so %(domain)s is now "
+            "%(years)d years at %(price)s."
+        ) % {"tld": line.tld, "years": today.duration, "domain": name, "price": format_money(today.total)}
         return [Change(name, text)]
     quoted = line.total
     again = requote(tld=line.tld, operation=Operation.REGISTER, years=line.duration, quoted=quoted)
     if again.price is None or again.quote is None:
         basket.remove(name)
-        return [Change(name, f"{name} is not sold here any more, so we removed it from your cart.")]
+        return [Change(name, _not_sold_any_more(name))]
     price = again.price
     if lower_too and again.quote.retail < price:
         price = again.quote.retail
@@ -277,19 +278,30 @@ def _repriced(line: CartLine, price: Money) -> CartLine:
     return replace(line, price=price.amount, currency=price.currency)
 
 
+def _not_sold_any_more(name: str) -> str:
+    return gettext("%(domain)s is not sold here any more, so we removed it from your cart.") % {"domain": name}
+
+
 def _not_buyable(row: MetaSearchResult | None) -> str:
+    """Why a line cannot be bought any more, as a sentence with a `%(domain)s` placeholder; empty when it can."""
     if row is None:
-        return "could not be found any more"
+        return gettext("%(domain)s could not be found any more, so we removed it from your cart.")
     if row.premium:
-        return "is now a premium name, which cannot be bought here"
+        return gettext(
+            "%(domain)s is now a premium name, which cannot be bought here, so we removed it from your cart."
+        )
     if not row.sellable:
-        return "is no longer available"
+        return gettext("%(domain)s is no longer available, so we removed it from your cart.")
     return ""
 
 
 def _price_change(domain_name: str, *, old: Money, new: Money, years: int) -> str:
-    term = f"{years} year{'s' if years != 1 else ''}"
-    return f"The price of {domain_name} for {term} changed from {format_money(old)} to {format_money(new)}."
+    text = ngettext(
+        "The price of %(domain)s for %(years)d year changed from %(old)s to %(new)s.",
+        "The price of %(domain)s for %(years)d years changed from %(old)s to %(new)s.",
+        years,
+    )
+    return text % {"domain": domain_name, "years": years, "old": format_money(old), "new": format_money(new)}
 
 
 def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
@@ -302,7 +314,12 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
             registration = services.registration_reconcile(registration=registration)
         if registration.status == Registration.Status.REGISTERED:
             basket.remove(registration.domain_name)
-            changes.append(Change(registration.domain_name, f"{registration.domain_name} is already yours."))
+            changes.append(
+                Change(
+                    registration.domain_name,
+                    gettext("%(domain)s is already yours.") % {"domain": registration.domain_name},
+                )
+            )
     return changes
 
 
@@ -323,7 +340,7 @@ def _place(request: HttpRequest) -> HttpResponse:
             # Nothing is bought: the review shows the error beside the box (the cart and review stand).
             request.session[ACCEPT_MISSING_KEY] = True
         else:
-            messages.error(request, "Please review your order and confirm it again.")
+            messages.error(request, gettext("Please review your order and confirm it again."))
         return redirect("checkout")
     checkout_id: uuid.UUID = form.cleaned_data["checkout_id"]
     recorded = Registration.objects.filter(checkout_id=checkout_id)
@@ -339,17 +356,21 @@ def _place(request: HttpRequest) -> HttpResponse:
             # A repeat of an order already placed (double click, retry, back button): show what happened.
             return redirect("checkout_done", checkout_id=checkout_id)
         if reviewed is None:
-            messages.error(request, "Please review your order and confirm it again.")
+            messages.error(request, gettext("Please review your order and confirm it again."))
         else:
-            messages.warning(request, "Your cart changed since you reviewed it. Please check it and confirm again.")
+            messages.warning(
+                request, gettext("Your cart changed since you reviewed it. Please check it and confirm again.")
+            )
         return redirect("checkout")
     if form.cleaned_data["review_digest"] != review_digest(checkout_id=checkout_id, lines=reviewed):
         # This tab showed another review (older prices, other lines) than the session's latest: nothing is
         # bought, and the customer sees the current review before confirming again.
         messages.warning(
             request,
-            "Your order changed since this page was shown (another tab reviewed it again). "
-            "Nothing was bought: please check the order below and confirm again.",
+            gettext(
+                "Your order changed since this page was shown (another tab reviewed it again). "
+                "Nothing was bought: please check the order below and confirm again."
+            ),
         )
         return redirect("checkout")
 

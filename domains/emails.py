@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.language import customer_language
 from accounts.models import Customer
 from domains.models import Registration, Renewal
 from domains.services import MESSAGE_CONFIRMED_LATE, outcome
@@ -109,9 +110,10 @@ def build_confirmation(
         "registered": [line for line in news if line.status == Registration.Status.REGISTERED],
         "checking": [line for line in lines if line.status == Registration.Status.UNKNOWN],
     }
-    subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
-    text = render_to_string("domains/email/checkout_body.txt", context)
-    html = render_to_string("domains/email/checkout_body.html", context)
+    with customer_language(customer):
+        subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
+        text = render_to_string("domains/email/checkout_body.txt", context)
+        html = render_to_string("domains/email/checkout_body.html", context)
     message = EmailMultiAlternatives(subject, text, from_email(), [customer.email])
     message.attach_alternative(html, "text/html")
     return message
@@ -133,8 +135,9 @@ def renewal_email_send(*, renewal_id: int) -> bool:
             "renewal": renewal,
             "order_url": settings.SITE_URL + reverse("order_detail", args=[renewal.provider_order_id]),
         }
-        subject = render_to_string("domains/email/renewed_subject.txt", context).strip()
-        text = render_to_string("domains/email/renewed_body.txt", context)
+        with customer_language(renewal.customer):
+            subject = render_to_string("domains/email/renewed_subject.txt", context).strip()
+            text = render_to_string("domains/email/renewed_body.txt", context)
         EmailMultiAlternatives(subject, text, from_email(), [renewal.customer.email]).send()
         Renewal.objects.filter(pk=renewal.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
     return True

@@ -22,6 +22,9 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import formats
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -64,15 +67,15 @@ class RenewForm(forms.Form):
         choices=[(n, n) for n in services.RENEW_YEARS],
         coerce=int,
         error_messages={
-            "required": "Choose how many years to renew for.",
-            "invalid_choice": "Choose a renewal term between 1 and 9 years.",
+            "required": _("Choose how many years to renew for."),
+            "invalid_choice": _("Choose a renewal term between 1 and 9 years."),
         },
     )
     renew_token = forms.UUIDField(
         widget=forms.HiddenInput,
         error_messages={
-            "required": "This form has expired. Please try again.",
-            "invalid": "This form has expired. Please try again.",
+            "required": _("This form has expired. Please try again."),
+            "invalid": _("This form has expired. Please try again."),
         },
     )
     # The expiry the page showed (seconds since the epoch): a renewal is from that expiry or not at all.
@@ -81,8 +84,8 @@ class RenewForm(forms.Form):
         min_value=0,
         max_value=2**40,
         error_messages={
-            "required": "This form has expired. Please reload the page and try again.",
-            "invalid": "This form has expired. Please reload the page and try again.",
+            "required": _("This form has expired. Please reload the page and try again."),
+            "invalid": _("This form has expired. Please reload the page and try again."),
         },
     )
     # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
@@ -108,7 +111,7 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
     return get_order_for_user(request.user, order_id)
 
 
-def _explain(err: GatewayError, what: str) -> ProviderError:
+def _explain(err: GatewayError, what: str | Promise) -> ProviderError:
     return provider_errors.provider_error(err, what=what)
 
 
@@ -158,7 +161,7 @@ def _render_detail(
         current = services.order_fetch(order=order)
     except GatewayError as err:
         current = None
-        provider_error = _explain(err, "load the latest details of this domain")
+        provider_error = _explain(err, _("load the latest details of this domain"))
         if isinstance(err, Unavailable) and status == 200:
             status = 503
     if current is None and not provider_error:
@@ -247,7 +250,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
         try:
             context["listing"] = services.orders_list(customer=customer, page=page, q=q)
         except GatewayError as err:
-            context["error"] = _explain(err, "load your domains")
+            context["error"] = _explain(err, _("load your domains"))
             if isinstance(err, Unavailable) and not is_fragment(request):
                 status = 503
     template = "domains/_orders_table.html" if is_fragment(request) else "domains/orders.html"
@@ -274,7 +277,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     token: uuid.UUID = form.cleaned_data["renew_token"]
     if not _renew_token_was_issued(request, order, str(token)):
         return _render_detail(
-            request, order, renew_form=form, renew_error="This form has expired. Please check and try again."
+            request, order, renew_form=form, renew_error=gettext("This form has expired. Please check and try again.")
         )
     duration: int = form.cleaned_data["duration"]
     shown: int = form.cleaned_data["expiry_timestamp"]
@@ -315,21 +318,25 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         # ExpiryMoved among them: the page is drawn afresh, with the new expiry and a new form.
         return _render_detail(request, order, renew_form=form, renew_error=err.message)
     except OutcomeUnknown:
-        message: str | ProviderError = (
+        message: str | ProviderError = gettext(
             "We could not confirm the renewal with the domain service. "
             "Please check the expiry date below before trying again."
         )
         return _render_detail(request, order, renew_form=form, renew_error=message)
     except GatewayError as err:
         status = 503 if isinstance(err, Unavailable) else 200
-        message = _explain(err, "renew the domain (nothing was charged)")
+        message = _explain(err, _("renew the domain (nothing was charged)"))
         return _render_detail(request, order, renew_form=form, renew_error=message, status=status)
     if renewed.new_expires_at is not None:
-        until = formats.date_format(renewed.new_expires_at, "M j, Y")
-        messages.success(request, f"Renewed until {until}.")
+        until = formats.date_format(renewed.new_expires_at, "DATE_FORMAT")
+        messages.success(request, gettext("Renewed until %(date)s.") % {"date": until})
     else:
-        years = f"{renewed.duration} year{'s' if renewed.duration != 1 else ''}"
-        messages.success(request, f"{renewed.domain_name} was renewed for {years}.")
+        renewed_for = ngettext(
+            "%(domain)s was renewed for %(years)d year.",
+            "%(domain)s was renewed for %(years)d years.",
+            renewed.duration,
+        )
+        messages.success(request, renewed_for % {"domain": renewed.domain_name, "years": renewed.duration})
     return redirect("order_detail", order_id=order.order_id)
 
 
@@ -463,11 +470,14 @@ _RENEWAL_FAILURES = {
 
 def _terms_sentence(terms: list[int]) -> str:
     if not terms:
-        return (
-            f"This domain is already renewed as far as the registry allows ({renewals.REGISTRY_MAX_YEARS} years "
+        return gettext(
+            "This domain is already renewed as far as the registry allows (%(limit)d years "
             "from today). It can be renewed again later."
-        )
-    return f"Choose a renewal term between {terms[0]} and {terms[-1]} years."
+        ) % {"limit": renewals.REGISTRY_MAX_YEARS}
+    return gettext("Choose a renewal term between %(shortest)d and %(longest)d years.") % {
+        "shortest": terms[0],
+        "longest": terms[-1],
+    }
 
 
 def _renew_confirmation(
@@ -485,7 +495,7 @@ def _renew_confirmation(
         current = services.order_fetch(order=order)
     except GatewayError as err:
         status = 503 if isinstance(err, Unavailable) else 200
-        return _render_detail(request, order, renew_error=_explain(err, "check this domain's expiry"), status=status)
+        return _render_detail(request, order, renew_error=_explain(err, _("check this domain's expiry")), status=status)
     if current is None or current.expiry_timestamp != shown:
         moved = renewals.ExpiryMoved(current.expires_at if current else None)
         return _render_detail(request, order, renew_error=moved.message)
@@ -517,7 +527,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     try:
         code = services.order_transfer_code(order=order).transfer_code
     except GatewayError as err:
-        error = _explain(err, "fetch the transfer code")
+        error = _explain(err, _("fetch the transfer code"))
     else:
         security_notice(request=request, what="transfer_code", detail=order.domain_name)
     if not is_fragment(request):

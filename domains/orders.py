@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -40,14 +43,24 @@ FETCH_MAX_PAGES = 5
 
 _PAGE_SIZE_KEY = "orders:page-size"
 
-STATUS_INFO: dict[str, tuple[str, str]] = {
-    Order.Status.ACTIVE: ("badge-ok", "Registered and working."),
-    Order.Status.SUSPENDED: ("badge-warn", "On hold at the registry; it may not resolve. Contact support to lift it."),
+STATUS_INFO: dict[str, tuple[str, str | Promise]] = {
+    Order.Status.ACTIVE: ("badge-ok", _("Registered and working.")),
+    Order.Status.SUSPENDED: (
+        "badge-warn",
+        _("On hold at the registry; it may not resolve. Contact support to lift it."),
+    ),
     Order.Status.PENDING_DELETE_RESTORABLE: (
         "badge-bad",
-        "About to be deleted. It can still be restored (not renewed) by our support team.",
+        _("About to be deleted. It can still be restored (not renewed) by our support team."),
     ),
-    Order.Status.EXPIRED: ("badge-bad", "The registration has lapsed. Renew it to keep the domain."),
+    Order.Status.EXPIRED: ("badge-bad", _("The registration has lapsed. Renew it to keep the domain.")),
+}
+# The provider's status words, in the customer's language (a status the provider adds later shows as it says it).
+STATUS_LABELS: dict[str, str | Promise] = {
+    Order.Status.ACTIVE: pgettext_lazy("domain status", "Active"),
+    Order.Status.SUSPENDED: pgettext_lazy("domain status", "Suspended"),
+    Order.Status.PENDING_DELETE_RESTORABLE: pgettext_lazy("domain status", "Pending Delete Restorable"),
+    Order.Status.EXPIRED: pgettext_lazy("domain status", "Expired"),
 }
 
 logger = logging.getLogger(__name__)
@@ -100,7 +113,11 @@ class OrderRow:
         return STATUS_INFO.get(self.display_status, ("badge-muted", ""))[0]
 
     @property
-    def meaning(self) -> str:
+    def status_label(self) -> str | Promise:
+        return STATUS_LABELS.get(self.display_status, self.display_status)
+
+    @property
+    def meaning(self) -> str | Promise:
         return STATUS_INFO.get(self.display_status, ("", ""))[1]
 
     @property
@@ -118,8 +135,8 @@ class OrderRow:
             return ""
         span = _rounded_span(abs(self.seconds_left))
         if self.seconds_left >= 0:
-            return "expires today" if span == "" else f"in {span}"
-        return "expired today" if span == "" else f"expired {span} ago"
+            return gettext("expires today") if span == "" else gettext("in %(span)s") % {"span": span}
+        return gettext("expired today") if span == "" else gettext("expired %(span)s ago") % {"span": span}
 
 
 def _rounded_span(seconds: float) -> str:
@@ -128,12 +145,12 @@ def _rounded_span(seconds: float) -> str:
     if days == 0:
         return ""
     if days <= 60:
-        return f"{days} day{'s' if days != 1 else ''}"
+        return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
     months = round(seconds / 86400 / 30.4375)
     if months % 12 == 0 or months >= 24:
         years = round(seconds / 86400 / 365.25)
-        return f"{years} year{'s' if years != 1 else ''}"
-    return f"{months} months"
+        return ngettext("%(count)d year", "%(count)d years", years) % {"count": years}
+    return ngettext("%(count)d month", "%(count)d months", months) % {"count": months}
 
 
 def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from billing.models import Payment, PaymentLine
 from billing.services import LineOutcome, LineResult, LineToPay, payment_line_resolve
 from domains import renewals, services
@@ -50,7 +52,13 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
     return [
         LineToPay(
             reference=line.domain_name,
-            description=f"{line.domain_name}, registration for {line.duration} year{'s' if line.duration != 1 else ''}",
+            # Stored and shown on the payment page and the receipt, in the language the customer bought in.
+            description=ngettext(
+                "%(domain)s, registration for %(years)d year",
+                "%(domain)s, registration for %(years)d years",
+                line.duration,
+            )
+            % {"domain": line.domain_name, "years": line.duration},
             price=line.total,
             details={**line.as_session(), "kind": REGISTRATION},
         )

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.language import customer_language
 from billing.cards import saved_card_for
 from domains.models import Order, RenewalReminder
 from domains.orders import renew_pricing
@@ -116,6 +117,7 @@ def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAltern
         "renew_price": quote.retail if quote is not None else None,
         "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
     }
-    subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
-    text = render_to_string("domains/email/renewal_body.txt", context)
+    with customer_language(customer):
+        subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
+        text = render_to_string("domains/email/renewal_body.txt", context)
     return EmailMultiAlternatives(subject, text, from_email(), [customer.email])

@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from domains.models import Order, Renewal
 from domains.orders import RENEW_YEARS, order_fetch, orders_cache_invalidate
@@ -30,9 +31,11 @@ logger = logging.getLogger(__name__)
 REGISTRY_MAX_YEARS = 10
 
 _ALREADY = {
-    Renewal.PENDING: "This renewal is already being processed. Please wait a moment and reload the page.",
-    Renewal.RENEWED: "Already renewed: this form was submitted before, so the domain was renewed only once.",
-    Renewal.UNKNOWN: (
+    Renewal.PENDING: gettext_lazy("This renewal is already being processed. Please wait a moment and reload the page."),
+    Renewal.RENEWED: gettext_lazy(
+        "Already renewed: this form was submitted before, so the domain was renewed only once."
+    ),
+    Renewal.UNKNOWN: gettext_lazy(
         "This renewal was submitted before but its result could not be confirmed. "
         "Check the expiry date before renewing again."
     ),
@@ -57,8 +60,10 @@ class ExpiryMoved(RenewRefused):
     def __init__(self, expires_at: dt.datetime | None) -> None:
         self.expires_at = expires_at
         super().__init__(
-            "This domain's expiry date changed since this page was opened, so nothing was renewed. "
-            "Please check the new date and the terms below, and confirm again if you still want to renew."
+            gettext(
+                "This domain's expiry date changed since this page was opened, so nothing was renewed. "
+                "Please check the new date and the terms below, and confirm again if you still want to renew."
+            )
         )
 
 
@@ -137,9 +142,11 @@ def _settle(renewal: Renewal, *, status: str, kind: str = "", detail: str = "") 
 def _check(*, order: Order, current: ProviderOrder | None, request: RenewRequest) -> None:
     """Refusals known before anything is sent (the provider's own refusal would not say why)."""
     if current is None:
-        raise RenewRefused("This domain is no longer listed in your account, so it cannot be renewed here.")
+        raise RenewRefused(gettext("This domain is no longer listed in your account, so it cannot be renewed here."))
     if current.status == Order.Status.PENDING_DELETE_RESTORABLE:
-        raise RenewRefused("This domain is pending deletion: it must be restored, not renewed. Please contact support.")
+        raise RenewRefused(
+            gettext("This domain is pending deletion: it must be restored, not renewed. Please contact support.")
+        )
     if current.expiry_timestamp != request.shown_expiry_timestamp:
         raise ExpiryMoved(current.expires_at)
     minimum = renew_min_term(order.domain_name.partition(".")[2])
@@ -147,8 +154,11 @@ def _check(*, order: Order, current: ProviderOrder | None, request: RenewRequest
         raise MinimumTerm(years=minimum)
     if request.duration not in renew_terms(domain_name=order.domain_name, expires_at=current.expires_at):
         raise RenewRefused(
-            f"Renewing for {request.duration} years would take the expiry more than {REGISTRY_MAX_YEARS} years "
-            "from today, which the registry does not allow. Please choose a shorter term."
+            gettext(
+                "Renewing for %(years)d years would take the expiry more than %(limit)d years "
+                "from today, which the registry does not allow. Please choose a shorter term."
+            )
+            % {"years": request.duration, "limit": REGISTRY_MAX_YEARS}
         )
 
 

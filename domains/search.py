@@ -30,6 +30,7 @@ from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext, gettext_lazy
 
 from storefront.gateway import DomainResult, MetaSearch, MetaSearchResult, Unavailable, ValidationRejected, gateway
 
@@ -60,7 +61,7 @@ DOMAIN_MAX = 253
 LABEL_MAX = 63
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
 _NOT_IN_A_DOMAIN = re.compile(r"[^a-z0-9.-]")
-EXAMPLE = "Use letters, numbers and hyphens, like bluebird or bluebird.com."
+EXAMPLE = gettext_lazy("Use letters, numbers and hyphens, like bluebird or bluebird.com.")
 
 
 class BadTerm(ValueError):
@@ -100,34 +101,47 @@ def search_term_parse(*, typed: str) -> SearchTerm:
     if text.startswith("www.") and text.count(".") >= 2:
         text = text[4:]
     if not text:
-        raise BadTerm(f"Type a name to search for. {EXAMPLE}")
+        raise BadTerm(gettext("Type a name to search for. %(example)s") % {"example": EXAMPLE})
     foreign = [char for char in text if ord(char) > 127 and unicodedata.category(char).startswith("L")]
     if foreign:
         plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-        hint = f" Try {plain} instead." if plain and not _NOT_IN_A_DOMAIN.search(plain) else ""
-        raise BadTerm(
-            f"Names with accented or non-Latin letters (like “{foreign[0]}”) are not supported here yet.{hint}"
-        )
+        message = gettext("Names with accented or non-Latin letters (like “%(letter)s”) are not supported here yet.")
+        if plain and not _NOT_IN_A_DOMAIN.search(plain):
+            message += " " + gettext("Try %(plain)s instead.")
+        raise BadTerm(message % {"letter": foreign[0], "plain": plain})
     if any(char.isspace() for char in text):
         words = text.split()
-        raise BadTerm(f"A domain cannot contain spaces. Try {''.join(words)} or {'-'.join(words)}.")
+        raise BadTerm(
+            gettext("A domain cannot contain spaces. Try %(joined)s or %(hyphenated)s.")
+            % {"joined": "".join(words), "hyphenated": "-".join(words)}
+        )
     bad = list(dict.fromkeys(_NOT_IN_A_DOMAIN.findall(text)))
     if bad:
         quoted = [f"“{char}”" for char in bad]
-        shown = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-        raise BadTerm(f"A domain cannot contain {shown}. {EXAMPLE}")
+        shown = (
+            quoted[0]
+            if len(quoted) == 1
+            else gettext("%(some)s or %(last)s") % {"some": ", ".join(quoted[:-1]), "last": quoted[-1]}
+        )
+        raise BadTerm(gettext("A domain cannot contain %(shown)s. %(example)s") % {"shown": shown, "example": EXAMPLE})
     parts = text.split(".")
     if not all(parts):
-        raise BadTerm(f"A domain cannot start with a dot or have two dots in a row. {EXAMPLE}")
+        raise BadTerm(
+            gettext("A domain cannot start with a dot or have two dots in a row. %(example)s") % {"example": EXAMPLE}
+        )
     if any(part.startswith("-") or part.endswith("-") for part in parts):
-        raise BadTerm("A domain cannot start or end with a hyphen, before or after a dot.")
+        raise BadTerm(gettext("A domain cannot start or end with a hyphen, before or after a dot."))
     label, _, tld = text.partition(".")
     if len(label) > LABEL_MAX:
         raise BadTerm(
-            f"The name before the extension can be at most {LABEL_MAX} characters; this one has {len(label)}."
+            gettext("The name before the extension can be at most %(limit)d characters; this one has %(length)d.")
+            % {"limit": LABEL_MAX, "length": len(label)}
         )
     if len(text) > DOMAIN_MAX:
-        raise BadTerm(f"A domain can be at most {DOMAIN_MAX} characters; this one has {len(text)}.")
+        raise BadTerm(
+            gettext("A domain can be at most %(limit)d characters; this one has %(length)d.")
+            % {"limit": DOMAIN_MAX, "length": len(text)}
+        )
     return SearchTerm(label=label, tld=tld)
 
 
@@ -213,7 +227,7 @@ def fallback_availability(term: str) -> list[DomainResult]:
     label = _LABEL_JUNK.sub("", label).strip("-")[:63]
     if not label:
         raise ValidationRejected(
-            message="Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com."
+            message=gettext_lazy("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
         )
     sold = partner_tlds()
     tlds = [typed_tld] if typed_tld in sold else []

@@ -17,8 +17,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_safe
 
 from domains.cart import Cart
@@ -53,21 +56,26 @@ logger = logging.getLogger(__name__)
 # Rows of the results list shown before "Show N more" (MetaSearch counts the rest in `results_hidden`).
 VISIBLE_RESULTS = 10
 
-DOWN_MESSAGE = "Search is unavailable right now. Please try again in a moment."
+DOWN_MESSAGE = gettext_lazy("Search is unavailable right now. Please try again in a moment.")
 
 # MetaSearch takes at most this many characters; a longer full domain is searched by its label.
 METASEARCH_MAX = 63
 # A pasted address may carry a path and a query: room for that, but not for a whole page of text.
 TYPED_MAX = 2000
 
-EMPTY_MESSAGE = "Type a name to search for, like bluebird, or a full domain like bluebird.com."
+MORE_DOMAINS = gettext_lazy("More domains")
+EMPTY_MESSAGE = gettext_lazy("Type a name to search for, like bluebird, or a full domain like bluebird.com.")
 
 
 class SearchForm(forms.Form):
     q = forms.CharField(
         required=False,
         max_length=TYPED_MAX,
-        error_messages={"max_length": f"A domain can be at most {DOMAIN_MAX} characters. Try a shorter name."},
+        error_messages={
+            "max_length": format_lazy(
+                gettext_lazy("A domain can be at most {limit} characters. Try a shorter name."), limit=DOMAIN_MAX
+            )
+        },
     )
 
 
@@ -188,14 +196,14 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     except Unauthorized as err:
         # Staff need to know the key was refused; the customer only that search is unavailable.
         logger.error("search: provider refused the storefront's key (%s)", err.status)
-        return {"state": "error", "error": provider_error(err, what="search for domains")}
+        return {"state": "error", "error": provider_error(err, what=gettext_lazy("search for domains"))}
     except Unavailable:
         return _fallback(term, seen=seen)
     except GatewayError as err:
-        return {"state": "error", "error": provider_error(err, what="search for domains")}
+        return {"state": "error", "error": provider_error(err, what=gettext_lazy("search for domains"))}
 
     if not answer.results:
-        return {"state": "empty", "message": answer.message or "No domains found for that search."}
+        return {"state": "empty", "message": answer.message or gettext("No domains found for that search.")}
     cached = ai_suggestions_if_cached(asked)
     # One price book for every TLD on the page: a few queries, whatever the number of rows.
     book = display_price_book()
@@ -229,13 +237,13 @@ def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     except ValidationRejected as err:
         return {"state": "error", "error": provider_error(err)}
     except GatewayError as err:
-        return {"state": "error", "error": provider_error(err, what="search for domains")}
+        return {"state": "error", "error": provider_error(err, what=gettext_lazy("search for domains"))}
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     book = display_price_book()
     exact = term.domain if term.tld else ""
     shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == exact) for row in rows)
-    listing = Listing(shown=shown, title="Availability")
+    listing = Listing(shown=shown, title=gettext("Availability"))
     return {"state": "fallback", "listing": listing, "searched": term.domain}
 
 
@@ -267,7 +275,7 @@ class Listing:
     hero: Row | None = None
     more: tuple[Row, ...] = ()
     more_count: int = 0
-    title: str = "More domains"
+    title: str | Promise = MORE_DOMAINS
 
 
 def _row(
@@ -311,51 +319,63 @@ def _row(
 # the template engine was half of a search's CPU time. Every value is escaped (html.escape, as Django's escape
 # does). The rows sit inside the results' one add-to-cart form (its CSRF token is in _search_results.html):
 # each button posts its own domain_name, as a plain form or with htmx into the row's status element.
-_MINE = '<span class="badge badge-mine">Your search</span>'
-_AVAILABLE = '<span class="badge badge-ok">Available</span>'
-_FREE_FIRST_YEAR = '<span class="badge badge-free">First year free</span>'
-_PREMIUM = '<span class="badge badge-warn">Premium</span><span class="muted">Not sold here</span>'
-_UNPRICED = '<span class="badge badge-muted">Available</span><span class="muted">Not sold here</span>'
-_TAKEN = '<span class="badge badge-bad">Taken</span>'
-_YOURS = '<span class="badge badge-mine">Yours</span>'
-_IN_CART = '<span class="badge badge-ok">In your cart ✓</span>'
+# The row's words, in the active language: gettext is a dictionary lookup, cheap beside the template engine.
+def _words() -> dict[str, str]:
+    # Looked up outside the f-strings: xgettext does not read calls inside them.
+    not_sold, available = gettext("Not sold here"), gettext("Available")
+    mine, free, premium = gettext("Your search"), gettext("First year free"), gettext("Premium")
+    taken, yours, in_cart = gettext("Taken"), gettext("Yours"), gettext("In your cart ✓")
+    return {
+        "mine": f'<span class="badge badge-mine">{mine}</span>',
+        "available": f'<span class="badge badge-ok">{available}</span>',
+        "free_first_year": f'<span class="badge badge-free">{free}</span>',
+        "premium": f'<span class="badge badge-warn">{premium}</span><span class="muted">{not_sold}</span>',
+        "unpriced": f'<span class="badge badge-muted">{available}</span><span class="muted">{not_sold}</span>',
+        "taken": f'<span class="badge badge-bad">{taken}</span>',
+        "yours": f'<span class="badge badge-mine">{yours}</span>',
+        "in_cart": f'<span class="badge badge-ok">{in_cart}</span>',
+    }
 
 
 def _row_html(row: Row) -> SafeString:
     domain = escape(row.domain)
+    words = _words()
     action = ""
     prefix = get_script_prefix()
     if row.status in ("available", "in_cart"):
-        free = _FREE_FIRST_YEAR if row.free_first_year else ""
-        badge = _IN_CART if row.status == "in_cart" else _AVAILABLE
+        free = words["free_first_year"] if row.free_first_year else ""
+        badge = words["in_cart"] if row.status == "in_cart" else words["available"]
         price = f'{badge}{free}<span class="price">{escape(row.price)}</span>'
     elif row.status == "premium":
-        price = _PREMIUM
+        price = words["premium"]
     elif row.status == "unpriced":
-        price = _UNPRICED
+        price = words["unpriced"]
     elif row.status == "yours":
-        price = _YOURS
+        price = words["yours"]
     else:
-        price = _TAKEN
+        price = words["taken"]
     if row.status == "available":
         button = "button" if row.featured else "button button-small"
         url = escape(_cart_add_url(prefix))
+        add_label = gettext("Add %(domain)s to cart") % {"domain": f'<span class="visually-hidden">{domain}</span>'}
         action = (
             f'<button type="submit" name="domain_name" value="{domain}" class="{button}" hx-post="{url}" '
-            f'hx-target="next .add-status" hx-disabled-elt="this">Add <span class="visually-hidden">{domain} '
-            f'</span>to cart</button><span class="add-status" role="status"></span>'
+            f'hx-target="next .add-status" hx-disabled-elt="this">{add_label}</button>'
+            '<span class="add-status" role="status"></span>'
         )
     elif row.status == "in_cart":
-        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">View cart</a>'
+        view_cart = gettext("View cart")
+        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">{view_cart}</a>'
     elif row.status == "yours" and row.order_id is not None:
         url = escape(_order_url(prefix, row.order_id))
-        action = f'<a class="result-link" href="{url}">Manage <span class="visually-hidden">{domain}</span></a>'
+        label = gettext("Manage %(domain)s") % {"domain": f'<span class="visually-hidden">{domain}</span>'}
+        action = f'<a class="result-link" href="{url}">{label}</a>'
     classes = "result-row"
     if row.featured:
         classes += " result-row-featured"
     if row.mine:
         classes += " result-row-mine"
-    mine = _MINE if row.mine else ""
+    mine = words["mine"] if row.mine else ""
     return mark_safe(  # noqa: S308 - our markup around escaped values
         f'<li class="{classes}"><div class="result-name"><span class="result-domain">{domain}</span>{mine}</div>'
         f'<div class="result-price">{price}</div><div class="result-action">{action}</div></li>'

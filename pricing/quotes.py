@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, RuleKind
 from pricing.money import Money, format_money
@@ -171,17 +172,23 @@ class PriceBook:
             return None
         renew = self.retail_price(tld=tld, operation=Operation.RENEW, years=1)
         if min_term == 1:
-            opening = "Free for the first year" if first.retail.is_zero else f"{format_money(first.retail)} first year"
+            if first.retail.is_zero:
+                opening = gettext("Free for the first year")
+            else:
+                opening = gettext("%(price)s first year") % {"price": format_money(first.retail)}
             if renew is None:
                 return opening
             if renew.retail == first.retail:
-                return f"{format_money(renew.retail)}/yr"
+                return gettext("%(price)s/yr") % {"price": format_money(renew.retail)}
         else:
-            lead = "Free" if first.retail.is_zero else format_money(first.retail)
-            opening = f"{min_term}-year minimum: {lead} for the first {min_term} years"
+            lead = gettext("Free") if first.retail.is_zero else format_money(first.retail)
+            opening = gettext("%(years)d-year minimum: %(price)s for the first %(years)d years") % {
+                "years": min_term,
+                "price": lead,
+            }
             if renew is None:
                 return opening
-        return f"{opening}, then {format_money(renew.retail)}/yr"
+        return gettext("%(opening)s, then %(price)s/yr") % {"opening": opening, "price": format_money(renew.retail)}
 
     def below_cost(self, *, key: tuple[str, str]) -> str | None:
         """The first priced term on which the rule at `key` governs and would sell below cost, in words."""
@@ -270,14 +277,20 @@ def requote(*, tld: str, operation: Operation | str, years: int, quoted: Money) 
     """Does the price the customer was quoted still stand? It does unless honouring it would now lose money."""
     quote = retail_price(tld=tld, operation=operation, years=years)
     if quote is None:
-        return Requote(stands=False, price=None, quote=None, reason=f".{_normal_tld(tld)} is not for sale right now.")
+        return Requote(
+            stands=False,
+            price=None,
+            quote=None,
+            reason=gettext(".%(tld)s is not for sale right now.") % {"tld": _normal_tld(tld)},
+        )
     if quoted.currency == quote.cost.currency and quoted >= quote.cost:
         return Requote(stands=True, price=quoted, quote=quote, reason="")
     return Requote(
         stands=False,
         price=quote.retail,
         quote=quote,
-        reason=f"The price has changed from {format_money(quoted)} to {format_money(quote.retail)}.",
+        reason=gettext("The price has changed from %(old)s to %(new)s.")
+        % {"old": format_money(quoted), "new": format_money(quote.retail)},
     )
 
 

@@ -8,6 +8,7 @@ Every state list ends with the literal `Other`, which is also the whole list for
 
 from __future__ import annotations
 
+import gettext
 import json
 import re
 import unicodedata
@@ -19,6 +20,7 @@ import phonenumbers
 import pycountry
 from django.conf import settings
 from django.core.signals import setting_changed
+from django.utils import translation
 
 OTHER = "Other"
 
@@ -29,6 +31,21 @@ class Country:
     alpha2: str
     dial_code: str
     states: tuple[str, ...]
+
+    @property
+    def display_name(self) -> str:
+        """The name shown to the customer, in the active language (pycountry's ISO 3166 translations). `name`
+        stays what is sent to the provider."""
+        language = translation.get_language() or settings.LANGUAGE_CODE
+        official = pycountry.countries.get(alpha_2=self.alpha2)
+        if language.startswith("en") or official is None:
+            return self.name
+        return _iso3166(translation.to_locale(language)).gettext(official.name)
+
+
+@cache
+def _iso3166(locale: str) -> gettext.NullTranslations:
+    return gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[locale], fallback=True)
 
 
 def to_ascii(text: str) -> str:

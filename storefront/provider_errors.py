@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
 from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
 
-PROVIDER_DOWN = "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
+PROVIDER_DOWN = _(
+    "Our domain service is not available right now, so we could not {what}. Please try again in a moment."
+)
 
 
 @dataclass(frozen=True)
@@ -30,14 +36,19 @@ class ProviderError:
         return bool(self.message)
 
 
-def provider_error(err: GatewayError, *, what: str = "", check: str = "") -> ProviderError:
+def provider_error(err: GatewayError, *, what: str | Promise = "", check: str | Promise = "") -> ProviderError:
     """The error as the customer should read it. `what` names the action for outages ("renew the domain");
     `check` names what to look at after an unknown outcome ("the list of records")."""
-    message = err.message
+    # Rendered now, in the request's language: the partial and plain `{{ error }}` both show the same sentence.
+    message = str(err.message)
     if what and isinstance(err, (Unauthorized, Unavailable)) and not isinstance(err, OutcomeUnknown):
-        message = PROVIDER_DOWN.format(what=what)
+        message = str(format_lazy(PROVIDER_DOWN, what=what))
     if isinstance(err, OutcomeUnknown):
-        message = f"{err.message} Check {check or 'the result'} before trying again."
+        message = str(
+            format_lazy(
+                _("{message} Check {check} before trying again."), message=err.message, check=check or _("the result")
+            )
+        )
     tone = "warn" if isinstance(err, (Unavailable, RateLimited, Unauthorized)) else "error"
     return ProviderError(message=message, provider_message=err.provider_message, status=err.status, tone=tone)
 

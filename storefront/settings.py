@@ -61,6 +61,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions (it reads the chosen language from the cookie set by set_language) and before common.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -71,6 +73,8 @@ MIDDLEWARE = [
     "accounts.middleware.StaffTwoFactorMiddleware",
     # Notices of sign-ins from a browser the account never used (a signed cookie of accounts seen).
     "accounts.middleware.KnownBrowserMiddleware",
+    # Remembers the signed-in customer's language for the emails the worker sends later.
+    "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -86,6 +90,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "storefront.context_processors.storefront",
@@ -186,7 +191,16 @@ MFA_PASSKEY_LOGIN_ENABLED = True
 # Browsers allow WebAuthn on http only for localhost; the test server is plain http.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages the storefront ships a catalogue for (locale/<code>/LC_MESSAGES/django.po); the customer picks one
+# in the footer, otherwise the browser's Accept-Language decides. Adding one: README "Languages".
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates are shown with `|date:"DATE_FORMAT"`: each language's own format, with the storefront's English one here.
+FORMAT_MODULE_PATH = ["storefront.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

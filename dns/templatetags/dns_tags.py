@@ -1,22 +1,27 @@
 from django import template
 from django.utils.http import urlencode
+from django.utils.translation import gettext, ngettext
 
 register = template.Library()
 
-_UNITS = ((86400, "day"), (3600, "hour"), (60, "minute"))
+_UNITS = (
+    (86400, lambda n: ngettext("%(count)d day", "%(count)d days", n)),
+    (3600, lambda n: ngettext("%(count)d hour", "%(count)d hours", n)),
+    (60, lambda n: ngettext("%(count)d minute", "%(count)d minutes", n)),
+)
 
 
 @register.filter
 def ttl(seconds: int | str | None) -> str:
     """3600 → "1 hour"; odd values stay in seconds; no value is the zone default."""
     if seconds is None or seconds == "":
-        return "Default"
+        return gettext("Default")
     seconds = int(seconds)
-    for size, unit in _UNITS:
+    for size, words in _UNITS:
         if seconds >= size and seconds % size == 0:
             count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} s"
+            return words(count) % {"count": count}
+    return gettext("%(count)d s") % {"count": seconds}
 
 
 @register.filter

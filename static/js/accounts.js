@@ -23,9 +23,9 @@
     });
   }
 
-  function checkMatch(first, second) {
+  function checkMatch(first, second, message) {
     if (second.value && first.value !== second.value) {
-      second.setCustomValidity("The two passwords do not match.");
+      second.setCustomValidity(message);
     } else {
       second.setCustomValidity("");
     }
@@ -40,8 +40,10 @@
       password.addEventListener("input", function () { checkPassword(password, list); });
       checkPassword(password, list);
       if (password2) {
-        password.addEventListener("input", function () { checkMatch(password, password2); });
-        password2.addEventListener("input", function () { checkMatch(password, password2); });
+        // The sentence comes from the page, in the customer's language (data-mismatch on the rules list).
+        var mismatch = list.dataset.mismatch || "The two passwords do not match.";
+        password.addEventListener("input", function () { checkMatch(password, password2, mismatch); });
+        password2.addEventListener("input", function () { checkMatch(password, password2, mismatch); });
       }
     });
     // A name refused for its accents: one press puts the suggested English spelling in the field.

@@ -3,6 +3,11 @@
 (function () {
   "use strict";
 
+  // The words come from the button's data attributes, in the page's language (domains/_order_transfer.html).
+  function words(button, name, fallback) {
+    return button.getAttribute("data-" + name) || fallback;
+  }
+
   function setStatus(button, text) {
     var status = button.parentElement && button.parentElement.querySelector(".copy-status");
     if (status) status.textContent = text;
@@ -25,17 +30,17 @@
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(
         function () {
-          button.textContent = "Copied";
-          setStatus(button, "Copied to the clipboard.");
+          button.textContent = words(button, "copied", "Copied");
+          setStatus(button, words(button, "copied-status", "Copied to the clipboard."));
         },
         function () {
           selectText(source);
-          setStatus(button, "Copy failed: the code is selected, press Ctrl+C or ⌘C.");
+          setStatus(button, words(button, "copy-failed", "Copy failed: the code is selected, press Ctrl+C or ⌘C."));
         }
       );
     } else {
       selectText(source);
-      setStatus(button, "The code is selected: press Ctrl+C or ⌘C to copy it.");
+      setStatus(button, words(button, "selected", "The code is selected: press Ctrl+C or ⌘C to copy it."));
     }
   });
 })();

@@ -79,7 +79,8 @@
     var elt = event.detail && event.detail.elt;
     if (!isAiPlaceholder(elt) || !elt.isConnected) return;
     var status = document.getElementById("ai-status");
-    if (status) status.textContent = "Suggestions are unavailable right now.";
+    // In the page's language: the status element carries the sentence (domains/_search_results.html).
+    if (status) status.textContent = status.getAttribute("data-unavailable") || "Suggestions are unavailable right now.";
     elt.remove();
   }
   ["htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (name) {

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
 
 class GatewayError(Exception):
     """Root of everything the gateway raises."""
 
-    default_message = "The domain service could not complete the request."
+    default_message = _("The domain service could not complete the request.")
 
     def __init__(
         self, provider_message: str = "", *, message: str = "", status: int | None = None, retryable: bool = False
@@ -30,11 +33,11 @@ class Unauthorized(GatewayError):
     """The key was refused (401/403): missing, invalid, revoked, expired or for the other environment."""
 
     # Customers cannot act on a refused key (and must not learn about it); staff see provider_message.
-    default_message = "The domain service is unavailable right now. Please try again later."
+    default_message = _("The domain service is unavailable right now. Please try again later.")
 
 
 class RateLimited(GatewayError):
-    default_message = "The domain service is busy right now. Please wait a moment and try again."
+    default_message = _("The domain service is busy right now. Please wait a moment and try again.")
 
     def __init__(
         self, provider_message: str = "", *, status: int | None = 429, retry_after: float | None = None
@@ -46,7 +49,7 @@ class RateLimited(GatewayError):
 class Unavailable(GatewayError):
     """The provider could not be reached or answered with a server error or an unreadable body."""
 
-    default_message = "The domain service is unavailable right now. Please try again in a moment."
+    default_message = _("The domain service is unavailable right now. Please try again in a moment.")
 
 
 class OutcomeUnknown(Unavailable):
@@ -55,7 +58,7 @@ class OutcomeUnknown(Unavailable):
     Never retry such a request blindly; reconcile from a listing first.
     """
 
-    default_message = "We could not confirm the result with the domain service."
+    default_message = _("We could not confirm the result with the domain service.")
 
 
 # --- Refusals: the provider answered and said no ------------------------------------------------------------
@@ -64,7 +67,7 @@ class OutcomeUnknown(Unavailable):
 class ValidationRejected(GatewayError):
     """A refusal: the provider answered deliberately and did not do it (the generic kind)."""
 
-    default_message = "The domain service refused this request."
+    default_message = _("The domain service refused this request.")
 
 
 Refused = ValidationRejected
@@ -73,31 +76,31 @@ Refused = ValidationRejected
 class NotFound(ValidationRejected):
     """The provider does not know the id (or it belongs to another partner)."""
 
-    default_message = "The domain service has no record of this."
+    default_message = _("The domain service has no record of this.")
 
 
 class InvalidDetails(ValidationRejected):
     """The details sent were refused as invalid (signup fields, a search term)."""
 
-    default_message = "The domain service refused these details. Please check them (English characters only)."
+    default_message = _("The domain service refused these details. Please check them (English characters only).")
 
 
 class InvalidSearchTerm(InvalidDetails):
-    default_message = "Please type a domain name: letters, digits and hyphens, up to 63 characters."
+    default_message = _("Please type a domain name: letters, digits and hyphens, up to 63 characters.")
 
 
 class CustomerExists(ValidationRejected):
     """Signup with an email the provider already has."""
 
-    default_message = "An account with this email already exists at the domain service."
+    default_message = _("An account with this email already exists at the domain service.")
 
 
 class NameUnavailable(ValidationRejected):
-    default_message = "This domain is not available: someone else has it."
+    default_message = _("This domain is not available: someone else has it.")
 
 
 class PremiumName(ValidationRejected):
-    default_message = "This is a premium domain; premium names cannot be bought here."
+    default_message = _("This is a premium domain; premium names cannot be bought here.")
 
 
 class MinimumTerm(ValidationRejected):
@@ -107,7 +110,9 @@ class MinimumTerm(ValidationRejected):
         self.years = years
         super().__init__(
             provider_message,
-            message=f"This extension needs at least {years} years. Please choose a longer term.",
+            message=format_lazy(
+                _("This extension needs at least {years} years. Please choose a longer term."), years=years
+            ),
             status=status,
         )
 
@@ -115,7 +120,7 @@ class MinimumTerm(ValidationRejected):
 class RegistrationRefused(ValidationRejected):
     """`Unable to register domain` with the name still free and the term allowed: the provider does not say why."""
 
-    default_message = (
+    default_message = _(
         "The domain service refused this registration; you have not been charged and our staff have been told."
     )
 
@@ -123,21 +128,23 @@ class RegistrationRefused(ValidationRejected):
 class ExpiryChanged(ValidationRejected):
     """A renewal named an expiry that is no longer current (renewed meanwhile): look the order up again."""
 
-    default_message = "This domain's expiry date changed in the meantime. Please check it and try again."
+    default_message = _("This domain's expiry date changed in the meantime. Please check it and try again.")
 
 
 class RenewalRefused(ValidationRejected):
-    default_message = "The domain service refused this renewal; you have not been charged and our staff have been told."
+    default_message = _(
+        "The domain service refused this renewal; you have not been charged and our staff have been told."
+    )
 
 
 class DuplicateRecord(ValidationRejected):
-    default_message = "This DNS record already exists."
+    default_message = _("This DNS record already exists.")
 
 
 class DnsNotActive(ValidationRejected):
     """DNS is not active for the order: decided from our own record of the order, the provider documents no text."""
 
-    default_message = "DNS is not active for this domain yet."
+    default_message = _("DNS is not active for this domain yet.")
 
 
 # The provider's documented texts (contract errors table and OpenAPI examples), nothing else. A text can mean

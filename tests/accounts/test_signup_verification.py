@@ -112,7 +112,7 @@ def test_a_refused_key_shows_the_message_and_a_later_confirmation_tries_again(cl
         gateway.cache_clear()
         page = client.post(_link(), follow=True).content.decode()
     gateway.cache_clear()
-    assert Unauthorized.default_message in page
+    assert str(Unauthorized.default_message) in page
     customer = Customer.objects.get()
     assert customer.customer_id is None and customer.signup_sent_at is None
     assert services.customer_provider_signup(customer=customer).customer_id is not None

@@ -122,7 +122,7 @@ def test_it_renews_records_it_and_emails_the_customer(signed_in, customer, sandb
     # ...and by email, sent once.
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == [customer.email]
-    assert "renewme.com" in mail.outbox[0].subject and after.strftime("%-d %B %Y") in mail.outbox[0].subject
+    assert "renewme.com" in mail.outbox[0].subject and after.strftime("%b %-d, %Y") in mail.outbox[0].subject
     renewal.refresh_from_db()
     assert renewal.emailed_at is not None
 

@@ -98,7 +98,7 @@ def test_a_bare_word_shows_the_featured_result_the_list_and_a_block_for_ai_ideas
     hero = section(html, 'aria-label="Featured result"')
     assert "bluebird.com" in hero
     assert "$12.99 first year, then $14.99/yr" in hero
-    assert 'Add <span class="visually-hidden">bluebird.com </span>to cart' in hero
+    assert 'Add <span class="visually-hidden">bluebird.com</span> to cart' in hero
     listed = section(html, "More domains")
     assert "bluebird.net" in listed
     # The ideas load after the results (test_search_ai.py).
@@ -321,7 +321,7 @@ def test_rate_limiting_asks_the_customer_to_wait(client, provider, sandbox_contr
         with sandbox_control.fault(rate_limited=True):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
-    assert RateLimited.default_message in html
+    assert str(RateLimited.default_message) in html
     assert "result-row" not in html
 
 

@@ -108,7 +108,7 @@ def test_the_first_results_never_ask_for_ai(client, provider, metasearch_calls):
     for html, term in ((page, "bluebird"), (fragment, "bluebirds")):
         assert "Ideas from AI" in html
         assert f'hx-get="/search/suggestions/?q={term}" hx-trigger="load delay:1s" hx-swap="outerHTML"' in html
-        assert '<p id="ai-status" class="search-ai-status" aria-live="polite">' in html
+        assert '<p id="ai-status" class="search-ai-status" aria-live="polite"' in html
         assert "Finding more ideas…" in html
     metasearch_calls.clear()
     shown = set(rows(page))

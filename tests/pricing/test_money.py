@@ -42,6 +42,17 @@ def test_formats_in_the_active_language():
         assert format_money(Money(Decimal("1234.5"), "EUR")) == "1.234,50\xa0€"
 
 
+def test_the_remembered_formatting_follows_the_language():
+    # The same amount asked for in turn in each language: the cache never hands one language's text to another.
+    price = Money(Decimal("1234.5"), "USD")
+    with translation.override("es"):
+        assert format_money(price) == "1.234,50\xa0US$"
+    with translation.override("en"):
+        assert format_money(price) == "$1,234.50"
+    with translation.override("es"):
+        assert format_money(price) == "1.234,50\xa0US$"
+
+
 def test_formats_currencies_without_cents():
     assert format_money(Money(Decimal("1499.4"), "JPY"), language="ja") == "￥1,499"
 

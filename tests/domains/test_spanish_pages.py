@@ -1,0 +1,104 @@
+"""The storefront in Spanish: the main customer pages show no English string of the catalogue, money and dates are
+written the Spanish way, and the footer's switcher changes the language (sandbox over HTTP)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+
+import pytest
+from django.conf import settings
+from django.utils import formats, timezone, translation
+
+from tests.catalogue import english_left, visible_text
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def spanish_page(client, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    page = response.content.decode()
+    assert '<html lang="es">' in page
+    return page
+
+
+@pytest.fixture
+def in_spanish(client):
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    return client
+
+
+def test_the_catalogue_check_reads_english_on_an_english_page(client, seeded_partner):
+    # The comparison itself must find English where there is English, or the Spanish tests below prove nothing.
+    page = client.get("/").content.decode()
+    assert '<html lang="en">' in page
+    assert "Find the domain for your idea" in english_left(page)
+
+
+def test_the_footer_switcher_changes_the_language_and_stays_on_the_page(client, seeded_partner):
+    page = client.get("/cart/").content.decode()
+    assert 'action="/i18n/setlang/"' in page and 'name="language"' in page
+    response = client.post("/i18n/setlang/", {"language": "es", "next": "/cart/"})
+    assert response.status_code == 302 and response["Location"] == "/cart/"
+    page = client.get("/cart/").content.decode()
+    assert "<h1>Tu carrito</h1>" in page and "Tu carrito está vacío." in page
+    client.post("/i18n/setlang/", {"language": "en", "next": "/cart/"})
+    assert "<h1>Your cart</h1>" in client.get("/cart/").content.decode()
+
+
+def test_a_browser_asking_for_spanish_gets_spanish(client, seeded_partner):
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="es-ES,es;q=0.9,en;q=0.5").content.decode()
+    assert '<html lang="es">' in page and "Encuentra el dominio para tu idea" in page
+
+
+def test_home_search_signup_and_login_have_no_english_left(in_spanish, seeded_partner):
+    for path in ("/", "/search/?q=bluebird", "/accounts/signup/", "/accounts/login/"):
+        page = spanish_page(in_spanish, path)
+        assert english_left(page) == [], path
+    results = spanish_page(in_spanish, "/search/?q=bluebird")
+    assert "Añadir bluebird.com al carrito" in visible_text(results).replace("  ", " ")
+
+
+def test_signup_explains_the_ascii_rule_in_spanish_and_lists_countries_in_spanish(in_spanish, seeded_partner):
+    page = spanish_page(in_spanish, "/accounts/signup/")
+    assert ">España</option>" in page and ">Reino Unido</option>" in page
+    response = in_spanish.post("/accounts/signup/", {"name": "José Müller", "country": "ES"})
+    page = response.content.decode()
+    assert "Usa solo caracteres del alfabeto inglés (ASCII) en Nombre completo" in page
+    assert "Puedes escribirlo como «Jose Muller»." in page
+    assert english_left(page) == []
+
+
+def test_cart_shows_spanish_words_and_money(in_spanish, seeded_partner):
+    response = in_spanish.post("/cart/add/", {"domain_name": "bluebird.com"})
+    assert response.status_code in (302, 303)
+    page = spanish_page(in_spanish, "/cart/")
+    assert "bluebird.com" in page
+    assert "12,99\xa0US$" in html.unescape(page) and "$12.99" not in page
+    assert english_left(page) == []
+
+
+def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, sandbox_orders):
+    order = sandbox_orders.register(customer, "miempresa-ejemplo.com", duration=2)
+    sandbox_orders.set_expiry_in_days(order, 400)
+    in_spanish.force_login(customer.user)
+    in_spanish.post("/cart/add/", {"domain_name": "otroejemplo.com"})
+    review = spanish_page(in_spanish, "/checkout/")
+    assert "Total" in review and "US$" in review
+    assert english_left(review) == []
+
+    orders = spanish_page(in_spanish, "/orders/")
+    assert "miempresa-ejemplo.com" in orders and "Activo" in orders
+    with translation.override("es"):
+        expiry = formats.date_format(timezone.now() + dt.timedelta(days=400), "DATE_FORMAT")
+    assert " de " in expiry and expiry in orders  # "27 de diciembre de 2027"
+    assert english_left(orders) == []
+
+    detail = spanish_page(in_spanish, f"/orders/{order.order_id}/")
+    assert "Vencimiento" in detail and expiry in detail and "Renovar por" in detail
+    assert english_left(detail) == []
+    dns = spanish_page(in_spanish, f"/orders/{order.order_id}/dns/")
+    assert "Registros DNS" in dns and "Configuraciones rápidas" in dns
+    assert english_left(dns) == []
