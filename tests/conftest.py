@@ -27,6 +27,7 @@ from django.test import Client, RequestFactory, override_settings
 from django.test.client import MULTIPART_CONTENT
 
 from storefront.gateway import gateway
+from tests.fakes.gateway import FakeGateway
 from tests.sandbox_control import DEMO_PARTNER, SandboxControl, set_session_sandbox
 from tests.stripe_control import TEST_KEY as STRIPE_TEST_KEY
 from tests.stripe_control import WEBHOOK_SECRET as STRIPE_WEBHOOK_SECRET
@@ -95,6 +96,28 @@ def _fresh_gateway() -> Iterator[None]:
     gateway.cache_clear()
     yield
     gateway.cache_clear()
+
+
+@pytest.fixture
+def fake_gateway(monkeypatch) -> Iterator[FakeGateway]:
+    """The provider in memory (tests/fakes/gateway.py) in place of the HTTP client: for page and service tests
+    that need a provider but do not test the HTTP boundary. Its `calls` log every call; `fail()` scripts faults."""
+    fake = FakeGateway()
+    monkeypatch.setattr("storefront.gateway.client.gateway_from_settings", lambda: fake)
+    gateway.cache_clear()
+    yield fake
+    gateway.cache_clear()
+
+
+@pytest.fixture
+def fake_priced(fake_gateway, db) -> FakeGateway:
+    """The in-memory provider with our cost table synced from its price list (as `priced` does for the sandbox)."""
+    from pricing.sync import prices_sync  # after Django is set up
+
+    result = prices_sync()
+    assert result.ok, result.message
+    fake_gateway.calls.clear()
+    return fake_gateway
 
 
 def _sandbox_env(database: Path) -> dict[str, str]:
