@@ -3,8 +3,9 @@
 import pytest
 
 from tests.dns.conftest import url
+from tests.fakes.gateway import DNS_METHODS
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_it_requires_login(client, active_order, provider_calls):
@@ -100,8 +101,8 @@ def test_editable_records_offer_edit_and_delete(signed_in, active_order, add_rec
     assert url("dns_delete", active_order, "type=A&amp;host=www&amp;value=203.0.113.10") in body
 
 
-def test_a_provider_outage_is_shown_on_the_page(signed_in, active_order, provider_calls, sandbox_control):
-    with sandbox_control.fault(error_rate=1.0, scope="dns"):
+def test_a_provider_outage_is_shown_on_the_page(signed_in, active_order, provider_calls, fake_gateway):
+    with fake_gateway.outage(*DNS_METHODS):
         response = signed_in.get(url("dns", active_order))
     assert response.status_code == 503
     assert b"notice-error" in response.content

@@ -24,7 +24,9 @@ import itertools
 import re
 import secrets
 import string
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -42,6 +44,7 @@ from storefront.gateway import (
     MetaSearchResult,
     Order,
     OrderPage,
+    OutcomeUnknown,
     PricedSuggestion,
     PriceList,
     Pricing,
@@ -49,6 +52,7 @@ from storefront.gateway import (
     Registered,
     TldPrices,
     TransferCode,
+    Unavailable,
     ValidationRejected,
     refusal_class,
 )
@@ -204,6 +208,7 @@ class FakeGateway:
         self.orders_by_id: dict[int, FakeOrder] = {}
         self.calls: list[Call] = []
         self._failures: list[_Failure] = []
+        self._latency: dict[str, float] = {}
         self._customer_ids = itertools.count(10_000_001)
         self._order_ids = itertools.count(100_000_001)
 
@@ -224,6 +229,24 @@ class FakeGateway:
         if not callable(getattr(type(self), method, None)):
             raise AttributeError(f"the gateway has no method {method!r}")
         self._failures.append(_Failure(method=method, error=error, times=times, after=after))
+
+    @contextmanager
+    def outage(self, *methods: str, error: GatewayError | type[GatewayError] | None = None) -> Iterator[None]:
+        """Every call of `methods` (default: all) fails within the block, as when the provider answers 500: a read
+        is Unavailable, a state-changing call an unknown outcome (the provider may have acted)."""
+        names = methods or PROVIDER_METHODS
+        failures = [
+            _Failure(method=name, error=error or _server_error(name), times=None, after=False) for name in names
+        ]
+        self._failures[:0] = failures
+        try:
+            yield
+        finally:
+            self._failures = [f for f in self._failures if all(f is not g for g in failures)]
+
+    def slow(self, method: str, seconds: float) -> None:
+        """Each call of `method` takes `seconds` before it acts (for tests of concurrent requests)."""
+        self._latency[method] = seconds
 
     def heal(self) -> None:
         """No more scripted failures."""
@@ -250,6 +273,8 @@ class FakeGateway:
 
     def _run(self, method: str, kwargs: dict[str, Any], body: Callable[[], Any]) -> Any:
         failure = self._enter(method, kwargs)
+        if method in self._latency:
+            time.sleep(self._latency[method])
         result = body()
         if failure is not None:
             raise _instance(failure.error)
@@ -783,6 +808,44 @@ class FakeGateway:
         order.records.append(FakeRecord("SOA", "@", soa, 3600))
 
 
+STATE_CHANGING = (
+    "customer_signup",
+    "customer_auto_login",
+    "domain_register",
+    "domain_renew",
+    "dns_activate",
+    "dns_record_add",
+    "dns_record_modify",
+    "dns_record_delete",
+)
+PROVIDER_METHODS = (
+    "hello",
+    "pricing",
+    "customer_signup",
+    "customer_auto_login",
+    "domain_availability",
+    "domain_suggestions",
+    "priced_suggestions",
+    "metasearch",
+    "domain_register",
+    "domain_orders",
+    "domain_renew",
+    "dns_activate",
+    "dns_records",
+    "dns_record_add",
+    "dns_record_modify",
+    "dns_record_delete",
+    "transfer_auth_code",
+)
+DNS_METHODS = tuple(name for name in PROVIDER_METHODS if name.startswith("dns_"))
+
+
+def _server_error(method: str) -> GatewayError:
+    if method in STATE_CHANGING:
+        return OutcomeUnknown("Server Error", status=500)
+    return Unavailable("Server Error", status=500)
+
+
 def _instance(error: GatewayError | type[GatewayError]) -> GatewayError:
     return error() if isinstance(error, type) else error
 
@@ -840,3 +903,48 @@ def _find(order: FakeOrder, record_type: str, host: str, raw: str) -> FakeRecord
     except ValidationRejected:
         return None
     return next((r for r in order.records if (r.type, r.host, r.value) == (record_type, host, value)), None)
+
+
+class CallLog:
+    """The fake's calls from the moment the log was opened (calls made while fixtures set things up are left out).
+
+    `count("dns_record_add")`, `names()`, `== []`, `len()`, `clear()`; `record_types_read()` for the DNS editor.
+    """
+
+    def __init__(self, fake: FakeGateway) -> None:
+        self.fake = fake
+        self.start = len(fake.calls)
+
+    @property
+    def calls(self) -> list[Call]:
+        return self.fake.calls[self.start :]
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self.calls)
+
+    def __eq__(self, other: object) -> bool:
+        return self.calls == other if isinstance(other, list) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<CallLog {[call.method for call in self.calls]}>"
+
+    def clear(self) -> None:
+        self.start = len(self.fake.calls)
+
+    def names(self) -> list[str]:
+        return [call.method for call in self.calls]
+
+    def count(self, method: str | None = None, **kwargs: Any) -> int:
+        return sum(
+            1
+            for call in self.calls
+            if method in (None, call.method) and all(call.kwargs.get(k) == v for k, v in kwargs.items())
+        )
+
+    def record_types_read(self) -> list[str]:
+        return [call.kwargs["record_type"] for call in self.calls if call.method == "dns_records"]
