@@ -281,6 +281,13 @@ def priced(sandbox_url) -> str:
 
 
 @pytest.fixture
+def sandbox_seeded(sandbox_partner, priced) -> str:
+    """For tests of the HTTP boundary that reach the sandbox: its demo partner freshly seeded, the gateway pointed at
+    it and our cost table synced from its price list (modules override `seeded_partner` with it)."""
+    return sandbox_partner
+
+
+@pytest.fixture
 def stripe_sandbox(sandbox_server) -> Iterator[StripeControl]:
     """The payment sandbox (served by the session's sandbox under /stripe/), reset, with billing pointed at it."""
     control = StripeControl(sandbox_server.base_url)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from storefront.gateway import (
     Ack,
@@ -48,6 +48,7 @@ from storefront.gateway import (
     PricedSuggestion,
     PriceList,
     Pricing,
+    RateLimited,
     RecordType,
     Registered,
     TldPrices,
@@ -65,6 +66,7 @@ VISIBLE = 10
 DEFAULT_PREMIUM_PRICE = Decimal("2499.00")
 NAMESERVERS = ("ns1.sandbox-dns.test", "ns2.sandbox-dns.test")
 PRICED_TERMS = (1, 2, 3, 5, 10)
+DEMO_PARTNER = "Demo Reseller"
 LISTED_STATUSES = ("Active", "Suspended", "Pending Delete Restorable", "Expired")
 
 
@@ -132,6 +134,7 @@ class FakeOrder:
     transfer_code: str
     dns_active: bool = False
     records: list[FakeRecord] = field(default_factory=list)
+    partner: str = "Demo Reseller"
 
     @property
     def expiry_timestamp(self) -> int:
@@ -153,8 +156,9 @@ class FakeRecord:
     status: str = "Active"
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
+    """One call of a public method: its name and keyword arguments (unpacks as `name, kwargs`)."""
+
     method: str
     kwargs: dict[str, Any]
 
@@ -244,6 +248,56 @@ class FakeGateway:
         finally:
             self._failures = [f for f in self._failures if all(f is not g for g in failures)]
 
+    @contextmanager
+    def fault(
+        self,
+        *,
+        scope: str = "",
+        error_rate: float = 0.0,
+        hang_seconds: float = 0.0,
+        hang_after_commit: bool = False,
+        malformed: bool = False,
+        availability_down: bool = False,
+        rate_limited: bool = False,
+        latency_ms: int = 0,
+        error_200_message: str = "",
+    ) -> Iterator[None]:
+        """The sandbox's faults (tests.sandbox_control.SandboxControl.fault), as the client would report them:
+        a 500 (`error_rate`), a hang past the read timeout (`hang_seconds`; `hang_after_commit`: the call took
+        effect first), a body that is not JSON (`malformed`), the availability backend down, 429 with Retry-After,
+        `latency_ms` before acting, a refusal sent with 200 (`error_200_message`). `scope` names endpoint groups."""
+        names = [name for group in scope.split(",") if group for name in SCOPES[group.strip()]] or PROVIDER_METHODS
+        failures = []
+        for name in names:
+            error: GatewayError | None = None
+            after = False
+            changes = name in STATE_CHANGING
+            if availability_down and name in ("metasearch", *SCOPES["availability"]):
+                error = Unavailable("Domain availability service unavailable", status=503)
+            elif rate_limited:
+                error = RateLimited("Too Many Requests", retry_after=2.0)
+            elif error_200_message:
+                error = _refusal(error_200_message, endpoint=ENDPOINTS[name], status=200)
+            elif error_rate >= 1:
+                error = _server_error(name)
+            elif hang_seconds:
+                error = OutcomeUnknown() if changes else Unavailable("ReadTimeout")
+                after = changes and hang_after_commit
+            elif malformed:
+                error = OutcomeUnknown(status=200) if changes else Unavailable("unreadable answer", status=200)
+                after = changes
+            if error is not None:
+                failures.append(_Failure(method=name, error=error, times=None, after=after))
+        latency = {name: latency_ms / 1000 for name in names} if latency_ms else {}
+        self._failures[:0] = failures
+        saved = dict(self._latency)
+        self._latency.update(latency)
+        try:
+            yield
+        finally:
+            self._failures = [f for f in self._failures if all(f is not g for g in failures)]
+            self._latency = saved
+
     def slow(self, method: str, seconds: float) -> None:
         """Each call of `method` takes `seconds` before it acts (for tests of concurrent requests)."""
         self._latency[method] = seconds
@@ -262,6 +316,8 @@ class FakeGateway:
 
     def _enter(self, method: str, kwargs: dict[str, Any]) -> _Failure | None:
         self.calls.append(Call(method, dict(kwargs)))
+        if method in self._latency:
+            time.sleep(self._latency[method])
         for failure in self._failures:
             if failure.method == method and failure.times != 0:
                 if failure.times is not None:
@@ -273,8 +329,6 @@ class FakeGateway:
 
     def _run(self, method: str, kwargs: dict[str, Any], body: Callable[[], Any]) -> Any:
         failure = self._enter(method, kwargs)
-        if method in self._latency:
-            time.sleep(self._latency[method])
         result = body()
         if failure is not None:
             raise _instance(failure.error)
@@ -282,13 +336,23 @@ class FakeGateway:
 
     # --- Arrangement (the names of tests.sandbox_control.SandboxControl) --------------------------------------
 
-    def set_balance(self, amount: Decimal) -> None:
+    # `partner` is accepted for SandboxControl's signatures: the fake holds one partner, the sandbox's demo one.
+    def set_balance(self, amount: Decimal, *, partner: str = DEMO_PARTNER) -> None:
         self.balance = Decimal(amount)
 
-    def set_min_term(self, tld: str, years: int) -> None:
+    def set_price(
+        self, tld: str, *, register: Decimal | str, renew: Decimal | str, partner: str = DEMO_PARTNER
+    ) -> None:
+        """What the partner pays per year for `tld` from now on (the sandbox's CatalogueTld prices)."""
+        self.tlds[tld].register = Decimal(register)
+        self.tlds[tld].renew = Decimal(renew)
+
+    def set_min_term(self, tld: str, years: int, *, partner: str = DEMO_PARTNER) -> None:
         self.tlds[tld].min_term = years
 
-    def reserve(self, domain_name: str, *, kind: str, premium_price: Decimal | None = None) -> None:
+    def reserve(
+        self, domain_name: str, *, kind: str, premium_price: Decimal | None = None, partner: str = DEMO_PARTNER
+    ) -> None:
         if kind == "taken":
             self.taken.add(domain_name)
         else:
@@ -838,6 +902,33 @@ PROVIDER_METHODS = (
     "transfer_auth_code",
 )
 DNS_METHODS = tuple(name for name in PROVIDER_METHODS if name.startswith("dns_"))
+# The sandbox's endpoint groups (its faults' `scope`), as gateway methods.
+SCOPES: dict[str, tuple[str, ...]] = {
+    "availability": ("domain_availability", "domain_suggestions", "priced_suggestions"),
+    "customers": ("customer_signup", "customer_auto_login"),
+    "dns": DNS_METHODS,
+    "hello": ("hello",),
+    "metasearch": ("metasearch",),
+    "orders": ("domain_orders",),
+    "register": ("domain_register",),
+    "renew": ("domain_renew",),
+    "domains": ("domain_orders", "domain_register", "domain_renew"),
+    "pricing": ("pricing",),
+    "transfers": ("transfer_auth_code",),
+}
+# The endpoint names the client reads refusal texts by (storefront/gateway/errors.py REFUSALS).
+ENDPOINTS = {
+    **{name: "search" for name in ("metasearch", "domain_availability", "domain_suggestions", "priced_suggestions")},
+    **{name: "dns" for name in DNS_METHODS},
+    "hello": "hello",
+    "pricing": "pricing",
+    "customer_signup": "signup",
+    "customer_auto_login": "auto-login",
+    "domain_register": "register",
+    "domain_orders": "orders",
+    "domain_renew": "renew",
+    "transfer_auth_code": "transfer",
+}
 
 
 def _server_error(method: str) -> GatewayError:

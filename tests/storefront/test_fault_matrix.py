@@ -16,7 +16,7 @@ from django.test import Client, override_settings
 
 from domains.models import Order, Registration
 from storefront.gateway import gateway
-from tests.domains.conftest import CUSTOMER_PASSWORD, make_customer
+from tests.domains.conftest import CUSTOMER_PASSWORD, signup_customer
 from tests.sandbox_control import session_sandbox
 
 MESSAGES = (
@@ -70,7 +70,7 @@ class World:
 
 @pytest.fixture
 def world(priced, sandbox_partner) -> World:
-    customer = make_customer()
+    customer = signup_customer()
     label = f"matrix{uuid.uuid4().hex[:8]}"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)
     gateway().dns_activate(order_id=registered.order_id)
