@@ -10,7 +10,7 @@ from domains.cart import MAX_LINES
 from storefront.gateway import Unavailable
 from tests.domains.conftest import cart_of, line, put_in_cart
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 

@@ -30,7 +30,7 @@ from tests.domains.conftest import (
     wait_for_mail,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 
 
 def fresh(tld: str = "com") -> str:

@@ -12,7 +12,7 @@ from domains.models import Order
 from pricing.models import CostPrice
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def url(order: Order) -> str:

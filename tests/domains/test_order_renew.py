@@ -19,7 +19,7 @@ from django.urls import reverse
 from domains.models import Order, Renewal
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def url(order: Order) -> str:
@@ -96,6 +96,7 @@ def test_the_first_step_shows_the_price_and_the_new_expiry_and_renews_nothing(
     assert not Renewal.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)  # the email is sent by a task enqueued on commit
 def test_it_renews_records_it_and_emails_the_customer(signed_in, customer, provider_orders):
     order = provider_orders.register(customer, "renewme.com")
     before = provider_orders.at_provider(order).expires_at

@@ -16,7 +16,7 @@ from django.urls import reverse
 from domains.models import Order
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def url(order: Order) -> str:

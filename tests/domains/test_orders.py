@@ -11,7 +11,7 @@ from domains.models import Order, Registration
 from domains.orders import orders_cache_invalidate
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 URL = reverse("orders")
 

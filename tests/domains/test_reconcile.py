@@ -14,7 +14,7 @@ from domains.models import Registration
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def fresh() -> str:

@@ -15,7 +15,7 @@ from pricing.models import CostPrice
 from pricing.sync import prices_sync
 from tests.domains.conftest import cart_of, register_calls, wait_for_mail
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 pytest_plugins = ["tests.domains.fixtures_orders"]
 
 HTMX = {"HX-Request": "true"}

@@ -10,7 +10,7 @@ from django.test import override_settings
 from storefront.gateway import RateLimited, Unauthorized, gateway
 from tests.fakes.gateway import FakeGateway
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 

@@ -36,7 +36,7 @@ from tests.fakes.gateway import FakeGateway
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 

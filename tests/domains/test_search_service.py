@@ -15,7 +15,7 @@ from domains.search import fallback_availability, metasearch_cached
 from storefront.gateway import RateLimited, ValidationRejected, gateway
 from tests.fakes.gateway import FakeGateway
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
