@@ -29,6 +29,7 @@ from tests.domains.conftest import (
     signup_customer,
     wait_for_mail,
 )
+from tests.factories import RegistrationFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 
@@ -513,3 +514,18 @@ def test_a_double_click_on_buy_enqueues_the_checkout_once(client, buyer):
 
     assert first.url == second.url == f"/checkout/{checkout_id}/"
     assert DBTaskResult.objects.count() == 1
+
+
+def test_the_review_removes_a_domain_the_customer_already_owns(client, buyer, provider_calls):
+    owned, wanted = fresh(), fresh()
+    RegistrationFactory(customer=buyer, domain_name=owned, status="registered")  # bought in an earlier checkout
+    put_in_cart(client, line(owned), line(wanted))
+
+    response = client.get("/checkout/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"{owned} is already yours." in html
+    assert list(cart_of(client)) == [wanted]
+    assert wanted in html
+    assert register_calls(provider_calls) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -140,6 +141,7 @@ def test_pending_delete_explains_restore_and_offers_no_renewal(signed_in, custom
 
 def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, customer, provider_orders, fake_gateway):
     order = provider_orders.register(customer, "outage.com")
+    assert signed_in.get(url(order)).status_code == 200  # a first visit keeps our copy of the order, synced now
 
     with fake_gateway.fault(error_rate=1.0, scope="orders"):
         response = signed_in.get(url(order))
@@ -147,7 +149,11 @@ def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, cus
     assert response.status_code == 503
     body = response.content.decode()
     assert "<h1>outage.com</h1>" in body
-    assert 'class="notice notice-error"' in body
+    notice = re.search(r'<div class="notice notice-error"[^>]*role="alert">(.*?)</div>', body, re.S)
+    assert notice is not None, "the outage notice is missing"
+    assert "so we could not load the latest details of this domain" in notice.group(1)
+    assert "Showing what we last saw, " in body
+    assert "no longer listed in your account" not in body  # an outage is not a vanished domain
 
 
 def test_an_order_no_longer_listed_says_so(signed_in, customer, provider_orders):
