@@ -1024,6 +1024,9 @@ class CallLog:
     def __repr__(self) -> str:
         return f"<CallLog {[call.method for call in self.calls]}>"
 
+    def __contains__(self, method: object) -> bool:
+        return method in self.names()
+
     def clear(self) -> None:
         self.start = len(self.fake.calls)
 
