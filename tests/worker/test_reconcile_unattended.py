@@ -16,7 +16,6 @@ from domains.tasks import reconcile_registrations
 from storefront.gateway import gateway
 from storefront.scheduler import scheduler_tick
 from tests.domains.conftest import line
-from tests.sandbox_control import session_sandbox
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +38,7 @@ def unknown_line(customer, name: str) -> Registration:
 @override_settings(SCHEDULED_JOBS=ONLY_RECONCILE)
 def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
     name = fresh()
-    with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with gateway().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.UNKNOWN
 
@@ -47,7 +46,7 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
 
     registration.refresh_from_db()
     assert registration.status == Registration.REGISTERED
-    assert session_sandbox().listed_orders(name) == 1
+    assert gateway().listed_orders(name) == 1
     [message] = mail.outbox
     assert message.to == [customer.email]
     assert f"- {name} (1 year, $12.99): Registered." in message.body
@@ -90,4 +89,4 @@ def test_while_unknown_the_name_is_not_sold_again(customer, other_customer):
     with time_machine.travel(services._now() + dt.timedelta(hours=1)):
         again = services.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
     assert again.status == Registration.FAILED
-    assert session_sandbox().listed_orders(name) == 0
+    assert gateway().listed_orders(name) == 0
