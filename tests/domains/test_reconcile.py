@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 
 from domains import services
 from domains.models import Registration
@@ -27,7 +28,7 @@ def unknown_line(customer, name: str, *, age=None) -> Registration:
     )
     if age is not None:
         Registration.objects.filter(pk=registration.pk).update(
-            created_at=services._now() - age, updated_at=services._now() - age
+            created_at=timezone.now() - age, updated_at=timezone.now() - age
         )
         registration.refresh_from_db()
     return registration
@@ -89,7 +90,7 @@ def test_an_abandoned_pending_line_is_reconciled(customer):
     pending = Registration.objects.create(
         customer=customer, domain_name=name, duration=1, status=Registration.PENDING, checkout_id=uuid.uuid4()
     )
-    Registration.objects.filter(pk=pending.pk).update(updated_at=services._now() - services.STALE_PENDING * 2)
+    Registration.objects.filter(pk=pending.pk).update(updated_at=timezone.now() - services.STALE_PENDING * 2)
     reconciled = services.registration_reconcile(registration=pending)
     assert reconciled.status == Registration.REGISTERED
     assert reconciled.provider_order_id == registered.order_id

@@ -6,6 +6,7 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from domains import services
 from domains.models import Order, Registration
@@ -157,8 +158,8 @@ def test_an_unconfirmed_earlier_attempt_is_reconciled_before_trying_again(custom
     )
     # The earlier attempt is long past the grace period and the listing has no such order: it did not happen.
     Registration.objects.filter(pk=earlier.pk).update(
-        created_at=services._now() - services.unknown_limit() * 2,
-        updated_at=services._now() - services.unknown_limit() * 2,
+        created_at=timezone.now() - services.unknown_limit() * 2,
+        updated_at=timezone.now() - services.unknown_limit() * 2,
     )
     registration = place(customer, line(name))
     earlier.refresh_from_db()
@@ -195,7 +196,7 @@ def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, 
 
 def test_a_registration_whose_domain_has_since_gone_stops_holding_the_name(customer, other_customer):
     name = fresh()
-    long_ago = services._now() - services.RELEASE_MIN_AGE * 400
+    long_ago = timezone.now() - services.RELEASE_MIN_AGE * 400
     stale = Registration.objects.create(
         customer=other_customer,
         domain_name=name,
@@ -224,7 +225,7 @@ def test_a_recent_registration_keeps_its_name_even_if_the_listing_lags(customer,
 def test_a_registration_still_in_its_owners_listing_keeps_its_name(customer, other_customer, provider_calls):
     name = fresh()
     owned = place(other_customer, line(name))
-    Registration.objects.filter(pk=owned.pk).update(updated_at=services._now() - services.RELEASE_MIN_AGE * 2)
+    Registration.objects.filter(pk=owned.pk).update(updated_at=timezone.now() - services.RELEASE_MIN_AGE * 2)
     registration = place(customer, line(name))
     owned.refresh_from_db()
     assert owned.status == Registration.REGISTERED

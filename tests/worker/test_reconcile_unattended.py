@@ -9,6 +9,7 @@ import pytest
 import time_machine
 from django.core import mail
 from django.test import override_settings
+from django.utils import timezone
 
 from domains import services
 from domains.models import Registration
@@ -55,7 +56,7 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
 def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the_listing_shows_it(customer):
     name = fresh()
     registration = unknown_line(customer, name)
-    start = services._now()
+    start = timezone.now()
 
     with time_machine.travel(start + dt.timedelta(hours=2)):
         reconcile_registrations.enqueue()
@@ -86,7 +87,7 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
 def test_while_unknown_the_name_is_not_sold_again(customer, other_customer):
     name = fresh()
     unknown_line(customer, name)
-    with time_machine.travel(services._now() + dt.timedelta(hours=1)):
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
         again = services.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
     assert again.status == Registration.FAILED
     assert gateway().listed_orders(name) == 0
