@@ -10,12 +10,6 @@ pytestmark = pytest.mark.django_db
 URL = "/account/"
 
 
-def test_anonymous_is_sent_to_sign_in(client):
-    response = client.get(URL)
-    assert response.status_code == 302
-    assert response["Location"] == "/accounts/login/?next=/account/"
-
-
 def test_it_shows_the_contact_read_only_and_says_why(client, make_local_customer):
     customer = make_local_customer("ada@example.org", name="Ada Lovelace", company="Analytical Engines Ltd")
     client.force_login(customer.user)

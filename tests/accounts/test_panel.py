@@ -110,13 +110,6 @@ def test_after_an_error_a_foreign_referer_is_not_followed(client, seeded, make_l
 
 
 @pytest.mark.django_db
-def test_get_is_not_allowed(client, make_local_customer, provider_calls):
-    client.force_login(make_local_customer().user)
-    assert client.get(URL).status_code == 405
-    assert provider_calls == []
-
-
-@pytest.mark.django_db
 def test_anonymous_is_sent_to_sign_in_without_a_provider_call(client, provider_calls):
     response = client.post(URL, headers={"Referer": "http://testserver/orders/42/"})
     assert response.status_code == 302

@@ -9,24 +9,6 @@ from tests.fakes.gateway import DNS_METHODS
 pytestmark = pytest.mark.django_db
 
 
-def test_it_requires_login(client, order, provider_calls):
-    response = client.post(url("dns_activate", order))
-    assert response.status_code == 302
-    assert "/accounts/login/" in response["Location"]
-    assert len(provider_calls) == 0
-
-
-def test_it_checks_ownership(signed_in, other_order, provider_calls):
-    response = signed_in.post(url("dns_activate", other_order))
-    assert response.status_code == 404
-    assert len(provider_calls) == 0
-
-
-def test_it_only_accepts_post(signed_in, order, provider_calls):
-    assert signed_in.get(url("dns_activate", order)).status_code == 405
-    assert len(provider_calls) == 0
-
-
 def test_opening_the_editor_turns_dns_on_once(signed_in, order, fake_gateway, provider_calls):
     response = signed_in.get(url("dns", order))
     assert response.status_code == 200

@@ -18,20 +18,6 @@ def records_sent(provider_calls) -> int:
     return provider_calls.count("dns_record_add")
 
 
-def test_it_requires_login(client, active_order, provider_calls):
-    response = post(client, active_order, value="203.0.113.10")
-    assert response.status_code == 302
-    assert len(provider_calls) == 0
-
-
-def test_it_checks_ownership(signed_in, other_order, provider_calls):
-    before = zone(other_order)
-    response = post(signed_in, other_order, host="www", value="203.0.113.10")
-    assert response.status_code == 404
-    assert len(provider_calls) == 0
-    assert zone(other_order) == before
-
-
 @pytest.mark.parametrize(
     ("fields", "stored"),
     [

@@ -17,20 +17,6 @@ def records_sent(provider_calls) -> int:
     return provider_calls.count("dns_record_add")
 
 
-def test_it_requires_login(client, active_order, provider_calls):
-    assert client.get(preset_url(active_order, "server")).status_code == 302
-    assert len(provider_calls) == 0
-
-
-def test_it_checks_ownership(signed_in, other_order, provider_calls):
-    before = zone(other_order)
-    assert signed_in.get(preset_url(other_order, "server")).status_code == 404
-    assert signed_in.get(preset_url(other_order, "server"), {"ip": "203.0.113.10", "www": "a"}).status_code == 404
-    assert signed_in.post(preset_url(other_order, "server"), {"ip": "203.0.113.10", "www": "a"}).status_code == 404
-    assert len(provider_calls) == 0
-    assert zone(other_order) == before
-
-
 def test_an_unknown_preset_is_not_found(signed_in, active_order):
     assert signed_in.get(preset_url(active_order, "nonsense")).status_code == 404
 

@@ -20,26 +20,6 @@ def url(order: Order) -> str:
     return reverse("order_detail", args=[order.order_id])
 
 
-def test_it_requires_login(client, customer, provider_orders):
-    order = provider_orders.register(customer, "private.com")
-
-    response = client.get(url(order))
-
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
-
-
-def test_it_checks_ownership(client, customer, other_customer, provider_orders, provider_calls):
-    order = provider_orders.register(customer, "notyours.com")
-    client.force_login(other_customer.user)
-    provider_calls.clear()
-
-    response = client.get(url(order))
-
-    assert response.status_code == 404
-    assert provider_calls == []
-
-
 def test_an_unknown_order_is_not_found(signed_in, provider_calls):
     response = signed_in.get(reverse("order_detail", args=[123456789]))
 

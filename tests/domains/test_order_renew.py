@@ -55,27 +55,6 @@ def years_later(moment: dt.datetime, years: int) -> dt.datetime:
     return moment.replace(year=moment.year + years)
 
 
-def test_it_checks_ownership(client, customer, other_customer, provider_orders, provider_calls):
-    order = provider_orders.register(customer, "notyourstorenew.com")
-    before = provider_orders.at_provider(order).expires_at
-    client.force_login(other_customer.user)
-    provider_calls.clear()
-
-    response = client.post(
-        url(order), {"duration": 1, "renew_token": str(uuid.uuid4()), "expiry_timestamp": "1", "confirm": "on"}
-    )
-
-    assert response.status_code == 404
-    assert provider_calls == []
-    assert provider_orders.at_provider(order).expires_at == before
-
-
-def test_it_only_accepts_post(signed_in, customer, provider_orders):
-    order = provider_orders.register(customer, "getrenew.com")
-
-    assert signed_in.get(url(order)).status_code == 405
-
-
 def test_the_first_step_shows_the_price_and_the_new_expiry_and_renews_nothing(
     signed_in, customer, provider_orders, provider_calls
 ):

@@ -35,35 +35,6 @@ def confirmed(signed_in, customer, password):
     return signed_in
 
 
-def test_it_checks_ownership(client, customer, other_customer, provider_orders, provider_calls, password):
-    order = provider_orders.register(customer, "notyourcode.com")
-    other_customer.user.set_password(password)
-    other_customer.user.save()
-    client.force_login(other_customer.user)
-    client.post("/accounts/reauthenticate/", {"password": password})
-    provider_calls.clear()
-
-    response = client.post(url(order))
-
-    assert response.status_code == 404
-    assert provider_calls == []
-
-
-def test_it_only_accepts_post(signed_in, customer, provider_orders):
-    order = provider_orders.register(customer, "getcode.com")
-
-    assert signed_in.get(url(order)).status_code == 405
-
-
-def test_it_requires_login(client, customer, provider_orders, password):
-    order = provider_orders.register(customer, "anoncode.com")
-
-    response = client.post(url(order))
-
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
-
-
 def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client, customer, provider_orders):
     order = provider_orders.register(customer, "signedout.com")
     page = reverse("order_detail", args=[order.order_id])

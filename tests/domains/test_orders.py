@@ -16,12 +16,6 @@ pytestmark = pytest.mark.django_db
 URL = reverse("orders")
 
 
-def test_it_requires_login(client):
-    response = client.get(URL)
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
-
-
 def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client):
     response = client.get(
         URL, {"page": 2}, headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/orders/?page=2"}
