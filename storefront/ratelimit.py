@@ -27,19 +27,15 @@ from storefront.request_helpers import client_address
 View = Callable[..., HttpResponse]
 
 
-def _now() -> float:
-    return time.time()
-
-
 def hit(scope: str, who: str, *, limit: int, window: int) -> int:
     """Count one request; the seconds to wait when over the limit, else 0. Fixed windows, atomic increments."""
-    bucket = int(_now() // window)
+    bucket = int(time.time() // window)
     digest = hashlib.sha256(who.encode()).hexdigest()[:24]
     key = f"ratelimit:{scope}:{digest}:{bucket}"
     count = counter_incr(key, timeout=window + 1)
     if count <= limit:
         return 0
-    return max(1, math.ceil((bucket + 1) * window - _now()))
+    return max(1, math.ceil((bucket + 1) * window - time.time()))
 
 
 def rate_limit(

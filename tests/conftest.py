@@ -14,9 +14,10 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pytest
@@ -27,12 +28,28 @@ from django.test import Client, RequestFactory, override_settings
 from django.test.client import MULTIPART_CONTENT
 
 from storefront.gateway import gateway
+from tests.fakes.gateway import CallLog, FakeGateway
 from tests.sandbox_control import DEMO_PARTNER, SandboxControl, set_session_sandbox
 from tests.stripe_control import TEST_KEY as STRIPE_TEST_KEY
 from tests.stripe_control import WEBHOOK_SECRET as STRIPE_WEBHOOK_SECRET
 from tests.stripe_control import StripeControl
 
+if TYPE_CHECKING:
+    from accounts.models import Customer
+
 ROOT = Path(__file__).resolve().parent.parent
+CUSTOMER_PASSWORD = "Checkout#Pass9"
+CONTACT = {
+    "name": "Ada Lovelace",
+    "company": "Analytical Engines",
+    "address": "12 St James's Square",
+    "city": "London",
+    "state": "England",
+    "country": "GB",
+    "zipcode": "SW1Y 4JH",
+    "country_code": "44",
+    "phone": "2079460000",
+}
 
 
 def _post_as_a_browser_form(original: Any) -> Any:
@@ -96,6 +113,48 @@ def _fresh_gateway() -> Iterator[None]:
     gateway.cache_clear()
     yield
     gateway.cache_clear()
+
+
+@pytest.fixture
+def fake_gateway(monkeypatch) -> Iterator[FakeGateway]:
+    """The provider in memory (tests/fakes/gateway.py) in place of the HTTP client: for page and service tests
+    that need a provider but do not test the HTTP boundary. Its `calls` log every call; `fail()` scripts faults."""
+    fake = FakeGateway()
+    monkeypatch.setattr("storefront.gateway.client.gateway_from_settings", lambda: fake)
+    gateway.cache_clear()
+    yield fake
+    gateway.cache_clear()
+
+
+@pytest.fixture
+def fake_priced(fake_gateway, db) -> FakeGateway:
+    """The in-memory provider with our cost table synced from its price list (as `priced` does for the sandbox)."""
+    from pricing.sync import prices_sync  # after Django is set up
+
+    result = prices_sync()
+    assert result.ok, result.message
+    fake_gateway.calls.clear()
+    return fake_gateway
+
+
+@pytest.fixture
+def provider_calls(fake_gateway) -> CallLog:
+    """The calls the (in-memory) provider receives from here on: request it after the fixtures that set up."""
+    return CallLog(fake_gateway)
+
+
+def signup_customer(*, email: str = "", password: str = CUSTOMER_PASSWORD, **contact: Any) -> Customer:
+    """A storefront customer (User + Customer) signed up at the provider `gateway()` reaches: the in-memory fake
+    under `fake_gateway`, the sandbox under `sandbox_url`."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.models import Customer
+
+    details = {**CONTACT, **contact}
+    email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.org"
+    created = gateway().customer_signup(email=email, password=password, **details)
+    user = get_user_model().objects.create_user(username=email, email=email, password=password)
+    return Customer.objects.create(user=user, customer_id=created.customer_id, **details)
 
 
 def _sandbox_env(database: Path) -> dict[str, str]:
@@ -220,6 +279,13 @@ def priced(sandbox_url) -> str:
     result = prices_sync()
     assert result.ok, result.message
     return sandbox_url
+
+
+@pytest.fixture
+def sandbox_seeded(sandbox_partner, priced) -> str:
+    """For tests of the HTTP boundary that reach the sandbox: its demo partner freshly seeded, the gateway pointed at
+    it and our cost table synced from its price list (modules override `seeded_partner` with it)."""
+    return sandbox_partner
 
 
 @pytest.fixture

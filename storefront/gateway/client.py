@@ -473,6 +473,11 @@ def record_provider_call(seconds: float) -> None:
 @cache
 def gateway() -> ResellerGateway:
     """The gateway configured from settings; one per process, so connections are pooled and reused."""
+    # Looked up at each (uncached) call, so tests can put an in-memory provider in its place (tests/fakes).
+    return gateway_from_settings()
+
+
+def gateway_from_settings() -> ResellerGateway:
     return ResellerGateway(
         base_url=settings.RESELLER_BASE_URL,
         metasearch_url=settings.RESELLER_METASEARCH_URL,

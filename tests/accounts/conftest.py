@@ -1,4 +1,4 @@
-"""Fixtures of the account tests: valid signup details, a seeded sandbox, a spy on provider calls."""
+"""Fixtures of the account tests: valid signup details, the in-memory provider, customers of ours only."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from accounts.models import Customer
-from storefront.gateway import ResellerGateway
+from tests.factories import CustomerFactory, UserFactory
+from tests.fakes.gateway import FakeGateway
 
 VALID = {
     "name": "Ada Lovelace",
@@ -26,44 +26,19 @@ VALID = {
     "password2": "Engine#1843x",
 }
 
-PROVIDER_METHODS = [
-    name for name in vars(ResellerGateway) if not name.startswith("_") and callable(getattr(ResellerGateway, name))
-]
+
+@pytest.fixture
+def seeded(fake_priced) -> FakeGateway:
+    """The in-memory provider (tests/fakes/gateway.py) with the demo catalogue, our cost table synced from it."""
+    return fake_priced
 
 
 @pytest.fixture
-def provider_calls(monkeypatch) -> list[str]:
-    """Names of the gateway methods called during the test; the calls still go through."""
-    calls: list[str] = []
-    for name in PROVIDER_METHODS:
-        original = getattr(ResellerGateway, name)
+def make_local_customer(db) -> Callable[..., Customer]:
+    """Customers of ours only (factories): their provider customer_id is one no provider was asked for."""
 
-        def spy(self, *args: Any, _name: str = name, _original: Callable = original, **kwargs: Any) -> Any:
-            calls.append(_name)
-            return _original(self, *args, **kwargs)
-
-        monkeypatch.setattr(ResellerGateway, name, spy)
-    return calls
-
-
-@pytest.fixture
-def seeded(sandbox_url) -> str:
-    """The sandbox over HTTP with its demo partner (`sandbox_url` resets and seeds it)."""
-    return sandbox_url
-
-
-@pytest.fixture
-def make_customer(db) -> Callable[..., Customer]:
-    counter = iter(range(1, 10_000))
-
-    def make(email: str = "", *, password: str = "Engine#1843x", customer_id: int | None = None, **fields: Any):
-        n = next(counter)
-        email = email or f"customer{n}@example.org"
-        user = get_user_model().objects.create_user(username=email.lower(), email=email, password=password)
-        details = {k: v for k, v in VALID.items() if k not in ("email", "password", "password2")}
-        details.update(fields)
-        return Customer.objects.create(
-            user=user, customer_id=customer_id if customer_id is not None else 10_000_000 + n, **details
-        )
+    def make(email: str = "", *, password: str = VALID["password"], customer_id: int | None = None, **fields: Any):
+        user = UserFactory(password=password, **({"email": email, "username": email.lower()} if email else {}))
+        return CustomerFactory(user=user, **({"customer_id": customer_id} if customer_id is not None else {}), **fields)
 
     return make

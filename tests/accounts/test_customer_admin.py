@@ -21,19 +21,19 @@ def staff(client):
     return client
 
 
-def test_it_lists_customers_with_their_provider_id_date_and_country(staff, make_customer):
-    make_customer("ada@example.org", customer_id=12345678, country="GB")
+def test_it_lists_customers_with_their_provider_id_date_and_country(staff, make_local_customer):
+    make_local_customer("ada@example.org", customer_id=12345678, country="GB")
     page = staff.get(URL).content.decode()
     assert "ada@example.org" in page and "12345678" in page and "GB" in page
     assert "Signup date" in page
 
 
-def test_a_customer_without_provider_id_is_highlighted(staff, make_customer):
-    pending = make_customer("pending@example.org", customer_id=None)
+def test_a_customer_without_provider_id_is_highlighted(staff, make_local_customer):
+    pending = make_local_customer("pending@example.org", customer_id=None)
     Customer.objects.filter(pk=pending.pk).update(customer_id=None, signup_sent_at=timezone.now())
-    make_customer("unconfirmed@example.org").__class__.objects.filter(user__email="unconfirmed@example.org").update(
-        customer_id=None
-    )
+    make_local_customer("unconfirmed@example.org").__class__.objects.filter(
+        user__email="unconfirmed@example.org"
+    ).update(customer_id=None)
     page = staff.get(URL).content.decode()
     assert "Needs reconciliation" in page and "Email not confirmed yet" in page
     filtered = staff.get(URL, {"provider_link": "missing"}).content.decode()
@@ -42,25 +42,25 @@ def test_a_customer_without_provider_id_is_highlighted(staff, make_customer):
     assert "unconfirmed@example.org" in waiting and "pending@example.org" not in waiting
 
 
-def test_it_searches_by_email_and_name(staff, make_customer):
-    make_customer("ada@example.org", name="Ada Lovelace")
-    make_customer("grace@example.org", name="Grace Hopper")
+def test_it_searches_by_email_and_name(staff, make_local_customer):
+    make_local_customer("ada@example.org", name="Ada Lovelace")
+    make_local_customer("grace@example.org", name="Grace Hopper")
     by_email = staff.get(URL, {"q": "grace@"}).content.decode()
     assert "grace@example.org" in by_email and "ada@example.org" not in by_email
     by_name = staff.get(URL, {"q": "Lovelace"}).content.decode()
     assert "ada@example.org" in by_name and "grace@example.org" not in by_name
 
 
-def test_the_change_page_shows_their_orders_read_only(staff, make_customer):
-    customer = make_customer("ada@example.org")
+def test_the_change_page_shows_their_orders_read_only(staff, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     Order.objects.create(order_id=555001, customer=customer, domain_name="ada-lovelace.com")
     page = staff.get(f"{URL}{customer.pk}/change/").content.decode()
     assert "ada-lovelace.com" in page and "555001" in page
     assert 'name="orders-0-domain_name"' not in page  # read-only, not editable
 
 
-def test_entering_the_provider_id_activates_a_pending_account(staff, make_customer):
-    customer = make_customer("pending@example.org")
+def test_entering_the_provider_id_activates_a_pending_account(staff, make_local_customer):
+    customer = make_local_customer("pending@example.org")
     customer.customer_id = None
     customer.save()
     customer.user.is_active = False
@@ -85,9 +85,9 @@ def test_entering_the_provider_id_activates_a_pending_account(staff, make_custom
     assert customer.user.is_active
 
 
-def test_staff_can_discard_an_unconfirmed_signup_but_not_a_linked_customer(staff, make_customer):
-    linked = make_customer("linked@example.org")
-    pending = make_customer("pending@example.org")
+def test_staff_can_discard_an_unconfirmed_signup_but_not_a_linked_customer(staff, make_local_customer):
+    linked = make_local_customer("linked@example.org")
+    pending = make_local_customer("pending@example.org")
     pending.customer_id = None
     pending.save()
     pending.user.is_active = False
@@ -104,8 +104,8 @@ def test_customers_cannot_be_added_by_hand(staff):
     assert staff.get(f"{URL}add/").status_code == 403
 
 
-def test_contact_details_are_read_only_with_the_reason(staff, make_customer):
-    customer = make_customer("ada@example.org", name="Ada Lovelace")
+def test_contact_details_are_read_only_with_the_reason(staff, make_local_customer):
+    customer = make_local_customer("ada@example.org", name="Ada Lovelace")
     page = staff.get(f"{URL}{customer.pk}/change/")
     html = page.content.decode()
     form = page.context["adminform"].form
@@ -127,8 +127,8 @@ def test_contact_details_are_read_only_with_the_reason(staff, make_customer):
     assert customer.name == "Ada Lovelace"
 
 
-def test_the_customer_list_wraps_its_columns_to_fit_a_laptop_screen(staff, make_customer):
-    make_customer("a-very-long-address-for-testing@example.org")
+def test_the_customer_list_wraps_its_columns_to_fit_a_laptop_screen(staff, make_local_customer):
+    make_local_customer("a-very-long-address-for-testing@example.org")
     html = staff.get(URL).content.decode()
     assert "css/admin-lists.css" in html
     from django.contrib.staticfiles import finders

@@ -37,21 +37,21 @@ def test_the_page_asks_for_email_and_links_password_reset_and_signup(client):
     assert "csrfmiddlewaretoken" in page
 
 
-def test_it_signs_in_with_the_email_in_any_case_and_goes_to_next(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_it_signs_in_with_the_email_in_any_case_and_goes_to_next(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     response = _login(client, "  ADA@Example.org ", data={"next": "/checkout/"})
     assert response.status_code == 302
     assert response["Location"] == "/checkout/"
     assert int(client.session["_auth_user_id"]) == customer.user.pk
 
 
-def test_without_next_it_goes_to_the_orders(client, make_customer):
-    make_customer("ada@example.org")
+def test_without_next_it_goes_to_the_orders(client, make_local_customer):
+    make_local_customer("ada@example.org")
     assert _login(client, "ada@example.org")["Location"] == "/orders/"
 
 
-def test_the_cart_survives_sign_in(client, make_customer):
-    make_customer("ada@example.org")
+def test_the_cart_survives_sign_in(client, make_local_customer):
+    make_local_customer("ada@example.org")
     session = client.session
     session["cart"] = {"ada.com": {"duration": 2}}
     session.save()
@@ -60,8 +60,8 @@ def test_the_cart_survives_sign_in(client, make_customer):
     assert _signed_in(client)
 
 
-def test_a_wrong_password_says_so_and_keeps_the_email(client, make_customer):
-    make_customer("ada@example.org")
+def test_a_wrong_password_says_so_and_keeps_the_email(client, make_local_customer):
+    make_local_customer("ada@example.org")
     response = _login(client, "ada@example.org", "Wrong#12345")
     assert response.status_code == 200
     page = response.content.decode()
@@ -70,8 +70,8 @@ def test_a_wrong_password_says_so_and_keeps_the_email(client, make_customer):
     assert not _signed_in(client)
 
 
-def test_failures_slow_an_account_down_even_with_the_right_password(client, make_customer):
-    make_customer("ada@example.org")
+def test_failures_slow_an_account_down_even_with_the_right_password(client, make_local_customer):
+    make_local_customer("ada@example.org")
     for _ in range(PER_ACCOUNT):
         _login(client, "ada@example.org", "Wrong#12345")
     response = _login(client, "Ada@example.org", PASSWORD)
@@ -79,16 +79,16 @@ def test_failures_slow_an_account_down_even_with_the_right_password(client, make
     assert not _signed_in(client)
 
 
-def test_an_account_limit_does_not_affect_other_accounts(client, make_customer):
-    make_customer("ada@example.org")
-    make_customer("grace@example.org")
+def test_an_account_limit_does_not_affect_other_accounts(client, make_local_customer):
+    make_local_customer("ada@example.org")
+    make_local_customer("grace@example.org")
     for _ in range(PER_ACCOUNT):
         _login(client, "ada@example.org", "Wrong#12345")
     assert _login(client, "grace@example.org").status_code == 302
 
 
-def test_the_owner_gets_back_in_by_resetting_the_password(client, make_customer, mailoutbox):
-    make_customer("ada@example.org")
+def test_the_owner_gets_back_in_by_resetting_the_password(client, make_local_customer, mailoutbox):
+    make_local_customer("ada@example.org")
     for _ in range(PER_ACCOUNT):
         _login(client, "ada@example.org", "Wrong#12345")
     client.post("/accounts/password/reset/", {"email": "ada@example.org"})
@@ -99,8 +99,8 @@ def test_the_owner_gets_back_in_by_resetting_the_password(client, make_customer,
     assert _login(client, "ada@example.org", "Fresh#Pass2024").status_code == 302
 
 
-def test_an_address_is_limited_after_twenty_failures_on_any_accounts(client, make_customer):
-    make_customer("ada@example.org")
+def test_an_address_is_limited_after_twenty_failures_on_any_accounts(client, make_local_customer):
+    make_local_customer("ada@example.org")
     for n in range(PER_ADDRESS):
         _login(client, f"guess{n}@example.org", "Wrong#12345", REMOTE_ADDR="203.0.113.7")
     locked = _login(client, "ada@example.org", REMOTE_ADDR="203.0.113.7")
@@ -110,8 +110,8 @@ def test_an_address_is_limited_after_twenty_failures_on_any_accounts(client, mak
 
 
 @override_settings(TRUSTED_PROXY_COUNT=1)
-def test_behind_a_trusted_proxy_the_address_comes_from_x_forwarded_for(client, make_customer):
-    make_customer("ada@example.org")
+def test_behind_a_trusted_proxy_the_address_comes_from_x_forwarded_for(client, make_local_customer):
+    make_local_customer("ada@example.org")
     for n in range(PER_ADDRESS):
         # The client forged the first entry; the proxy appended the real address last.
         _login(
@@ -127,8 +127,8 @@ def test_behind_a_trusted_proxy_the_address_comes_from_x_forwarded_for(client, m
     assert response.status_code == 302 and _signed_in(client)
 
 
-def test_logout_is_a_post_and_goes_home(client, make_customer):
-    make_customer("ada@example.org")
+def test_logout_is_a_post_and_goes_home(client, make_local_customer):
+    make_local_customer("ada@example.org")
     _login(client, "ada@example.org")
     assert client.get("/accounts/logout/").status_code == 200  # allauth asks to confirm; nothing happens yet
     assert _signed_in(client)
@@ -142,8 +142,8 @@ def test_logout_is_a_post_and_goes_home(client, make_customer):
 
 
 @pytest.fixture
-def with_totp(make_customer):
-    customer = make_customer("ada@example.org")
+def with_totp(make_local_customer):
+    customer = make_local_customer("ada@example.org")
     secret = generate_totp_secret()
     TOTP.activate(customer.user, secret)
     codes = RecoveryCodes.activate(customer.user).generate_codes()
@@ -193,8 +193,8 @@ def test_a_recovery_code_works_once(client, with_totp):
 # --- Notices ------------------------------------------------------------------------------------------------------
 
 
-def test_a_sign_in_from_a_new_browser_is_emailed_but_not_from_a_known_one(client, make_customer, mailoutbox):
-    make_customer("ada@example.org")
+def test_a_sign_in_from_a_new_browser_is_emailed_but_not_from_a_known_one(client, make_local_customer, mailoutbox):
+    make_local_customer("ada@example.org")
     _login(client, "ada@example.org", HTTP_USER_AGENT="Firefox/140", REMOTE_ADDR="203.0.113.9")
     (notice,) = mailoutbox
     assert notice.to == ["ada@example.org"] and "New sign-in" in notice.subject
@@ -211,8 +211,8 @@ def test_the_browser_an_account_was_made_in_gets_no_notice(client, seeded, mailo
     assert [m.subject for m in mailoutbox if "New sign-in" in m.subject] == []
 
 
-def test_a_password_change_is_emailed(client, make_customer, mailoutbox):
-    make_customer("ada@example.org")
+def test_a_password_change_is_emailed(client, make_local_customer, mailoutbox):
+    make_local_customer("ada@example.org")
     _login(client, "ada@example.org")
     mailoutbox.clear()
     client.post(
@@ -226,8 +226,8 @@ def test_a_password_change_is_emailed(client, make_customer, mailoutbox):
 # --- Re-authentication of dangerous changes -------------------------------------------------------------------
 
 
-def test_changing_the_email_asks_for_the_password_first(client, make_customer):
-    make_customer("ada@example.org", customer_id=None)
+def test_changing_the_email_asks_for_the_password_first(client, make_local_customer):
+    make_local_customer("ada@example.org", customer_id=None)
     from accounts.models import Customer
 
     Customer.objects.update(customer_id=None)  # not yet at the provider: the address may still change
@@ -251,8 +251,8 @@ def test_turning_two_factor_off_asks_for_password_and_code(client, with_totp):
     assert 'name="code"' in client.get(response["Location"]).content.decode()
 
 
-def test_once_at_the_provider_the_email_cannot_change_here(client, make_customer):
-    make_customer("ada@example.org")
+def test_once_at_the_provider_the_email_cannot_change_here(client, make_local_customer):
+    make_local_customer("ada@example.org")
     _login(client, "ada@example.org")
     page = client.post("/accounts/email/", {"action_add": "", "email": "ada@elsewhere.example"}).content.decode()
     assert "cannot change it yet" in page

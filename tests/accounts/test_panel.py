@@ -19,10 +19,10 @@ URL = "/accounts/panel/"
 
 
 @pytest.fixture
-def customer(seeded, make_customer):
-    """A customer that exists at the provider (the sandbox) and with us, signed in."""
+def customer(seeded, make_local_customer):
+    """A customer that exists at the provider (the in-memory one) and with us, signed in."""
     created = gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
-    return make_customer(VALID["email"], customer_id=created.customer_id)
+    return make_local_customer(VALID["email"], customer_id=created.customer_id)
 
 
 def _token(response) -> str:
@@ -41,7 +41,7 @@ def _everything_stored() -> str:
     return "\n".join(texts)
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, settings):
     client.force_login(customer.user)
     first = client.post(URL)
@@ -53,9 +53,16 @@ def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, 
     assert "no-store" in first["Cache-Control"]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_link_signs_the_customer_in_at_the_panel_once(client, customer):
-    client.force_login(customer.user)
+@pytest.fixture
+def sandbox_customer(sandbox_seeded, make_local_customer):
+    """A customer of ours and of the sandbox's (over HTTP): the panel's link is followed to the sandbox's panel."""
+    created = gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
+    return make_local_customer(VALID["email"], customer_id=created.customer_id)
+
+
+@pytest.mark.django_db
+def test_the_link_signs_the_customer_in_at_the_panel_once(client, sandbox_customer):
+    client.force_login(sandbox_customer.user)
     location = client.post(URL)["Location"]
     panel = requests.get(location, timeout=10)
     assert panel.status_code == 200
@@ -63,16 +70,16 @@ def test_the_link_signs_the_customer_in_at_the_panel_once(client, customer):
     assert requests.get(location, timeout=10).status_code != 200  # works once
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_provider_failure_stays_on_the_site_with_a_message(client, customer, sandbox_control):
+@pytest.mark.django_db
+def test_a_provider_failure_stays_on_the_site_with_a_message(client, customer, fake_gateway):
     client.force_login(customer.user)
-    with sandbox_control.fault(error_rate=1.0, scope="customers"):
+    with fake_gateway.fault(error_rate=1.0, scope="customers"):
         response = client.post(URL, headers={"Referer": "http://testserver/orders/7/"})
     assert response["Location"] == "/orders/7/"
     assert "We could not open your control panel" in client.get("/account/").content.decode()
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_the_token_is_in_no_table_no_cache_and_no_log(client, customer, caplog):
     caplog.set_level(logging.DEBUG)
     client.force_login(customer.user)
@@ -82,9 +89,9 @@ def test_the_token_is_in_no_table_no_cache_and_no_log(client, customer, caplog):
     assert token not in _everything_stored()
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_provider_error_shows_a_message_and_stays_on_the_site(client, seeded, make_customer):
-    stranger = make_customer("unknown-at-provider@example.org")  # not a customer of the provider
+@pytest.mark.django_db
+def test_a_provider_error_shows_a_message_and_stays_on_the_site(client, seeded, make_local_customer):
+    stranger = make_local_customer("unknown-at-provider@example.org")  # not a customer of the provider
     client.force_login(stranger.user)
     response = client.post(URL, headers={"Referer": "http://testserver/orders/42/"})
     assert response.status_code == 302
@@ -94,19 +101,12 @@ def test_a_provider_error_shows_a_message_and_stays_on_the_site(client, seeded, 
     assert "Invalid customer email" not in page  # the provider's text is for staff
 
 
-@pytest.mark.django_db(transaction=True)
-def test_after_an_error_a_foreign_referer_is_not_followed(client, seeded, make_customer):
-    stranger = make_customer("unknown-at-provider@example.org")
+@pytest.mark.django_db
+def test_after_an_error_a_foreign_referer_is_not_followed(client, seeded, make_local_customer):
+    stranger = make_local_customer("unknown-at-provider@example.org")
     client.force_login(stranger.user)
     response = client.post(URL, headers={"Referer": "https://evil.example/"})
     assert response["Location"] == "/orders/"
-
-
-@pytest.mark.django_db
-def test_get_is_not_allowed(client, make_customer, provider_calls):
-    client.force_login(make_customer().user)
-    assert client.get(URL).status_code == 405
-    assert provider_calls == []
 
 
 @pytest.mark.django_db
@@ -118,11 +118,11 @@ def test_anonymous_is_sent_to_sign_in_without_a_provider_call(client, provider_c
 
 
 @pytest.mark.django_db
-def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_customer):
+def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_local_customer):
     from django.template.loader import render_to_string
 
     request = rf.get("/orders/1/")
-    request.user = make_customer().user
+    request.user = make_local_customer().user
     html = render_to_string("accounts/_panel_button.html", request=request)
     assert 'method="post" action="/accounts/panel/"' in html
     assert "csrfmiddlewaretoken" in html
@@ -130,18 +130,18 @@ def test_the_button_partial_posts_to_the_panel_with_csrf(rf, make_customer):
 
 
 @pytest.mark.django_db
-def test_the_button_opens_the_panel_in_a_new_tab_and_says_so(rf, make_customer):
+def test_the_button_opens_the_panel_in_a_new_tab_and_says_so(rf, make_local_customer):
     from django.template.loader import render_to_string
 
     request = rf.get("/orders/1/")
-    request.user = make_customer().user
+    request.user = make_local_customer().user
     html = render_to_string("accounts/_panel_button.html", request=request)
     # The storefront stays open behind the panel; noopener keeps the panel's page from scripting this tab.
     assert 'target="_blank"' in html and 'rel="noopener"' in html
     assert "opens in a new tab" in html
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "panel": (1, 600)}
     client.force_login(customer.user)
@@ -152,10 +152,10 @@ def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
     assert "token=" not in response.get("Location", "")
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 @pytest.mark.parametrize("referer", ["http://testserver//evil.example/x", "http://testserver/\\evil.example/x"])
-def test_after_an_error_a_double_slash_referer_stays_on_our_site(client, seeded, make_customer, referer):
-    stranger = make_customer("unknown-at-provider@example.org")
+def test_after_an_error_a_double_slash_referer_stays_on_our_site(client, seeded, make_local_customer, referer):
+    stranger = make_local_customer("unknown-at-provider@example.org")
     client.force_login(stranger.user)
     response = client.post(URL, headers={"Referer": referer})
     assert response["Location"] == "/evil.example/x"

@@ -15,8 +15,8 @@ def test_anonymous_is_sent_to_sign_in(client):
     assert response["Location"].startswith("/accounts/login/?next=")
 
 
-def test_it_changes_the_password_and_keeps_the_customer_signed_in(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_it_changes_the_password_and_keeps_the_customer_signed_in(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     page = client.get(URL).content.decode()
     assert "Change your password" in page and '<label for="id_oldpassword">' in page
@@ -30,8 +30,8 @@ def test_it_changes_the_password_and_keeps_the_customer_signed_in(client, make_c
     assert "_auth_user_id" in client.session
 
 
-def test_the_new_password_must_follow_the_providers_rules(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_the_new_password_must_follow_the_providers_rules(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     response = client.post(
         URL, {"oldpassword": "Engine#1843x", "password1": "Brand-New-123", "password2": "Brand-New-123"}
@@ -42,8 +42,8 @@ def test_the_new_password_must_follow_the_providers_rules(client, make_customer)
     assert customer.user.check_password("Engine#1843x")
 
 
-def test_a_wrong_old_password_is_refused(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_a_wrong_old_password_is_refused(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     response = client.post(
         URL, {"oldpassword": "Wrong#12345", "password1": "Brand#New123", "password2": "Brand#New123"}

@@ -68,25 +68,25 @@ def _assert_rules_shown(page: str, field_id: str) -> None:
     )
 
 
-def test_signup_change_and_reset_show_the_same_rules_component(client, make_customer):
+def test_signup_change_and_reset_show_the_same_rules_component(client, make_local_customer):
     _assert_rules_shown(client.get("/accounts/signup/").content.decode(), "id_password")
-    customer = make_customer("ada@example.org")
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     _assert_rules_shown(client.get(CHANGE).content.decode(), "id_password1")
 
 
-def test_the_reset_page_shows_the_rules_too(client, make_customer):
+def test_the_reset_page_shows_the_rules_too(client, make_local_customer):
     from allauth.account.forms import default_token_generator
     from allauth.account.utils import user_pk_to_url_str
 
-    user = make_customer("ada@example.org").user
+    user = make_local_customer("ada@example.org").user
     link = f"/accounts/password/reset/key/{user_pk_to_url_str(user)}-{default_token_generator.make_token(user)}/"
     form_url = client.get(link)["Location"]
     _assert_rules_shown(client.get(form_url).content.decode(), "id_password1")
 
 
-def test_too_common_is_reported_under_the_new_password_not_the_confirmation(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_too_common_is_reported_under_the_new_password_not_the_confirmation(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     # Within the provider's rules, but on the list of common passwords.
     response = client.post(
@@ -97,8 +97,8 @@ def test_too_common_is_reported_under_the_new_password_not_the_confirmation(clie
     assert "password2" not in form.errors
 
 
-def test_rule_errors_are_under_the_new_password_and_a_mismatch_under_the_confirmation(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_rule_errors_are_under_the_new_password_and_a_mismatch_under_the_confirmation(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     client.force_login(customer.user)
     response = client.post(
         CHANGE, {"oldpassword": "Engine#1843x", "password1": "freshstart", "password2": "freshstarts"}

@@ -33,9 +33,9 @@ def _confirmed(client, customer: Customer):
     return client
 
 
-def test_the_export_has_the_customers_contact_and_orders_and_no_one_elses(client, make_customer):
-    ada = make_customer("ada@example.org")
-    grace = make_customer("grace@example.org", name="Grace Hopper")
+def test_the_export_has_the_customers_contact_and_orders_and_no_one_elses(client, make_local_customer):
+    ada = make_local_customer("ada@example.org")
+    grace = make_local_customer("grace@example.org", name="Grace Hopper")
     _order(ada, "ada-lovelace.com", 1001)
     _order(grace, "grace-hopper.com", 1002)
     _registration(ada, "ada-lovelace.com")
@@ -58,15 +58,15 @@ def test_the_export_needs_a_signed_in_customer(client):
     assert client.get("/accounts/export/")["Location"].startswith("/accounts/login/")
 
 
-def test_deleting_asks_for_the_password_first(client, make_customer):
-    client.force_login(make_customer("ada@example.org").user)
+def test_deleting_asks_for_the_password_first(client, make_local_customer):
+    client.force_login(make_local_customer("ada@example.org").user)
     assert client.post("/accounts/delete/", {"confirm": "delete"})["Location"].startswith("/accounts/reauthenticate/")
     assert Customer.objects.exists()
 
 
-def test_an_account_without_orders_is_deleted_and_staff_are_told(client, make_customer, settings):
+def test_an_account_without_orders_is_deleted_and_staff_are_told(client, make_local_customer, settings):
     settings.ADMINS = [("Ops", "ops@example.org")]
-    customer = make_customer("ada@example.org", customer_id=4242)
+    customer = make_local_customer("ada@example.org", customer_id=4242)
     _confirmed(client, customer)
     assert "Delete my account" in client.get("/accounts/delete/").content.decode()
 
@@ -80,8 +80,8 @@ def test_an_account_without_orders_is_deleted_and_staff_are_told(client, make_cu
     assert "4242" in staff_mail.body and "ask the provider" in staff_mail.body
 
 
-def test_registrations_are_kept_with_the_contact_anonymised(client, make_customer):
-    customer = make_customer("ada@example.org")
+def test_registrations_are_kept_with_the_contact_anonymised(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
     _order(customer, "ada-lovelace.com", 1001)
     _registration(customer, "ada-lovelace.com")
     _confirmed(client, customer)

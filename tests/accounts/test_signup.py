@@ -132,8 +132,8 @@ def test_it_names_the_field_and_the_reason_for_non_english_input(client, provide
 
 
 @pytest.mark.django_db
-def test_it_refuses_an_email_we_already_have_case_insensitively(client, provider_calls, make_customer):
-    make_customer("ada@example.org")
+def test_it_refuses_an_email_we_already_have_case_insensitively(client, provider_calls, make_local_customer):
+    make_local_customer("ada@example.org")
     response = _post(client, email="ADA@Example.org", next="/checkout/")
     assert "email_taken" in _codes(response, "email")
     page = response.content.decode()
@@ -143,8 +143,8 @@ def test_it_refuses_an_email_we_already_have_case_insensitively(client, provider
 
 
 @pytest.mark.django_db
-def test_a_signed_in_customer_is_sent_on_to_next(client, make_customer):
-    client.force_login(make_customer().user)
+def test_a_signed_in_customer_is_sent_on_to_next(client, make_local_customer):
+    client.force_login(make_local_customer().user)
     assert client.get(URL, {"next": "/checkout/"})["Location"] == "/checkout/"
     assert client.get(URL)["Location"] == "/orders/"
 
@@ -304,8 +304,8 @@ def test_a_state_of_the_old_country_is_refused_and_the_new_states_offered(client
 
 
 @pytest.mark.django_db
-def test_the_live_email_check_answers_alike_for_taken_and_free_addresses(client, make_customer):
-    make_customer("taken@example.org")
+def test_the_live_email_check_answers_alike_for_taken_and_free_addresses(client, make_local_customer):
+    make_local_customer("taken@example.org")
     ok = client.get(URL, {"validate": "email", "email": "new@example.org"}, headers={"HX-Request": "true"})
     taken = client.get(URL, {"validate": "email", "email": "Taken@example.org"}, headers={"HX-Request": "true"})
     assert "This looks like an email address." in ok.content.decode()
@@ -317,8 +317,8 @@ def test_the_live_email_check_answers_alike_for_taken_and_free_addresses(client,
 
 
 @pytest.mark.django_db
-def test_the_live_email_check_does_not_reveal_a_pending_signup(client, make_customer):
-    pending = make_customer("pending@example.org")
+def test_the_live_email_check_does_not_reveal_a_pending_signup(client, make_local_customer):
+    pending = make_local_customer("pending@example.org")
     Customer.objects.filter(pk=pending.pk).update(customer_id=None)
     User.objects.filter(pk=pending.user.pk).update(is_active=False)
     html = client.get(URL, {"validate": "email", "email": "pending@example.org"}, headers={"HX-Request": "true"})

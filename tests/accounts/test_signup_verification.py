@@ -12,8 +12,7 @@ from django.test import override_settings
 
 from accounts import services
 from accounts.models import Customer
-from storefront.gateway import Unauthorized, gateway
-from tests.sandbox_control import session_sandbox
+from storefront.gateway import Unauthorized, Unavailable, gateway
 
 from .conftest import VALID
 
@@ -37,10 +36,10 @@ def _confirm(client):
 
 
 def _provider_customers(email: str) -> list[dict]:
-    return session_sandbox().customers(email)
+    return [{"customer_id": c.customer_id, "email": c.email} for c in gateway().customers(email)]
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_signup_signs_in_keeps_the_cart_and_sends_a_link_without_calling_the_provider(client, seeded, provider_calls):
     session = client.session
     session["cart"] = {"ada-lovelace.com": {"duration": 1}}
@@ -58,7 +57,7 @@ def test_signup_signs_in_keeps_the_cart_and_sends_a_link_without_calling_the_pro
     assert _provider_customers("ada@example.org") == []
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_the_link_creates_the_provider_customer_and_goes_back_to_checkout(client, seeded):
     _signup(client, next="/checkout/")
     response = _confirm(client)
@@ -68,7 +67,7 @@ def test_the_link_creates_the_provider_customer_and_goes_back_to_checkout(client
     assert "ready to buy" in client.get("/checkout/").content.decode()
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_confirming_twice_creates_one_provider_customer(client, seeded, provider_calls):
     _signup(client)
     link = _link()
@@ -79,8 +78,8 @@ def test_confirming_twice_creates_one_provider_customer(client, seeded, provider
     assert len(_provider_customers("ada@example.org")) == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(client, seeded, priced, provider_calls):
+@pytest.mark.django_db
+def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(client, seeded, provider_calls):
     from tests.domains.conftest import line, put_in_cart
 
     _signup(client)
@@ -94,7 +93,7 @@ def test_an_unconfirmed_account_cannot_buy_and_the_provider_never_hears_of_it(cl
     assert _provider_customers("ada@example.org") == []
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_an_email_the_provider_already_has_is_told_and_left_for_staff(client, seeded, caplog):
     gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
     _signup(client)
@@ -105,13 +104,11 @@ def test_an_email_the_provider_already_has_is_told_and_left_for_staff(client, se
     assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_a_refused_key_shows_the_message_and_a_later_confirmation_tries_again(client, seeded):
     _signup(client)
-    with override_settings(RESELLER_API_KEY="test_wrong_key"):
-        gateway.cache_clear()
+    with seeded.outage(error=Unauthorized("Unauthorized", status=401)):  # the provider refuses our key
         page = client.post(_link(), follow=True).content.decode()
-    gateway.cache_clear()
     assert str(Unauthorized.default_message) in page
     customer = Customer.objects.get()
     assert customer.customer_id is None and customer.signup_sent_at is None
@@ -119,13 +116,13 @@ def test_a_refused_key_shows_the_message_and_a_later_confirmation_tries_again(cl
 
 
 def _answer_lost():
-    """The provider creates the customer but its answer never arrives (the gateway's read timeout is 2 s)."""
-    return session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="customers")
+    """The provider creates the customer but its answer never arrives."""
+    return gateway().fault(hang_seconds=3, hang_after_commit=True, scope="customers")
 
 
 def _server_error():
     """The provider fails with a 500 before creating anything; for a POST the gateway cannot know that."""
-    return session_sandbox().fault(error_rate=1.0, scope="customers")
+    return gateway().fault(error_rate=1.0, scope="customers")
 
 
 def _long_ago(customer: Customer) -> Customer:
@@ -134,7 +131,7 @@ def _long_ago(customer: Customer) -> Customer:
     return Customer.objects.get(pk=customer.pk)
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_an_unknown_outcome_is_kept_for_staff_and_a_retry_never_makes_a_second_customer(client, seeded, caplog):
     _signup(client)
     with _answer_lost():
@@ -150,7 +147,7 @@ def test_an_unknown_outcome_is_kept_for_staff_and_a_retry_never_makes_a_second_c
     assert len(_provider_customers("ada@example.org")) == 1
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(client, seeded):
     _signup(client)
     with _server_error():
@@ -162,18 +159,16 @@ def test_a_retry_completes_the_account_when_the_first_attempt_never_landed(clien
     assert linked.customer_id == provider["customer_id"]
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_a_provider_outage_at_confirmation_is_retried_by_the_worker(client, seeded):
     from django_tasks_db.models import DBTaskResult
 
     from accounts.tasks import provider_signup_retry
 
     _signup(client)
-    unreachable = {"RESELLER_BASE_URL": "http://127.0.0.1:9/sandbox"}  # never sent: a definite outage
-    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}, **unreachable):
-        gateway.cache_clear()
+    unreachable = seeded.outage(error=Unavailable("ConnectionError"))  # never sent: a definite outage
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}), unreachable:
         page = client.post(_link(), follow=True).content.decode()
-        gateway.cache_clear()
         assert "could not finish your account" in page
         queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")
         assert queued.args_kwargs["kwargs"] == {"customer_pk": Customer.objects.get().pk}

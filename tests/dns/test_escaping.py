@@ -6,7 +6,7 @@ import pytest
 
 from tests.dns.conftest import url
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 SCRIPT = '<script>alert("dns")</script>'
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from tests.dns.conftest import zone, zone_record
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 ZOHO_SPF = "v=spf1 include:zohomail.com ~all"
 GOOGLE_SPF = "v=spf1 include:_spf.google.com ~all"
@@ -128,16 +128,13 @@ def test_nothing_is_removed_if_the_zone_changed_since_the_preview(signed_in, act
     assert zone_record(active_order, "MX", "@", "smtp.google.com") is None
 
 
-def test_the_old_mx_stays_when_the_new_one_could_not_be_added(signed_in, active_order, add_record, monkeypatch):
-    from storefront.gateway import ResellerGateway, ValidationRejected
+def test_the_old_mx_stays_when_the_new_one_could_not_be_added(signed_in, active_order, add_record, fake_gateway):
+    from storefront.gateway import ValidationRejected
 
     add_record("MX", "@", "mx.zoho.com", priority=10)
 
-    def refuse(self, **kwargs):
-        raise ValidationRejected("Record refused", status=400)
-
     preview = signed_in.get(preset_url(active_order, "mail"), {"provider": "google"}).content.decode()
-    monkeypatch.setattr(ResellerGateway, "dns_record_add", refuse)
+    fake_gateway.fail("dns_record_add", ValidationRejected("Record refused", status=400), times=None)
     body = signed_in.post(
         preset_url(active_order, "mail"),
         {"provider": "google", "existing": "replace", "seen": _hidden(preview, "seen")},

@@ -4,9 +4,7 @@ import pytest
 
 from tests.dns.conftest import zone, zone_record
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-RECORD_PATHS = ("/dns/a-record", "/dns/aaaa-record", "/dns/cname-record", "/dns/mx-record", "/dns/txt-record")
+pytestmark = pytest.mark.django_db
 
 
 def preset_url(order, slug: str) -> str:
@@ -16,21 +14,7 @@ def preset_url(order, slug: str) -> str:
 
 
 def records_sent(provider_calls) -> int:
-    return sum(provider_calls.count("POST", path) for path in RECORD_PATHS)
-
-
-def test_it_requires_login(client, active_order, provider_calls):
-    assert client.get(preset_url(active_order, "server")).status_code == 302
-    assert len(provider_calls) == 0
-
-
-def test_it_checks_ownership(signed_in, other_order, provider_calls):
-    before = zone(other_order)
-    assert signed_in.get(preset_url(other_order, "server")).status_code == 404
-    assert signed_in.get(preset_url(other_order, "server"), {"ip": "203.0.113.10", "www": "a"}).status_code == 404
-    assert signed_in.post(preset_url(other_order, "server"), {"ip": "203.0.113.10", "www": "a"}).status_code == 404
-    assert len(provider_calls) == 0
-    assert zone(other_order) == before
+    return provider_calls.count("dns_record_add")
 
 
 def test_an_unknown_preset_is_not_found(signed_in, active_order):
@@ -78,16 +62,17 @@ def test_apply_adds_each_record_and_reports_it(signed_in, active_order, provider
 
 
 def test_apply_reports_a_refusal_and_carries_on(signed_in, active_order, monkeypatch):
-    from storefront.gateway import DuplicateRecord, ResellerGateway
+    from storefront.gateway import DuplicateRecord
+    from tests.fakes.gateway import FakeGateway
 
-    original = ResellerGateway.dns_record_add
+    original = FakeGateway.dns_record_add
 
     def refuse_the_apex(self, **kwargs):
         if kwargs["host"] == "@":
             raise DuplicateRecord("Duplicate record found", status=422)
         return original(self, **kwargs)
 
-    monkeypatch.setattr(ResellerGateway, "dns_record_add", refuse_the_apex)
+    monkeypatch.setattr(FakeGateway, "dns_record_add", refuse_the_apex)
     response = signed_in.post(preset_url(active_order, "server"), {"ip": "203.0.113.10", "www": "a"})
     body = response.content.decode()
     assert "Not added" in body

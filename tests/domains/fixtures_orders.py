@@ -1,5 +1,5 @@
 """Fixtures of the order dashboard tests, on top of tests/domains/conftest.py (`customer`, `other_customer`,
-`provider_calls`): domains bought at the sandbox and the sandbox-side changes that time would bring.
+`provider_calls`): domains bought at the in-memory provider and the provider-side changes time would bring.
 
 Loaded by the test_order*.py modules through `pytest_plugins`.
 """
@@ -14,24 +14,24 @@ from django.utils import timezone
 from accounts.models import Customer
 from domains.models import Order
 from storefront.gateway import gateway
-from tests.sandbox_control import SandboxControl, SandboxOrder
+from tests.fakes.gateway import FakeGateway, FakeOrder
 
 PASSWORD = "Orders#Pass9"
 
 
-class SandboxOrders:
-    def __init__(self, control: SandboxControl) -> None:
+class ProviderOrders:
+    def __init__(self, control: FakeGateway) -> None:
         self.control = control
 
     def register(self, customer: Customer, domain_name: str, duration: int = 1) -> Order:
-        """Buy a domain at the sandbox and keep the local copy that checkout would keep."""
+        """Buy a domain at the provider and keep the local copy that checkout would keep."""
         assert customer.customer_id is not None
         registered = gateway().domain_register(
             customer_id=customer.customer_id, domain_name=domain_name, duration=duration
         )
         return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=domain_name)
 
-    def at_sandbox(self, order: Order) -> SandboxOrder:
+    def at_provider(self, order: Order) -> FakeOrder:
         return self.control.order(order.order_id)
 
     def set_expiry_in_days(self, order: Order, days: float) -> None:
@@ -43,8 +43,8 @@ class SandboxOrders:
 
 
 @pytest.fixture
-def sandbox_orders(seeded_partner, sandbox_control) -> SandboxOrders:
-    return SandboxOrders(sandbox_control)
+def provider_orders(seeded_partner) -> ProviderOrders:
+    return ProviderOrders(seeded_partner)
 
 
 @pytest.fixture

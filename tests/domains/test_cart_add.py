@@ -5,13 +5,12 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from django.test import override_settings
 
 from domains.cart import MAX_LINES
-from storefront.gateway import gateway
+from storefront.gateway import Unavailable
 from tests.domains.conftest import cart_of, line, put_in_cart
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 
@@ -102,10 +101,8 @@ def test_it_goes_back_to_the_page_it_came_from(client, seeded_partner):
 
 
 def test_a_provider_failure_is_shown_not_raised(client, seeded_partner):
-    with override_settings(RESELLER_METASEARCH_URL="http://127.0.0.1:9/metasearch"):
-        gateway.cache_clear()
+    with seeded_partner.outage(error=Unavailable("ConnectionError")):
         response = client.post("/cart/add/", {"domain_name": fresh()}, headers=HTMX)
-    gateway.cache_clear()
     assert response.status_code == 200
     assert "unavailable right now" in response.content.decode()
     assert cart_of(client) == {}

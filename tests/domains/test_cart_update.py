@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 
 
-def test_it_changes_the_term_and_the_total(client, priced):
+def test_it_changes_the_term_and_the_total(client, fake_priced):
     put_in_cart(client, line("brand.com"))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "3"})
     assert response.status_code == 302
@@ -23,7 +23,7 @@ def test_it_changes_the_term_and_the_total(client, priced):
     assert "$42.97" in client.get("/cart/").content.decode()
 
 
-def test_it_refuses_a_term_the_tld_is_not_sold_for(client, priced):
+def test_it_refuses_a_term_the_tld_is_not_sold_for(client, fake_priced):
     put_in_cart(client, line("brand.com", duration=2, price=Decimal("27.98")))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "4"})
     assert response.status_code == 400
@@ -56,7 +56,7 @@ def test_it_refuses_a_term_below_the_tlds_minimum(client):
     assert cart_of(client)["brand.ai"]["duration"] == 2
 
 
-def test_htmx_gets_the_cart_fragment_with_the_new_total(client, priced):
+def test_htmx_gets_the_cart_fragment_with_the_new_total(client, fake_priced):
     put_in_cart(client, line("brand.com"))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "2"}, headers=HTMX)
     html = response.content.decode()

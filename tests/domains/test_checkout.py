@@ -18,18 +18,19 @@ from django.test import Client, override_settings
 from django_tasks_db.models import DBTaskResult
 
 from domains.models import Order, Registration
-from storefront.gateway import gateway
+from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import (
     CONTACT,
     cart_of,
     line,
-    make_customer,
     put_in_cart,
     register_calls,
+    signup_customer,
     wait_for_mail,
 )
+from tests.factories import RegistrationFactory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 
 
 def fresh(tld: str = "com") -> str:
@@ -139,12 +140,10 @@ def test_the_review_removes_a_domain_that_was_taken_meanwhile(client, buyer, oth
     assert 'name="checkout_id"' not in html
 
 
-def test_the_review_shows_a_provider_failure_and_offers_no_buy_button(client, buyer):
+def test_the_review_shows_a_provider_failure_and_offers_no_buy_button(client, buyer, fake_gateway):
     put_in_cart(client, line(fresh()))
-    with override_settings(RESELLER_METASEARCH_URL="http://127.0.0.1:9/metasearch"):
-        gateway.cache_clear()
+    with fake_gateway.outage(error=Unavailable("ConnectionError")):  # the provider cannot be reached
         response = client.get("/checkout/")
-    gateway.cache_clear()
     assert response.status_code == 503
     assert "We could not check the latest prices." in response.content.decode()
     assert 'name="checkout_id"' not in response.content.decode()
@@ -171,7 +170,7 @@ def test_an_empty_cart_has_nothing_to_check_out(client, buyer):
 # --- Placing ------------------------------------------------------------------------------------------------
 
 
-def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provider_calls, sandbox_control):
+def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provider_calls, fake_gateway):
     names = [fresh(), fresh("shop")]
     put_in_cart(client, line(names[0], duration=2), line(names[1]))
     response, checkout_id = buy(client)
@@ -181,7 +180,7 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
         registration = line_of(checkout_id, name)
         assert registration.status == Registration.Status.REGISTERED
         assert Order.objects.get(order_id=registration.provider_order_id).customer == buyer
-        assert sandbox_control.listed_orders(name) == 1
+        assert fake_gateway.listed_orders(name) == 1
     assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
     assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
     client.get(response.url)  # the confirmation page the browser lands on settles the cart
@@ -193,7 +192,7 @@ def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, b
     name, lost = fresh(), fresh()
     put_in_cart(client, line(name), line(lost))
     checkout_id = review(client).context["checkout_id"]
-    gateway().domain_register(customer_id=make_customer().customer_id, domain_name=lost, duration=1)
+    gateway().domain_register(customer_id=signup_customer().customer_id, domain_name=lost, duration=1)
     place(client, checkout_id)
     place(client, checkout_id)
     client.get(f"/checkout/{checkout_id}/")
@@ -270,24 +269,24 @@ def test_lines_fail_independently_and_failed_ones_stay_in_the_cart(client, buyer
     assert "Registered" in html
 
 
-def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partner, sandbox_control):
+def test_a_name_that_became_premium_fails_as_premium(client, buyer, seeded_partner, fake_gateway):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    sandbox_control.reserve(name, kind="premium", partner=seeded_partner)
+    fake_gateway.reserve(name, kind="premium", partner=seeded_partner)
     place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.PREMIUM
     assert "Premium name" in client.get(f"/checkout/{checkout_id}/").content.decode()
 
 
-def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, seeded_partner, sandbox_control):
+def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, seeded_partner, fake_gateway):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    sandbox_control.set_balance(Decimal("0.00"), partner=seeded_partner)
+    fake_gateway.set_balance(Decimal("0.00"), partner=seeded_partner)
     place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.REJECTED
-    assert sandbox_control.listed_orders(name) == 0
+    assert fake_gateway.listed_orders(name) == 0
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "you have not been charged and our staff have been told" in html
     assert "Unable to register domain" not in html  # the provider's text is for staff
@@ -295,12 +294,12 @@ def test_a_failed_settlement_is_said_honestly_and_the_line_stays(client, buyer, 
 
 
 def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
-    client, buyer, seeded_partner, sandbox_control
+    client, buyer, seeded_partner, fake_gateway
 ):
     name = fresh("dev")
     put_in_cart(client, line(name, price=Decimal("15.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
-    sandbox_control.set_min_term("dev", 3, partner=seeded_partner)
+    fake_gateway.set_min_term("dev", 3, partner=seeded_partner)
     place(client, checkout_id)
     assert line_of(checkout_id, name).failure_kind == Registration.FailureKind.MINIMUM_TERM
     assert "Minimum term" in client.get(f"/checkout/{checkout_id}/").content.decode()
@@ -323,16 +322,16 @@ def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bough
 
 
 def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
-    client, buyer, provider_calls, sandbox_control
+    client, buyer, provider_calls, fake_gateway
 ):
     name = fresh()
     put_in_cart(client, line(name))
     checkout_id = review(client).context["checkout_id"]
-    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         response = place(client, checkout_id)
     assert response.url == f"/checkout/{checkout_id}/"
     assert line_of(checkout_id, name).status == Registration.Status.UNKNOWN
-    with sandbox_control.fault(error_rate=1.0, scope="orders"):
+    with fake_gateway.fault(error_rate=1.0, scope="orders"):
         html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Could not confirm" in html
     assert 'hx-trigger="every 4s"' in html
@@ -342,14 +341,12 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
     html = client.get(f"/checkout/{checkout_id}/").content.decode()
     assert "Registered" in html
     assert line_of(checkout_id, name).status == Registration.Status.REGISTERED
-    assert sandbox_control.listed_orders(name) == 1
+    assert fake_gateway.listed_orders(name) == 1
     assert register_calls(provider_calls) == 1
     assert cart_of(client) == {}
 
 
-def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(
-    client, buyer, provider_calls, sandbox_control
-):
+def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(client, buyer, provider_calls, fake_gateway):
     names = [fresh(), fresh("net")]
     put_in_cart(client, line(names[0]), line(names[1], price=Decimal("13.99"), renew=Decimal("15.99")))
     checkout_id = review(client).context["checkout_id"]
@@ -372,7 +369,7 @@ def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(
 
     assert answers == [(302, f"/checkout/{checkout_id}/")] * 20
     for name in names:
-        assert sandbox_control.listed_orders(name) == 1
+        assert fake_gateway.listed_orders(name) == 1
         assert Registration.objects.filter(domain_name=name, status__in=Registration.LIVE_STATUSES).count() == 1
         assert register_calls(provider_calls, name) == 1
     assert Registration.objects.filter(checkout_id=checkout_id).count() == 2
@@ -403,8 +400,8 @@ def test_only_post_and_get_are_allowed(client):
 
 
 def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
-    owner = make_customer()
-    intruder = make_customer()
+    owner = signup_customer()
+    intruder = signup_customer()
     name = fresh()
     owner_client = Client()
     owner_client.force_login(owner.user)
@@ -523,3 +520,18 @@ def test_a_double_click_on_buy_enqueues_the_checkout_once(client, buyer):
 
     assert first.url == second.url == f"/checkout/{checkout_id}/"
     assert DBTaskResult.objects.count() == 1
+
+
+def test_the_review_removes_a_domain_the_customer_already_owns(client, buyer, provider_calls):
+    owned, wanted = fresh(), fresh()
+    RegistrationFactory(customer=buyer, domain_name=owned, status="registered")  # bought in an earlier checkout
+    put_in_cart(client, line(owned), line(wanted))
+
+    response = client.get("/checkout/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"{owned} is already yours." in html
+    assert list(cart_of(client)) == [wanted]
+    assert wanted in html
+    assert register_calls(provider_calls) == 0

@@ -146,13 +146,13 @@ def test_posting_the_checkout_again_returns_to_the_same_payment_page(client, buy
 
 
 def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_it(
-    client, buyer, stripe_sandbox, sandbox_control
+    client, buyer, stripe_sandbox, fake_gateway
 ):
     name = fresh()
     put_in_cart(client, line(name))
     payment, *_ = start_paying(client)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
-    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         for event in stripe_sandbox.events(type="checkout.session.completed"):
             assert post_event(Client(), event).status_code == 200
     payment.refresh_from_db()

@@ -15,11 +15,13 @@ import pytest
 from django.urls import reverse
 
 from domains.models import Registration
-from storefront.gateway import MetaSearch, MetaSearchMeta, MetaSearchResult, Pricing, ResellerGateway, Unavailable
+from storefront.gateway import MetaSearch, MetaSearchMeta, MetaSearchResult, Pricing, Unavailable
 from tests.domains.conftest import line, put_in_cart
+from tests.fakes.gateway import FakeGateway
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+
+pytestmark = pytest.mark.django_db
 
 SCRIPT = '<script>alert("xss")</script>'
 ESCAPED = "&lt;script&gt;alert("
@@ -57,7 +59,7 @@ def provider_says_script(monkeypatch) -> None:
         meta = MetaSearchMeta(search_term=search_term, typed_tld=None, autosuggest=False, aisuggest=False)
         return MetaSearch(results=[row], results_total=1, results_hidden=0, meta=meta, message=SCRIPT)
 
-    monkeypatch.setattr(ResellerGateway, "metasearch", metasearch)
+    monkeypatch.setattr(FakeGateway, "metasearch", metasearch)
 
 
 def test_search_rows_and_message(client, seeded_partner, provider_says_script):
@@ -78,7 +80,7 @@ def test_search_message_when_nothing_is_found(client, seeded_partner, monkeypatc
         meta = MetaSearchMeta(search_term=search_term, typed_tld=None, autosuggest=False, aisuggest=False)
         return MetaSearch(results=[], results_total=0, results_hidden=0, meta=meta, message=SCRIPT)
 
-    monkeypatch.setattr(ResellerGateway, "metasearch", nothing)
+    monkeypatch.setattr(FakeGateway, "metasearch", nothing)
     assert_escaped(client.get("/search/", {"q": "escaped"}).content.decode())
 
 
@@ -126,8 +128,8 @@ def test_checkout_outcome_the_provider_said_shown_to_staff(client, customer):
     assert_escaped(client.get(reverse("checkout_done", args=[checkout_id])).content.decode())
 
 
-def test_order_page_the_provider_said_shown_to_staff(client, customer, sandbox_orders, monkeypatch):
-    order = sandbox_orders.register(customer, "orderescape.com")
+def test_order_page_the_provider_said_shown_to_staff(client, customer, provider_orders, monkeypatch):
+    order = provider_orders.register(customer, "orderescape.com")
     customer.user.is_staff = True
     customer.user.save()
     client.force_login(customer.user)
@@ -135,7 +137,7 @@ def test_order_page_the_provider_said_shown_to_staff(client, customer, sandbox_o
     def refuse(self, **kwargs):
         raise Unavailable(SCRIPT, status=503)
 
-    monkeypatch.setattr(ResellerGateway, "domain_orders", refuse)
+    monkeypatch.setattr(FakeGateway, "domain_orders", refuse)
 
     assert_escaped(client.get(reverse("order_detail", args=[order.order_id])).content.decode())
 

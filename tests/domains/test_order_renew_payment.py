@@ -37,10 +37,10 @@ def come_back(client, order: Order, payment: Payment) -> str:
 
 
 def test_the_confirmation_pays_first_then_renews_once_and_captures_the_renewal_price(
-    signed_in, customer, sandbox_orders, provider_calls, stripe_sandbox
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "payrenew.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+    order = provider_orders.register(customer, "payrenew.com")
+    before = provider_orders.at_provider(order).expires_at
     price = renew_quote(domain_name="payrenew.com", years=2).retail
 
     payment, url = start_renewal(signed_in, order, 2)
@@ -50,13 +50,13 @@ def test_the_confirmation_pays_first_then_renews_once_and_captures_the_renewal_p
     assert [line.description for line in payment.lines.all()] == ["payrenew.com, renewal for 2 years"]
     # Nothing renewed before the payment is authorised: the provider was not asked, its expiry did not move.
     assert renew_calls(provider_calls) == 0
-    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert provider_orders.at_provider(order).expires_at == before
     assert not Renewal.objects.exists()
 
     assert stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD) == "authorised"
     html = come_back(signed_in, order, payment)
 
-    after = sandbox_orders.at_sandbox(order).expires_at
+    after = provider_orders.at_provider(order).expires_at
     assert after == years_later(before, 2)
     assert f"Renewed until {after.strftime('%b %-d, %Y')}." in html
     assert "Your card was charged $" in html
@@ -71,10 +71,10 @@ def test_the_confirmation_pays_first_then_renews_once_and_captures_the_renewal_p
 
 
 def test_a_replayed_webhook_racing_the_return_renews_once(
-    signed_in, customer, sandbox_orders, provider_calls, stripe_sandbox
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "replayrenew.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+    order = provider_orders.register(customer, "replayrenew.com")
+    before = provider_orders.at_provider(order).expires_at
     payment, _ = start_renewal(signed_in, order, 1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
 
@@ -83,16 +83,16 @@ def test_a_replayed_webhook_racing_the_return_renews_once(
     come_back(signed_in, order, payment)
 
     assert renew_calls(provider_calls) == 1
-    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert provider_orders.at_provider(order).expires_at == years_later(before, 1)
     assert Renewal.objects.count() == 1
     assert len(stripe_sandbox.captures()) == 1
 
 
 def test_a_declined_card_renews_nothing_and_charges_nothing(
-    signed_in, customer, sandbox_orders, provider_calls, stripe_sandbox
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "declinedrenew.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+    order = provider_orders.register(customer, "declinedrenew.com")
+    before = provider_orders.at_provider(order).expires_at
     payment, _ = start_renewal(signed_in, order, 1)
 
     assert stripe_sandbox.pay(payment.stripe_session_id, DECLINED_CARD) == "declined"
@@ -100,19 +100,19 @@ def test_a_declined_card_renews_nothing_and_charges_nothing(
 
     assert "Your payment is not confirmed yet" in html
     assert renew_calls(provider_calls) == 0
-    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert provider_orders.at_provider(order).expires_at == before
     assert not Renewal.objects.exists()
     assert stripe_sandbox.captures() == []
 
 
 def test_a_renewal_refused_after_paying_is_released_not_charged(
-    signed_in, customer, sandbox_orders, provider_calls, stripe_sandbox
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "movedrenew.com")
+    order = provider_orders.register(customer, "movedrenew.com")
     payment, _ = start_renewal(signed_in, order, 1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     # Renewed elsewhere meanwhile (another tab, staff): the fresh expiry check refuses this one.
-    sandbox_orders.set_expiry_in_days(order, 700)
+    provider_orders.set_expiry_in_days(order, 700)
 
     html = come_back(signed_in, order, payment)
 
@@ -126,14 +126,14 @@ def test_a_renewal_refused_after_paying_is_released_not_charged(
 
 
 def test_a_lost_renewal_answer_holds_the_money_until_reconciled_then_captures(
-    signed_in, customer, sandbox_orders, sandbox_control, stripe_sandbox
+    signed_in, customer, provider_orders, fake_gateway, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "lostpaidrenew.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+    order = provider_orders.register(customer, "lostpaidrenew.com")
+    before = provider_orders.at_provider(order).expires_at
     payment, _ = start_renewal(signed_in, order, 1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
 
-    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="renew"):
+    with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="renew"):
         html = come_back(signed_in, order, payment)
 
     assert "could not confirm the renewal" in html
@@ -149,8 +149,8 @@ def test_a_lost_renewal_answer_holds_the_money_until_reconciled_then_captures(
     assert len(stripe_sandbox.captures()) == 1
 
 
-def test_the_confirmation_button_says_the_renewal_is_paid_online(signed_in, customer, sandbox_orders, stripe_sandbox):
-    order = sandbox_orders.register(customer, "buttonrenew.com")
+def test_the_confirmation_button_says_the_renewal_is_paid_online(signed_in, customer, provider_orders, stripe_sandbox):
+    order = provider_orders.register(customer, "buttonrenew.com")
     form = open_page(signed_in, order)
 
     html = signed_in.post(reverse("order_renew", args=[order.order_id]), {**form, "duration": 1}).content.decode()
@@ -160,9 +160,9 @@ def test_the_confirmation_button_says_the_renewal_is_paid_online(signed_in, cust
 
 
 def test_the_return_checks_ownership_before_settling(
-    signed_in, customer, other_customer, sandbox_orders, provider_calls, stripe_sandbox
+    signed_in, customer, other_customer, provider_orders, provider_calls, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, "returnowner.com")
+    order = provider_orders.register(customer, "returnowner.com")
     payment, _ = start_renewal(signed_in, order, 1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     stranger = Client()
@@ -178,15 +178,15 @@ def test_the_return_checks_ownership_before_settling(
 
 
 def test_with_payments_disabled_the_renewal_is_made_without_payment(
-    signed_in, customer, sandbox_orders, stripe_sandbox, settings
+    signed_in, customer, provider_orders, stripe_sandbox, settings
 ):
     settings.PAYMENTS_DISABLED = True  # the reseller bills offline
-    order = sandbox_orders.register(customer, "offlinerenew.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+    order = provider_orders.register(customer, "offlinerenew.com")
+    before = provider_orders.at_provider(order).expires_at
 
     response = confirm(signed_in, order, open_page(signed_in, order), 1, follow=True)
 
     assert "Renewed until" in response.content.decode()
-    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert provider_orders.at_provider(order).expires_at == years_later(before, 1)
     assert not Payment.objects.exists()
     assert stripe_sandbox.calls() == []

@@ -104,8 +104,8 @@ def test_renew_options_are_the_priced_terms_from_the_minimum(costs):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_orders_list_is_cached_per_customer_page_and_search(customer, sandbox_orders, provider_calls):
-    sandbox_orders.register(customer, "cachekeys.com")
+def test_orders_list_is_cached_per_customer_page_and_search(customer, provider_orders, provider_calls):
+    provider_orders.register(customer, "cachekeys.com")
     provider_calls.clear()
 
     services.orders_list(customer=customer)
@@ -117,7 +117,7 @@ def test_orders_list_is_cached_per_customer_page_and_search(customer, sandbox_or
 
 
 @pytest.mark.django_db(transaction=True)
-def test_invalidation_touches_only_that_customer(customer, other_customer, sandbox_orders, provider_calls):
+def test_invalidation_touches_only_that_customer(customer, other_customer, provider_orders, provider_calls):
     services.orders_list(customer=customer)
     services.orders_list(customer=other_customer)
     provider_calls.clear()
@@ -130,10 +130,10 @@ def test_invalidation_touches_only_that_customer(customer, other_customer, sandb
 
 
 @pytest.mark.django_db(transaction=True)
-def test_invalidation_survives_a_lost_version_key(customer, sandbox_orders, provider_calls):
+def test_invalidation_survives_a_lost_version_key(customer, provider_orders, provider_calls):
     services.orders_list(customer=customer)
     cache.delete(f"orders:version:{customer.pk}")
-    sandbox_orders.register(customer, "afterloss.com")
+    provider_orders.register(customer, "afterloss.com")
 
     listing = services.orders_list(customer=customer)
 
@@ -141,8 +141,8 @@ def test_invalidation_survives_a_lost_version_key(customer, sandbox_orders, prov
 
 
 @pytest.mark.django_db(transaction=True)
-def test_orders_sync_upserts_the_local_copy(customer, other_customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "synced.com")
+def test_orders_sync_upserts_the_local_copy(customer, other_customer, provider_orders):
+    order = provider_orders.register(customer, "synced.com")
     Order.objects.filter(pk=order.pk).update(customer=other_customer, status="Suspended", domain_name="old.com")
 
     services.orders_list(customer=customer)
@@ -151,15 +151,15 @@ def test_orders_sync_upserts_the_local_copy(customer, other_customer, sandbox_or
     assert order.customer == customer
     assert order.domain_name == "synced.com"
     assert order.status == "Active"
-    assert order.expires_at == sandbox_orders.at_sandbox(order).expires_at
+    assert order.expires_at == provider_orders.at_provider(order).expires_at
     assert order.last_synced_at is not None
 
 
 @pytest.mark.django_db(transaction=True)
-def test_order_fetch_finds_the_order_among_similar_names(customer, sandbox_orders):
+def test_order_fetch_finds_the_order_among_similar_names(customer, provider_orders):
     for n in range(11):
-        sandbox_orders.register(customer, f"x{n:02d}twin.com")
-    target = sandbox_orders.register(customer, "twin.com")
+        provider_orders.register(customer, f"x{n:02d}twin.com")
+    target = provider_orders.register(customer, "twin.com")
 
     found = services.order_fetch(order=target)
 
@@ -167,10 +167,10 @@ def test_order_fetch_finds_the_order_among_similar_names(customer, sandbox_order
 
 
 @pytest.mark.django_db(transaction=True)
-def test_order_fetch_walks_pages_when_the_search_matches_many(customer, sandbox_orders):
-    target = sandbox_orders.register(customer, "deep.com")
+def test_order_fetch_walks_pages_when_the_search_matches_many(customer, provider_orders):
+    target = provider_orders.register(customer, "deep.com")
     for n in range(11):
-        sandbox_orders.register(customer, f"a{n:02d}deep.com")  # newer: listed before the target
+        provider_orders.register(customer, f"a{n:02d}deep.com")  # newer: listed before the target
 
     found = services.order_fetch(order=target)
 
@@ -205,9 +205,9 @@ def _request(order_expiry: dt.datetime, *, duration: int = 1, token: str | None 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_token_claimed_elsewhere_refuses_a_second_submit(customer, sandbox_orders, provider_calls):
-    order = sandbox_orders.register(customer, "inflightservice.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+def test_a_token_claimed_elsewhere_refuses_a_second_submit(customer, provider_orders, provider_calls):
+    order = provider_orders.register(customer, "inflightservice.com")
+    before = provider_orders.at_provider(order).expires_at
     request = _request(before)
     renewal_place(order=order, request=request)
     provider_calls.clear()
@@ -220,10 +220,10 @@ def test_a_token_claimed_elsewhere_refuses_a_second_submit(customer, sandbox_ord
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(customer, sandbox_orders, provider_calls):
-    order = sandbox_orders.register(customer, "invalidated.com")
+def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(customer, provider_orders, provider_calls):
+    order = provider_orders.register(customer, "invalidated.com")
     services.orders_list(customer=customer)
-    before = sandbox_orders.at_sandbox(order).expires_at
+    before = provider_orders.at_provider(order).expires_at
 
     renewed = renewal_place(order=order, request=_request(before, duration=3))
 
@@ -270,8 +270,8 @@ def test_a_leap_day_moves_to_the_28th():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, sandbox_orders):
-    sandbox_orders.register(customer, "ownedname.io")
+def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, provider_orders):
+    provider_orders.register(customer, "ownedname.io")
 
     quote = services.renew_pricing(domain_name="ownedname.io")
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from domains.models import Order
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def url(order: Order) -> str:
@@ -35,37 +35,8 @@ def confirmed(signed_in, customer, password):
     return signed_in
 
 
-def test_it_checks_ownership(client, customer, other_customer, sandbox_orders, provider_calls, password):
-    order = sandbox_orders.register(customer, "notyourcode.com")
-    other_customer.user.set_password(password)
-    other_customer.user.save()
-    client.force_login(other_customer.user)
-    client.post("/accounts/reauthenticate/", {"password": password})
-    provider_calls.clear()
-
-    response = client.post(url(order))
-
-    assert response.status_code == 404
-    assert provider_calls == []
-
-
-def test_it_only_accepts_post(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "getcode.com")
-
-    assert signed_in.get(url(order)).status_code == 405
-
-
-def test_it_requires_login(client, customer, sandbox_orders, password):
-    order = sandbox_orders.register(customer, "anoncode.com")
-
-    response = client.post(url(order))
-
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
-
-
-def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "signedout.com")
+def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client, customer, provider_orders):
+    order = provider_orders.register(customer, "signedout.com")
     page = reverse("order_detail", args=[order.order_id])
 
     response = client.post(
@@ -75,9 +46,9 @@ def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(clien
     assert response["HX-Redirect"] == f"{reverse('login')}?next={page}"
 
 
-def test_without_a_recent_password_it_asks_for_it_then_shows_the_code(signed_in, customer, sandbox_orders, password):
-    order = sandbox_orders.register(customer, "rightpw.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
+def test_without_a_recent_password_it_asks_for_it_then_shows_the_code(signed_in, customer, provider_orders, password):
+    order = provider_orders.register(customer, "rightpw.com")
+    code = provider_orders.at_provider(order).transfer_code
 
     asked = signed_in.post(url(order))
     assert asked.status_code == 302 and asked["Location"].startswith("/accounts/reauthenticate/")
@@ -87,11 +58,11 @@ def test_without_a_recent_password_it_asks_for_it_then_shows_the_code(signed_in,
     assert f'<code id="transfer-code" class="transfer-code">{code}</code>' in resumed.content.decode()
 
 
-def test_with_two_factor_the_code_is_asked_too(signed_in, customer, sandbox_orders, password):
+def test_with_two_factor_the_code_is_asked_too(signed_in, customer, provider_orders, password):
     secret = generate_totp_secret()
     TOTP.activate(customer.user, secret)
-    order = sandbox_orders.register(customer, "twofactor.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
+    order = provider_orders.register(customer, "twofactor.com")
+    code = provider_orders.at_provider(order).transfer_code
 
     asked = signed_in.post(url(order))["Location"]
     assert 'name="code"' in signed_in.get(asked).content.decode()
@@ -106,20 +77,20 @@ def test_with_two_factor_the_code_is_asked_too(signed_in, customer, sandbox_orde
     assert code in resumed.content.decode()
 
 
-def test_the_customer_is_emailed_when_a_code_is_shown(confirmed, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "noticed.com")
+def test_the_customer_is_emailed_when_a_code_is_shown(confirmed, customer, provider_orders):
+    order = provider_orders.register(customer, "noticed.com")
     mail.outbox.clear()
     confirmed.post(url(order), REMOTE_ADDR="203.0.113.5")
     (notice,) = mail.outbox
     assert notice.to == [customer.user.email]
     assert "The transfer code of noticed.com was shown" in notice.subject
     assert "203.0.113.5" in notice.body
-    assert sandbox_orders.at_sandbox(order).transfer_code not in notice.body
+    assert provider_orders.at_provider(order).transfer_code not in notice.body
 
 
-def test_the_right_password_shows_the_code_once_with_a_copy_button(confirmed, customer, sandbox_orders, password):
-    order = sandbox_orders.register(customer, "rightpw2.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
+def test_the_right_password_shows_the_code_once_with_a_copy_button(confirmed, customer, provider_orders, password):
+    order = provider_orders.register(customer, "rightpw2.com")
+    code = provider_orders.at_provider(order).transfer_code
 
     response = confirmed.post(url(order))
 
@@ -134,9 +105,9 @@ def test_the_right_password_shows_the_code_once_with_a_copy_button(confirmed, cu
     assert code not in confirmed.get(reverse("order_detail", args=[order.order_id])).content.decode()
 
 
-def test_htmx_gets_only_the_transfer_section(confirmed, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "fragmentcode.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
+def test_htmx_gets_only_the_transfer_section(confirmed, customer, provider_orders):
+    order = provider_orders.register(customer, "fragmentcode.com")
+    code = provider_orders.at_provider(order).transfer_code
 
     response = confirmed.post(url(order), headers={"HX-Request": "true"})
 
@@ -148,9 +119,9 @@ def test_htmx_gets_only_the_transfer_section(confirmed, customer, sandbox_orders
     assert "no-store" in response["Cache-Control"]
 
 
-def test_the_code_is_never_logged_cached_or_kept_in_the_session(confirmed, customer, sandbox_orders, caplog):
-    order = sandbox_orders.register(customer, "secretcode.com")
-    code = sandbox_orders.at_sandbox(order).transfer_code
+def test_the_code_is_never_logged_cached_or_kept_in_the_session(confirmed, customer, provider_orders, caplog):
+    order = provider_orders.register(customer, "secretcode.com")
+    code = provider_orders.at_provider(order).transfer_code
     caplog.set_level(logging.DEBUG)
 
     confirmed.get(reverse("order_detail", args=[order.order_id]))
@@ -171,8 +142,8 @@ def test_the_code_is_never_logged_cached_or_kept_in_the_session(confirmed, custo
         assert code not in message.body
 
 
-def test_wrong_passwords_are_throttled(signed_in, customer, sandbox_orders, provider_calls, password):
-    order = sandbox_orders.register(customer, "guessing.com")
+def test_wrong_passwords_are_throttled(signed_in, customer, provider_orders, provider_calls, password):
+    order = provider_orders.register(customer, "guessing.com")
     asked = signed_in.post(url(order))["Location"]
     for _ in range(10):
         signed_in.post(asked, {"password": "Guess#12345"})
@@ -183,10 +154,10 @@ def test_wrong_passwords_are_throttled(signed_in, customer, sandbox_orders, prov
     assert code_calls(provider_calls) == 0
 
 
-def test_a_provider_failure_shows_its_message(confirmed, customer, sandbox_orders, sandbox_control):
-    order = sandbox_orders.register(customer, "codedown.com")
+def test_a_provider_failure_shows_its_message(confirmed, customer, provider_orders, fake_gateway):
+    order = provider_orders.register(customer, "codedown.com")
 
-    with sandbox_control.fault(error_rate=1.0, scope="transfers"):
+    with fake_gateway.fault(error_rate=1.0, scope="transfers"):
         response = confirmed.post(url(order), headers={"HX-Request": "true"})
 
     assert response.status_code == 200
@@ -196,9 +167,9 @@ def test_a_provider_failure_shows_its_message(confirmed, customer, sandbox_order
     assert mail.outbox == [] or all("transfer code" not in m.subject for m in mail.outbox)
 
 
-def test_reveals_are_rate_limited_per_customer(confirmed, customer, sandbox_orders, provider_calls, settings):
+def test_reveals_are_rate_limited_per_customer(confirmed, customer, provider_orders, provider_calls, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, 900)}
-    order = sandbox_orders.register(customer, "ratelimited.com")
+    order = provider_orders.register(customer, "ratelimited.com")
     assert confirmed.post(url(order)).status_code == 200
     response = confirmed.post(url(order))
     assert response.status_code == 429

@@ -11,15 +11,9 @@ from domains.models import Order, Registration
 from domains.orders import orders_cache_invalidate
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 URL = reverse("orders")
-
-
-def test_it_requires_login(client):
-    response = client.get(URL)
-    assert response.status_code == 302
-    assert reverse("login") in response["Location"]
 
 
 def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(client):
@@ -32,9 +26,9 @@ def test_an_htmx_request_after_the_session_ended_sends_the_page_to_sign_in(clien
     assert "next=/orders/%3Fpage%3D2" in response["HX-Redirect"]
 
 
-def test_it_lists_the_customers_domains(signed_in, customer, other_customer, sandbox_orders):
-    mine = sandbox_orders.register(customer, "gracefulcode.com", duration=2)
-    sandbox_orders.register(other_customer, "alansmachine.com")
+def test_it_lists_the_customers_domains(signed_in, customer, other_customer, provider_orders):
+    mine = provider_orders.register(customer, "gracefulcode.com", duration=2)
+    provider_orders.register(other_customer, "alansmachine.com")
 
     response = signed_in.get(URL)
 
@@ -72,9 +66,9 @@ def test_it_tells_a_customer_without_provider_account_that_it_is_being_confirmed
     assert provider_calls == []
 
 
-def test_it_paginates_like_the_provider(signed_in, customer, sandbox_orders):
+def test_it_paginates_like_the_provider(signed_in, customer, provider_orders):
     for n in range(12):
-        sandbox_orders.register(customer, f"pagetest{n:02d}.com")
+        provider_orders.register(customer, f"pagetest{n:02d}.com")
 
     first = signed_in.get(URL).content.decode()
     second = signed_in.get(URL, {"page": 2}).content.decode()
@@ -88,9 +82,9 @@ def test_it_paginates_like_the_provider(signed_in, customer, sandbox_orders):
     assert "?page=3" not in second
 
 
-def test_the_page_count_follows_the_providers_total(signed_in, customer, sandbox_orders):
+def test_the_page_count_follows_the_providers_total(signed_in, customer, provider_orders):
     for n in range(21):
-        sandbox_orders.register(customer, f"counted{n:02d}.net")
+        provider_orders.register(customer, f"counted{n:02d}.net")
 
     first = signed_in.get(URL).content.decode()
     last = signed_in.get(URL, {"page": 3}).content.decode()
@@ -101,9 +95,9 @@ def test_the_page_count_follows_the_providers_total(signed_in, customer, sandbox
     assert "Next" not in last
 
 
-def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, customer, sandbox_orders):
+def test_pagination_and_search_answer_htmx_with_the_table_only(signed_in, customer, provider_orders):
     for n in range(11):
-        sandbox_orders.register(customer, f"fragment{n:02d}.org")
+        provider_orders.register(customer, f"fragment{n:02d}.org")
 
     response = signed_in.get(URL, {"page": 2}, headers={"HX-Request": "true"})
 
@@ -121,9 +115,9 @@ def test_a_history_restore_gets_the_full_page(signed_in, customer):
     assert "<html" in response.content.decode()
 
 
-def test_it_searches_by_domain_name(signed_in, customer, sandbox_orders):
-    sandbox_orders.register(customer, "bakery-berlin.com")
-    sandbox_orders.register(customer, "florist-paris.com")
+def test_it_searches_by_domain_name(signed_in, customer, provider_orders):
+    provider_orders.register(customer, "bakery-berlin.com")
+    provider_orders.register(customer, "florist-paris.com")
 
     response = signed_in.get(URL, {"q": "bakery"})
 
@@ -134,17 +128,17 @@ def test_it_searches_by_domain_name(signed_in, customer, sandbox_orders):
     assert "matching “bakery”" in body
 
 
-def test_a_search_without_match_says_so(signed_in, customer, sandbox_orders):
-    sandbox_orders.register(customer, "bakery-berlin.com")
+def test_a_search_without_match_says_so(signed_in, customer, provider_orders):
+    provider_orders.register(customer, "bakery-berlin.com")
 
     response = signed_in.get(URL, {"q": "nothing-like-it"})
 
     assert "None of your domains match “nothing-like-it”" in response.content.decode()
 
 
-def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "lapsed.com")
-    sandbox_orders.set_expiry_in_days(order, -3.5)
+def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, customer, provider_orders):
+    order = provider_orders.register(customer, "lapsed.com")
+    provider_orders.set_expiry_in_days(order, -3.5)
 
     response = signed_in.get(URL)
 
@@ -155,9 +149,9 @@ def test_an_expired_domain_is_shown_as_expired_and_stands_out(signed_in, custome
     assert "Renew it to keep the domain." in body
 
 
-def test_a_domain_expiring_within_30_days_stands_out(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "nearly.com")
-    sandbox_orders.set_expiry_in_days(order, 23.5)
+def test_a_domain_expiring_within_30_days_stands_out(signed_in, customer, provider_orders):
+    order = provider_orders.register(customer, "nearly.com")
+    provider_orders.set_expiry_in_days(order, 23.5)
 
     body = signed_in.get(URL).content.decode()
 
@@ -166,9 +160,9 @@ def test_a_domain_expiring_within_30_days_stands_out(signed_in, customer, sandbo
     assert "Expires soon" in body
 
 
-def test_each_status_has_its_badge_and_meaning(signed_in, customer, sandbox_orders):
-    sandbox_orders.set_status(sandbox_orders.register(customer, "onhold.com"), "Suspended")
-    sandbox_orders.set_status(sandbox_orders.register(customer, "goingaway.com"), "Pending Delete Restorable")
+def test_each_status_has_its_badge_and_meaning(signed_in, customer, provider_orders):
+    provider_orders.set_status(provider_orders.register(customer, "onhold.com"), "Suspended")
+    provider_orders.set_status(provider_orders.register(customer, "goingaway.com"), "Pending Delete Restorable")
 
     body = signed_in.get(URL).content.decode()
 
@@ -178,8 +172,8 @@ def test_each_status_has_its_badge_and_meaning(signed_in, customer, sandbox_orde
     assert "order-row order-pending" in body  # stands out: it needs support whatever its date
 
 
-def test_it_refreshes_the_local_copy(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "copied.com", duration=3)
+def test_it_refreshes_the_local_copy(signed_in, customer, provider_orders):
+    order = provider_orders.register(customer, "copied.com", duration=3)
 
     signed_in.get(URL)
 
@@ -190,8 +184,8 @@ def test_it_refreshes_the_local_copy(signed_in, customer, sandbox_orders):
     assert order.last_synced_at is not None
 
 
-def test_it_adds_orders_missing_from_the_local_copy(signed_in, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "unseen.com")
+def test_it_adds_orders_missing_from_the_local_copy(signed_in, customer, provider_orders):
+    order = provider_orders.register(customer, "unseen.com")
     Order.objects.filter(pk=order.pk).delete()
 
     signed_in.get(URL)
@@ -199,8 +193,8 @@ def test_it_adds_orders_missing_from_the_local_copy(signed_in, customer, sandbox
     assert Order.objects.get(order_id=order.order_id).customer == customer
 
 
-def test_it_calls_the_provider_once_then_serves_from_the_cache(signed_in, customer, provider_calls, sandbox_orders):
-    sandbox_orders.register(customer, "cached.com")
+def test_it_calls_the_provider_once_then_serves_from_the_cache(signed_in, customer, provider_calls, provider_orders):
+    provider_orders.register(customer, "cached.com")
     provider_calls.clear()
 
     signed_in.get(URL)
@@ -209,9 +203,9 @@ def test_it_calls_the_provider_once_then_serves_from_the_cache(signed_in, custom
     assert [name for name, _ in provider_calls] == ["domain_orders"]
 
 
-def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, provider_calls, sandbox_orders):
+def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, provider_calls, provider_orders):
     signed_in.get(URL)
-    sandbox_orders.register(customer, "justbought.com")
+    provider_orders.register(customer, "justbought.com")
     orders_cache_invalidate(customer=customer)
 
     response = signed_in.get(URL)
@@ -219,8 +213,8 @@ def test_the_customers_own_actions_invalidate_the_cache(signed_in, customer, pro
     assert "justbought.com" in response.content.decode()
 
 
-def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer, sandbox_control):
-    with sandbox_control.fault(error_rate=1.0, scope="orders"):
+def test_it_explains_in_plain_words_when_the_provider_fails(signed_in, customer, fake_gateway):
+    with fake_gateway.fault(error_rate=1.0, scope="orders"):
         response = signed_in.get(URL)
 
     body = response.content.decode()
@@ -243,18 +237,18 @@ def test_a_refusal_shows_our_sentence_and_staff_also_see_the_providers(signed_in
     assert "Invalid customer ID" in signed_in.get(URL).content.decode()
 
 
-def test_a_purchase_shows_at_once_even_with_the_listing_cached(signed_in, customer, sandbox_orders):
+def test_a_purchase_shows_at_once_even_with_the_listing_cached(signed_in, customer, provider_orders):
     assert "You don't have any domains yet" in signed_in.get(URL).content.decode()
 
     # What checkout does: a Registration row for the line, then the order at the provider.
     Registration.objects.create(customer=customer, domain_name="justbought.org", duration=1, checkout_id=uuid.uuid4())
-    sandbox_orders.register(customer, "justbought.org")
+    provider_orders.register(customer, "justbought.org")
 
     assert "justbought.org" in signed_in.get(URL).content.decode()
 
 
-def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, sandbox_orders):
-    sandbox_orders.register(customer, "firstpage.com")
+def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, provider_orders):
+    provider_orders.register(customer, "firstpage.com")
 
     response = signed_in.get(URL, {"page": "abc"})
 
@@ -262,8 +256,8 @@ def test_a_bad_page_number_falls_back_to_the_first_page(signed_in, customer, san
     assert "firstpage.com" in response.content.decode()
 
 
-def test_a_page_past_the_end_links_back_to_the_first(signed_in, customer, sandbox_orders):
-    sandbox_orders.register(customer, "onlyone.com")
+def test_a_page_past_the_end_links_back_to_the_first(signed_in, customer, provider_orders):
+    provider_orders.register(customer, "onlyone.com")
 
     response = signed_in.get(URL, {"page": 5})
 
@@ -272,8 +266,8 @@ def test_a_page_past_the_end_links_back_to_the_first(signed_in, customer, sandbo
     assert "Go to the first page" in body
 
 
-def test_a_search_longer_than_a_domain_keeps_what_was_typed(signed_in, customer, sandbox_orders):
-    sandbox_orders.register(customer, "short.com")
+def test_a_search_longer_than_a_domain_keeps_what_was_typed(signed_in, customer, provider_orders):
+    provider_orders.register(customer, "short.com")
     typed = "x" * 100
 
     response = signed_in.get(URL, {"q": typed})

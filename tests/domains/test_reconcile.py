@@ -8,14 +8,14 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.test import override_settings
+from django.utils import timezone
 
 from domains import services
 from domains.models import Registration
-from storefront.gateway import gateway
+from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def fresh() -> str:
@@ -28,24 +28,24 @@ def unknown_line(customer, name: str, *, age=None) -> Registration:
     )
     if age is not None:
         Registration.objects.filter(pk=registration.pk).update(
-            created_at=services._now() - age, updated_at=services._now() - age
+            created_at=timezone.now() - age, updated_at=timezone.now() - age
         )
         registration.refresh_from_db()
     return registration
 
 
 def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_reconciled_line(
-    sandbox_control, customer, provider_calls
+    fake_gateway, customer, provider_calls
 ):
     name = fresh()
-    with sandbox_control.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.Status.UNKNOWN
 
     reconciled = services.registration_reconcile(registration=registration)
 
-    assert sandbox_control.listed_orders(name) == 1
-    (sandbox_order,) = sandbox_control.orders(domain_name=name, status="Active")
+    assert fake_gateway.listed_orders(name) == 1
+    (sandbox_order,) = fake_gateway.orders(domain_name=name, status="Active")
     assert reconciled.status == Registration.Status.REGISTERED
     assert reconciled.provider_order_id == sandbox_order.order_id
     assert reconciled.order.order_id == sandbox_order.order_id
@@ -65,12 +65,10 @@ def test_a_recent_line_missing_from_the_listing_stays_unconfirmed(customer):
     assert services.registration_reconcile(registration=registration).status == Registration.Status.UNKNOWN
 
 
-def test_a_listing_failure_leaves_the_line_unconfirmed(customer):
+def test_a_listing_failure_leaves_the_line_unconfirmed(customer, fake_gateway):
     registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
-    with override_settings(RESELLER_BASE_URL="http://127.0.0.1:9/sandbox"):
-        gateway.cache_clear()
+    with fake_gateway.outage(error=Unavailable("ConnectionError")):  # the provider cannot be reached
         reconciled = services.registration_reconcile(registration=registration)
-    gateway.cache_clear()
     assert reconciled.status == Registration.Status.UNKNOWN
 
 
@@ -92,7 +90,7 @@ def test_an_abandoned_pending_line_is_reconciled(customer):
     pending = Registration.objects.create(
         customer=customer, domain_name=name, duration=1, status=Registration.Status.PENDING, checkout_id=uuid.uuid4()
     )
-    Registration.objects.filter(pk=pending.pk).update(updated_at=services._now() - services.STALE_PENDING * 2)
+    Registration.objects.filter(pk=pending.pk).update(updated_at=timezone.now() - services.STALE_PENDING * 2)
     reconciled = services.registration_reconcile(registration=pending)
     assert reconciled.status == Registration.Status.REGISTERED
     assert reconciled.provider_order_id == registered.order_id

@@ -13,9 +13,21 @@ import requests
 from django.urls import reverse
 
 from storefront.gateway import ResellerGateway
+from tests.domains.fixtures_orders import ProviderOrders
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def seeded_partner(sandbox_seeded) -> str:
+    """This module tests what comes over HTTP: the real client and the sandbox, not the in-memory provider."""
+    return sandbox_seeded
+
+
+@pytest.fixture
+def provider_orders(seeded_partner, sandbox_control) -> ProviderOrders:
+    return ProviderOrders(sandbox_control)
 
 
 @pytest.fixture
@@ -40,9 +52,9 @@ def refuse_with_200(monkeypatch):
     return refused
 
 
-def test_a_renewal_refused_with_200_never_says_renewed(signed_in, customer, sandbox_orders, refuse_with_200):
-    order = sandbox_orders.register(customer, "refused200.com")
-    before = sandbox_orders.at_sandbox(order).expires_at
+def test_a_renewal_refused_with_200_never_says_renewed(signed_in, customer, provider_orders, refuse_with_200):
+    order = provider_orders.register(customer, "refused200.com")
+    before = provider_orders.at_provider(order).expires_at
     assert signed_in.get(reverse("order_detail", args=[order.order_id])).status_code == 200
     token = signed_in.session["renew_tokens"][str(order.order_id)][-1]
     refuse_with_200["/domains/renew"] = "Failed to renew the domain order"
@@ -54,13 +66,13 @@ def test_a_renewal_refused_with_200_never_says_renewed(signed_in, customer, sand
     html = response.content.decode()
     assert "Renewed until" not in html
     assert "refused this renewal; you have not been charged" in html
-    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert provider_orders.at_provider(order).expires_at == before
 
 
 def test_a_dns_activation_refused_with_200_is_not_reported_as_done(
-    signed_in, customer, sandbox_orders, refuse_with_200
+    signed_in, customer, provider_orders, refuse_with_200
 ):
-    order = sandbox_orders.register(customer, "refused200dns.com")
+    order = provider_orders.register(customer, "refused200dns.com")
     refuse_with_200["/dns/activate"] = "Invalid order ID"
 
     response = signed_in.post(reverse("dns_activate", args=[order.order_id]), follow=True)

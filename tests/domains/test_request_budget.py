@@ -13,6 +13,12 @@ from tests.domains.conftest import line, put_in_cart
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture
+def seeded_partner(sandbox_seeded) -> str:
+    """This module tests what comes over HTTP: the real client and the sandbox, not the in-memory provider."""
+    return sandbox_seeded
+
+
 @override_settings(REQUEST_PROVIDER_CALLS_MAX=2)
 def test_a_review_needing_more_calls_than_allowed_stops_and_offers_no_buy(client, customer, monkeypatch):
     client.force_login(customer.user)

@@ -15,7 +15,7 @@ from pricing.models import CostPrice
 from pricing.sync import prices_sync
 from tests.domains.conftest import cart_of, register_calls, wait_for_mail
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 pytest_plugins = ["tests.domains.fixtures_orders"]
 
 HTMX = {"HX-Request": "true"}
@@ -32,9 +32,9 @@ def row_of(html: str, domain: str) -> str:
     raise AssertionError(f"no row for {domain}")
 
 
-def set_com_cost(sandbox_control, amount: str) -> None:
+def set_com_cost(fake_gateway, amount: str) -> None:
     """The provider's .com cost becomes `amount` (register and renew, per year), and our table syncs it."""
-    sandbox_control.update("CatalogueTld", {"tld": "com"}, register_price=amount, renew_price=amount)
+    fake_gateway.set_price("com", register=amount, renew=amount)
     result = prices_sync()
     assert result.ok, result.message
 
@@ -63,9 +63,9 @@ def buy_through_every_page(client, name: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("rounding", "retail"), [("none", "$12.00"), ("99", "$12.99")])
-def test_every_page_shows_the_retail_price_and_never_the_providers(client, customer, sandbox_control, rounding, retail):
+def test_every_page_shows_the_retail_price_and_never_the_providers(client, customer, fake_gateway, rounding, retail):
     client.force_login(customer.user)
-    set_com_cost(sandbox_control, "10.00")
+    set_com_cost(fake_gateway, "10.00")
     name = fresh()
 
     with override_settings(PRICE_MARKUP_PERCENT=Decimal("20"), PRICE_ROUNDING=rounding):
@@ -85,14 +85,14 @@ def test_every_page_shows_the_retail_price_and_never_the_providers(client, custo
 
 
 def test_a_new_cost_shows_after_the_sync_and_the_checkout_requotes_a_line_that_would_lose_money(
-    client, customer, sandbox_control
+    client, customer, fake_gateway
 ):
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
     assert cart_of(client)[name]["price"] == "12.99"
 
-    sandbox_control.update("CatalogueTld", {"tld": "com"}, register_price="20.00", renew_price="20.00")
+    fake_gateway.set_price("com", register="20.00", renew="20.00")
     # Until the sync runs, our table (and so every page) keeps the last prices.
     assert "$12.99 first year" in client.get("/search/", {"q": name}).content.decode()
     assert prices_sync().ok
@@ -105,13 +105,13 @@ def test_a_new_cost_shows_after_the_sync_and_the_checkout_requotes_a_line_that_w
 
 
 def test_a_cost_rising_past_the_reviewed_price_stops_the_buy_and_shows_the_new_price(
-    client, customer, sandbox_control, provider_calls
+    client, customer, fake_gateway, provider_calls
 ):
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
     review = client.get("/checkout/")
-    set_com_cost(sandbox_control, "20.00")
+    set_com_cost(fake_gateway, "20.00")
 
     response = client.post("/checkout/", reviewed(review), follow=True)
 
@@ -123,12 +123,12 @@ def test_a_cost_rising_past_the_reviewed_price_stops_the_buy_and_shows_the_new_p
     assert not Registration.objects.filter(domain_name=name).exists()
 
 
-def test_a_cost_falling_keeps_the_reviewed_price_at_buy(client, customer, sandbox_control):
+def test_a_cost_falling_keeps_the_reviewed_price_at_buy(client, customer, fake_gateway):
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
     review = client.get("/checkout/")
-    set_com_cost(sandbox_control, "5.00")
+    set_com_cost(fake_gateway, "5.00")
 
     client.post("/checkout/", reviewed(review))
 
@@ -157,8 +157,8 @@ def test_premium_and_unpriced_rows_have_no_buy_button(client, seeded_partner):
     assert cart_of(client) == {}
 
 
-def test_a_domain_the_customer_owns_says_yours_with_a_link_to_manage_it(client, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, fresh())
+def test_a_domain_the_customer_owns_says_yours_with_a_link_to_manage_it(client, customer, provider_orders):
+    order = provider_orders.register(customer, fresh())
     client.force_login(customer.user)
 
     mine = row_of(client.get("/search/", {"q": order.domain_name}).content.decode(), order.domain_name)
@@ -169,8 +169,8 @@ def test_a_domain_the_customer_owns_says_yours_with_a_link_to_manage_it(client, 
     assert 'name="domain_name"' not in mine
 
 
-def test_someone_elses_domain_is_still_taken(client, customer, other_customer, sandbox_orders):
-    order = sandbox_orders.register(other_customer, fresh())
+def test_someone_elses_domain_is_still_taken(client, customer, other_customer, provider_orders):
+    order = provider_orders.register(other_customer, fresh())
     client.force_login(customer.user)
 
     row = row_of(client.get("/search/", {"q": order.domain_name}).content.decode(), order.domain_name)

@@ -7,29 +7,30 @@ import re
 import pytest
 from django.test import override_settings
 
-from storefront.gateway import RateLimited, ResellerGateway, gateway
+from storefront.gateway import RateLimited, Unauthorized, gateway
+from tests.fakes.gateway import FakeGateway
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def provider(priced, sandbox_partner):
-    return priced
+def provider(seeded_partner):
+    return seeded_partner
 
 
 @pytest.fixture
 def metasearch_calls(monkeypatch) -> list[str]:
     """Counts MetaSearch calls made by the gateway; each still goes to the sandbox."""
     calls: list[str] = []
-    real = ResellerGateway.metasearch
+    real = FakeGateway.metasearch
 
     def counting(self, *, search_term: str, **kwargs):
         calls.append(search_term)
         return real(self, search_term=search_term, **kwargs)
 
-    monkeypatch.setattr(ResellerGateway, "metasearch", counting)
+    monkeypatch.setattr(FakeGateway, "metasearch", counting)
     return calls
 
 
@@ -265,7 +266,7 @@ def test_accented_names_are_said_to_be_unsupported(client, provider, metasearch_
 
 
 def test_a_refused_partner_key_says_search_is_not_available(client, provider):
-    with override_settings(RESELLER_API_KEY="test_wrong"):
+    with provider.outage(error=Unauthorized("Invalid partner token", status=401)):
         for response in (page(client, "bluebird"), fragment(client, "bluebird")):
             assert response.status_code == 200
             html = response.content.decode()
@@ -274,8 +275,8 @@ def test_a_refused_partner_key_says_search_is_not_available(client, provider):
             assert "Invalid partner token" not in html
 
 
-def test_metasearch_down_falls_back_to_availability_with_our_prices(client, provider, sandbox_control):
-    with sandbox_control.fault(availability_down=True, scope="metasearch"):
+def test_metasearch_down_falls_back_to_availability_with_our_prices(client, provider, fake_gateway):
+    with fake_gateway.fault(availability_down=True, scope="metasearch"):
         responses = [page(client, "bluebird.io"), fragment(client, "bluebird.io")]
     for response in responses:
         assert response.status_code == 200
@@ -288,16 +289,16 @@ def test_metasearch_down_falls_back_to_availability_with_our_prices(client, prov
         assert "Taken" in row_of(html, "bluebird.com") or "Available" in row_of(html, "bluebird.com")
 
 
-def test_a_taken_name_in_the_fallback_offers_nothing_to_buy(client, provider, sandbox_control):
-    with sandbox_control.fault(availability_down=True, scope="metasearch"):
+def test_a_taken_name_in_the_fallback_offers_nothing_to_buy(client, provider, fake_gateway):
+    with fake_gateway.fault(availability_down=True, scope="metasearch"):
         html = fragment(client, "example.com").content.decode()
     assert "Taken" in row_of(html, "example.com")
     assert 'name="domain_name"' not in row_of(html, "example.com")
     assert 'name="domain_name" value="example.net"' in row_of(html, "example.net")
 
 
-def test_with_every_search_down_it_says_so(client, provider, sandbox_control):
-    with sandbox_control.fault(availability_down=True):
+def test_with_every_search_down_it_says_so(client, provider, fake_gateway):
+    with fake_gateway.fault(availability_down=True):
         for response in (page(client, "bluebird"), fragment(client, "bluebird")):
             assert response.status_code == 200
             html = response.content.decode()
@@ -305,20 +306,20 @@ def test_with_every_search_down_it_says_so(client, provider, sandbox_control):
             assert "result-row" not in html
 
 
-def test_a_metasearch_timeout_falls_back_to_availability(client, provider, sandbox_control):
+def test_a_metasearch_timeout_falls_back_to_availability(client, provider, fake_gateway):
     with override_settings(RESELLER_SEARCH_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with sandbox_control.fault(hang_seconds=1.5, scope="metasearch"):
+        with fake_gateway.fault(hang_seconds=1.5, scope="metasearch"):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
     assert "Showing the name you typed only." in html
     assert "Available" in row_of(html, "bluebird.com")
 
 
-def test_rate_limiting_asks_the_customer_to_wait(client, provider, sandbox_control):
+def test_rate_limiting_asks_the_customer_to_wait(client, provider, fake_gateway):
     with override_settings(RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with sandbox_control.fault(rate_limited=True):
+        with fake_gateway.fault(rate_limited=True):
             html = fragment(client, "bluebird").content.decode()
     gateway.cache_clear()
     assert str(RateLimited.default_message) in html

@@ -28,35 +28,35 @@ from storefront.gateway import (
     MetaSearchResult,
     PriceList,
     Pricing,
-    ResellerGateway,
     TldPrices,
     Unavailable,
     gateway,
 )
-from tests.sandbox_control import session_sandbox
+from tests.fakes.gateway import FakeGateway
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
-pytestmark = pytest.mark.django_db(transaction=True)
+
+pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def provider(sandbox_url, seeded_partner):
-    return sandbox_url
+def provider(seeded_partner):
+    return seeded_partner
 
 
 @pytest.fixture
 def metasearch_calls(monkeypatch) -> list[dict[str, Any]]:
     """The keyword arguments of every MetaSearch call; each still goes to the sandbox."""
     calls: list[dict[str, Any]] = []
-    real = ResellerGateway.metasearch
+    real = FakeGateway.metasearch
 
     def spy(self, **kwargs):
         calls.append(kwargs)
         return real(self, **kwargs)
 
-    monkeypatch.setattr(ResellerGateway, "metasearch", spy)
+    monkeypatch.setattr(FakeGateway, "metasearch", spy)
     return calls
 
 
@@ -67,7 +67,7 @@ def ai_hangs(monkeypatch) -> list[dict[str, Any]]:
     Returns the AI calls made, so a test can also show that nobody asked.
     """
     asked: list[dict[str, Any]] = []
-    real = ResellerGateway.metasearch
+    real = FakeGateway.metasearch
 
     def metasearch(self, **kwargs):
         if kwargs.get("aisuggest"):
@@ -75,7 +75,7 @@ def ai_hangs(monkeypatch) -> list[dict[str, Any]]:
             raise Unavailable(retryable=False)
         return real(self, **kwargs)
 
-    monkeypatch.setattr(ResellerGateway, "metasearch", metasearch)
+    monkeypatch.setattr(FakeGateway, "metasearch", metasearch)
     return asked
 
 
@@ -184,7 +184,7 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
         meta=MetaSearchMeta(search_term="x", typed_tld=None, autosuggest=True, aisuggest=True),
         message=None,
     )
-    monkeypatch.setattr(ResellerGateway, "metasearch", lambda self, **kwargs: answer)
+    monkeypatch.setattr(FakeGateway, "metasearch", lambda self, **kwargs: answer)
     html = suggestions(client, "x").content.decode()
     assert "<script>" not in html and "<b>" not in html
     assert "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;.com" in html
@@ -195,9 +195,7 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
 
 def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
     # Slower than search's own timeout (2 s in tests), within the AI's (4 s).
-    with session_sandbox().fault(
-        latency_ms=int(settings.RESELLER_SEARCH_READ_TIMEOUT * 1000) + 500, scope="metasearch"
-    ):
+    with gateway().fault(latency_ms=int(settings.RESELLER_SEARCH_READ_TIMEOUT * 1000) + 500, scope="metasearch"):
         html = suggestions(client, "bluebird").content.decode()
     assert rows(html) and "unavailable" not in html
 
@@ -205,7 +203,7 @@ def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
 def test_an_ai_timeout_says_suggestions_are_unavailable(client, provider):
     with override_settings(RESELLER_AI_READ_TIMEOUT=0.5, RESELLER_GET_RETRIES=0):
         gateway.cache_clear()
-        with session_sandbox().fault(hang_seconds=1.5, scope="metasearch"):
+        with gateway().fault(hang_seconds=1.5, scope="metasearch"):
             response = suggestions(client, "bluebird")
     gateway.cache_clear()
     assert response.status_code == 200
@@ -231,7 +229,7 @@ def test_with_every_ai_slot_of_the_process_busy_the_block_gives_up_at_once(clien
 
 
 def test_an_ai_error_says_suggestions_are_unavailable_and_nothing_more(client, provider):
-    with session_sandbox().fault(error_rate=1.0, scope="metasearch"):
+    with gateway().fault(error_rate=1.0, scope="metasearch"):
         html = suggestions(client, "bluebird").content.decode()
     assert "Suggestions are unavailable right now." in html
     assert rows(html) == []
@@ -239,10 +237,8 @@ def test_an_ai_error_says_suggestions_are_unavailable_and_nothing_more(client, p
 
 
 def test_no_ideas_says_so(client, provider, monkeypatch):
-    real = ResellerGateway.metasearch
-    monkeypatch.setattr(
-        ResellerGateway, "metasearch", lambda self, **kwargs: real(self, **{**kwargs, "aisuggest": False})
-    )
+    real = FakeGateway.metasearch
+    monkeypatch.setattr(FakeGateway, "metasearch", lambda self, **kwargs: real(self, **{**kwargs, "aisuggest": False}))
     html = suggestions(client, "bluebird").content.decode()
     assert "No more ideas for this name." in html
     assert rows(html) == []
@@ -285,8 +281,8 @@ def test_the_checkout_review_works_while_ai_would_hang(client, provider, custome
     assert ai_hangs == []
 
 
-def test_the_renewal_price_works_while_ai_would_hang(provider, customer, sandbox_orders, signed_in, ai_hangs):
-    order = sandbox_orders.register(customer, f"renewai{uuid.uuid4().hex[:8]}.com")
+def test_the_renewal_price_works_while_ai_would_hang(provider, customer, provider_orders, signed_in, ai_hangs):
+    order = provider_orders.register(customer, f"renewai{uuid.uuid4().hex[:8]}.com")
     assert renew_pricing(domain_name=order.domain_name).retail == Money(Decimal("14.99"), "USD")
     body = signed_in.get(reverse("order_detail", args=[order.order_id])).content.decode()
     assert "Renewal price: $14.99 per year." in body
@@ -300,26 +296,26 @@ def test_the_renewal_price_works_while_ai_would_hang(provider, customer, sandbox
 def availability_calls(monkeypatch) -> list[list[str]]:
     """The TLDs of every availability call; each still goes to the sandbox."""
     calls: list[list[str]] = []
-    real = ResellerGateway.domain_availability
+    real = FakeGateway.domain_availability
 
     def spy(self, *, search_terms, tlds=()):
         calls.append(list(tlds))
         return real(self, search_terms=search_terms, tlds=tlds)
 
-    monkeypatch.setattr(ResellerGateway, "domain_availability", spy)
+    monkeypatch.setattr(FakeGateway, "domain_availability", spy)
     return calls
 
 
 @pytest.fixture
 def pricing_calls(monkeypatch) -> list[str]:
     calls: list[str] = []
-    real = ResellerGateway.pricing
+    real = FakeGateway.pricing
 
     def spy(self):
         calls.append("pricing")
         return real(self)
 
-    monkeypatch.setattr(ResellerGateway, "pricing", spy)
+    monkeypatch.setattr(FakeGateway, "pricing", spy)
     return calls
 
 
@@ -339,7 +335,7 @@ def test_the_fallback_follows_a_partner_that_sells_other_tlds(provider, availabi
         for tld in ("store", "com")
     }
     monkeypatch.setattr(
-        ResellerGateway, "pricing", lambda self: PriceList(currency="USD", tlds=prices, privacy_protection=None)
+        FakeGateway, "pricing", lambda self: PriceList(currency="USD", tlds=prices, privacy_protection=None)
     )
     rows = fallback_availability("bluebird.xyz")
     # .xyz is not sold: it is not asked for, as the provider would ignore it anyway.
@@ -369,8 +365,8 @@ def test_without_metasearch_or_price_list_search_says_it_is_unavailable(
     def no_prices(self):
         raise Unavailable()
 
-    monkeypatch.setattr(ResellerGateway, "pricing", no_prices)
-    with session_sandbox().fault(availability_down=True, scope="metasearch"):
+    monkeypatch.setattr(FakeGateway, "pricing", no_prices)
+    with gateway().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
     assert "not available right now, so we could not search for domains" in html
     assert "result-row" not in html
@@ -379,16 +375,16 @@ def test_without_metasearch_or_price_list_search_says_it_is_unavailable(
 
 def test_an_empty_price_list_is_not_guessed_at(client, provider, availability_calls, monkeypatch):
     monkeypatch.setattr(
-        ResellerGateway, "pricing", lambda self: PriceList(currency="USD", tlds={}, privacy_protection=None)
+        FakeGateway, "pricing", lambda self: PriceList(currency="USD", tlds={}, privacy_protection=None)
     )
-    with session_sandbox().fault(availability_down=True, scope="metasearch"):
+    with gateway().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
     assert "not available right now, so we could not search for domains" in html
     assert availability_calls == []
 
 
 def test_the_fallback_page_asks_for_no_ai(client, provider, metasearch_calls):
-    with session_sandbox().fault(availability_down=True, scope="metasearch"):
+    with gateway().fault(availability_down=True, scope="metasearch"):
         html = client.get("/search/", {"q": "bluebird"}).content.decode()
     assert "Showing the name you typed only." in html
     assert "Ideas from AI" not in html

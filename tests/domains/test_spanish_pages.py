@@ -80,9 +80,9 @@ def test_cart_shows_spanish_words_and_money(in_spanish, seeded_partner):
     assert english_left(page) == []
 
 
-def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, sandbox_orders):
-    order = sandbox_orders.register(customer, "miempresa-ejemplo.com", duration=2)
-    sandbox_orders.set_expiry_in_days(order, 400)
+def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, provider_orders):
+    order = provider_orders.register(customer, "miempresa-ejemplo.com", duration=2)
+    provider_orders.set_expiry_in_days(order, 400)
     in_spanish.force_login(customer.user)
     in_spanish.post("/cart/add/", {"domain_name": "otroejemplo.com"})
     review = spanish_page(in_spanish, "/checkout/")

@@ -323,11 +323,11 @@ def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
     assert len(server.seen) == 2  # the first try and one retry at most
     server.seen.clear()
     server.script(*[Answer(delay=0.6)] * 3)
-    started = time.perf_counter()
+    # The answer comes after 0.6 s: within the general timeout (5 s), past the search one (0.3 s). Failing proves
+    # the search timeout cut it.
     with pytest.raises(Unavailable):
         client.metasearch(search_term="coffee")
     assert len(server.seen) == 1
-    assert time.perf_counter() - started < 0.6  # cut at the search timeout, not the general one
 
 
 def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
@@ -337,10 +337,10 @@ def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
     with ThreadPoolExecutor(max_workers=2) as pool:
         slow = [pool.submit(client.hello) for _ in range(2)]
         time.sleep(0.3)  # both slow calls are in flight
-        started = time.perf_counter()
         with pytest.raises(Unavailable) as caught:
             client.hello()
-        assert time.perf_counter() - started < 0.1  # failed at once, no thread held waiting
+        # It failed while both slow calls still held their slots: it did not wait for one to be given back.
+        assert not any(future.done() for future in slow)
         assert not isinstance(caught.value, OutcomeUnknown)
         assert [future.result().message for future in slow] == ["Authorized", "Authorized"]
     assert len(server.seen) == 2  # the third call never reached the provider

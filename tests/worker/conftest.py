@@ -8,14 +8,8 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from accounts.models import Customer
-from tests.domains.conftest import (  # noqa: F401
-    CONTACT,
-    customer,
-    make_customer,
-    other_customer,
-    provider_calls,
-    seeded_partner,
-)
+from tests.conftest import CONTACT
+from tests.domains.conftest import customer, other_customer, seeded_partner  # noqa: F401
 from tests.worker.mailserver import FlakyServer
 
 

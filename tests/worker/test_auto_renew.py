@@ -36,11 +36,11 @@ def renew_once_by_card(client, order: Order, stripe_sandbox) -> None:
 
 
 @pytest.fixture
-def due_on_auto_renew(signed_in, customer, sandbox_orders, stripe_sandbox):
+def due_on_auto_renew(signed_in, customer, provider_orders, stripe_sandbox):
     """A domain of `customer` six days from expiry, on auto-renew, with a saved card."""
-    order = sandbox_orders.register(customer, f"auto{uuid.uuid4().hex[:8]}.com")
+    order = provider_orders.register(customer, f"auto{uuid.uuid4().hex[:8]}.com")
     renew_once_by_card(signed_in, order, stripe_sandbox)
-    sandbox_orders.set_expiry_in_days(order, 6)
+    provider_orders.set_expiry_in_days(order, 6)
     order_fetch(order=order)  # our copy, as the order sync keeps it
     switched = signed_in.post(reverse("order_auto_renew", args=[order.order_id]), {"auto_renew": "on"}, follow=True)
     assert "Auto-renew is on" in switched.content.decode()
@@ -52,10 +52,10 @@ def due_on_auto_renew(signed_in, customer, sandbox_orders, stripe_sandbox):
 
 @override_settings(ADMINS=STAFF)
 def test_an_auto_renew_domain_is_charged_and_renewed_once_when_the_job_runs_twice(
-    due_on_auto_renew, sandbox_orders, provider_calls, stripe_sandbox
+    due_on_auto_renew, provider_orders, provider_calls, stripe_sandbox
 ):
     order = due_on_auto_renew
-    before = sandbox_orders.at_sandbox(order).expires_at
+    before = provider_orders.at_provider(order).expires_at
     price = renew_quote(domain_name=order.domain_name, years=1).retail
     provider_calls.clear()
 
@@ -63,7 +63,7 @@ def test_an_auto_renew_domain_is_charged_and_renewed_once_when_the_job_runs_twic
     auto_renew_domains.enqueue()
 
     assert renew_calls(provider_calls) == 1
-    assert sandbox_orders.at_sandbox(order).expires_at == years_later(before, 1)
+    assert provider_orders.at_provider(order).expires_at == years_later(before, 1)
     checkout_id = auto_renew_checkout_id(order=order, expiry_timestamp=int(before.timestamp()))
     payment = Payment.objects.get(checkout_id=checkout_id)
     assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, price.amount)
@@ -84,10 +84,10 @@ def test_an_auto_renew_domain_is_charged_and_renewed_once_when_the_job_runs_twic
 
 @override_settings(ADMINS=STAFF)
 def test_a_declined_charge_renews_nothing_tells_customer_and_staff_and_reminders_resume(
-    due_on_auto_renew, sandbox_orders, provider_calls, stripe_sandbox
+    due_on_auto_renew, provider_orders, provider_calls, stripe_sandbox
 ):
     order = due_on_auto_renew
-    before = sandbox_orders.at_sandbox(order).expires_at
+    before = provider_orders.at_provider(order).expires_at
     send_renewal_reminders.enqueue()
     assert mail.outbox == []  # on auto-renew with a card: no reminder
     stripe_sandbox.setup(decline_all_cards=True)
@@ -97,7 +97,7 @@ def test_a_declined_charge_renews_nothing_tells_customer_and_staff_and_reminders
     auto_renew_domains.enqueue()
 
     assert renew_calls(provider_calls) == 0
-    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert provider_orders.at_provider(order).expires_at == before
     order.refresh_from_db()
     assert (order.auto_renew, order.auto_renew_failure) == (False, "card_declined")
     customer_mail, staff_mail = sorted(mail.outbox, key=lambda m: m.to != [order.customer.email])
@@ -114,9 +114,9 @@ def test_a_declined_charge_renews_nothing_tells_customer_and_staff_and_reminders
 
 
 def test_the_switch_checks_ownership_and_csrf_and_needs_a_saved_card(
-    signed_in, customer, other_customer, sandbox_orders, stripe_sandbox
+    signed_in, customer, other_customer, provider_orders, stripe_sandbox
 ):
-    order = sandbox_orders.register(customer, f"switch{uuid.uuid4().hex[:8]}.com")
+    order = provider_orders.register(customer, f"switch{uuid.uuid4().hex[:8]}.com")
     url = reverse("order_auto_renew", args=[order.order_id])
 
     page = signed_in.post(url, {"auto_renew": "on"}, follow=True).content.decode()
@@ -135,12 +135,12 @@ def test_the_switch_checks_ownership_and_csrf_and_needs_a_saved_card(
 
 @override_settings(ADMINS=STAFF)
 def test_a_renewal_refused_after_the_charge_releases_the_money(
-    due_on_auto_renew, sandbox_orders, sandbox_control, stripe_sandbox
+    due_on_auto_renew, provider_orders, fake_gateway, stripe_sandbox
 ):
     order = due_on_auto_renew
-    before = sandbox_orders.at_sandbox(order).expires_at
+    before = provider_orders.at_provider(order).expires_at
 
-    with sandbox_control.fault(error_200_message="Renewal is not possible for this domain", scope="renew"):
+    with fake_gateway.fault(error_200_message="Renewal is not possible for this domain", scope="renew"):
         auto_renew_domains.enqueue()
 
     payment = Payment.objects.get(
@@ -148,7 +148,7 @@ def test_a_renewal_refused_after_the_charge_releases_the_money(
     )
     assert (payment.status, payment.amount_captured) == (Payment.Status.CANCELLED, 0)
     assert stripe_sandbox.stored(payment.stripe_payment_intent_id)["status"] == "canceled"
-    assert sandbox_orders.at_sandbox(order).expires_at == before
+    assert provider_orders.at_provider(order).expires_at == before
     order.refresh_from_db()
     assert (order.auto_renew, order.auto_renew_failure) == (False, "not_renewed")
     customer_mail = next(m for m in mail.outbox if m.to == [order.customer.email])

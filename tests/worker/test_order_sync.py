@@ -14,7 +14,7 @@ from domains import sync
 from domains.models import CustomerSync, Order
 from domains.tasks import sync_orders
 from storefront.gateway import gateway, transport
-from tests.sandbox_control import SandboxOrder, session_sandbox
+from tests.fakes.gateway import FakeOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,15 +53,15 @@ def fake_time(monkeypatch) -> FakeTime:
     return fake
 
 
-def bought(customer, name: str) -> SandboxOrder:
+def bought(customer, name: str) -> FakeOrder:
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
-    return session_sandbox().order(registered.order_id)
+    return gateway().order(registered.order_id)
 
 
 def test_the_sync_copies_status_and_expiry_from_the_listing(customer, fake_time):
     at_provider = bought(customer, "synced-one.com")
     new_expiry = timezone.now().replace(microsecond=0) + dt.timedelta(days=12)
-    session_sandbox().set_order(at_provider.order_id, expires_at=new_expiry, status="Suspended")
+    gateway().set_order(at_provider.order_id, expires_at=new_expiry, status="Suspended")
 
     result = sync_orders.enqueue()
 
@@ -73,14 +73,14 @@ def test_the_sync_copies_status_and_expiry_from_the_listing(customer, fake_time)
 
 def test_a_rate_limited_provider_slows_the_sync_instead_of_failing_it(customer, fake_time):
     at_provider = bought(customer, "slowed-down.com")
-    fake_time.on_sleep = lambda: session_sandbox().clear_faults()  # the provider recovers once we have waited
+    fake_time.on_sleep = lambda: gateway().heal()  # the provider recovers once we have waited
 
-    with session_sandbox().fault(rate_limited=True, scope="orders"):
+    with gateway().fault(rate_limited=True, scope="orders"):
         report = sync.orders_sync_all()
 
     assert report.rate_limited == 1
     assert report.failed == 0
-    assert max(fake_time.sleeps) >= 2  # the sandbox's Retry-After: 2
+    assert max(fake_time.sleeps) >= 2  # the provider's Retry-After: 2
     assert Order.objects.filter(order_id=at_provider.order_id).exists()
     state = CustomerSync.objects.get(customer=customer)
     assert (state.failures, state.last_error) == (0, "")
@@ -111,7 +111,7 @@ def test_a_customer_close_to_expiry_is_visited_more_often(customer, other_custom
 
 
 def test_an_unavailable_provider_is_recorded_for_staff(customer, fake_time):
-    with session_sandbox().fault(error_rate=1.0, scope="orders"):
+    with gateway().fault(error_rate=1.0, scope="orders"):
         result = sync_orders.enqueue()
     assert result.return_value["failed"] == 1
     state = CustomerSync.objects.get(customer=customer)

@@ -9,6 +9,7 @@ import pytest
 import time_machine
 from django.core import mail
 from django.test import override_settings
+from django.utils import timezone
 
 from domains import services
 from domains.models import Registration
@@ -16,7 +17,6 @@ from domains.tasks import reconcile_registrations
 from storefront.gateway import gateway
 from storefront.scheduler import scheduler_tick
 from tests.domains.conftest import line
-from tests.sandbox_control import session_sandbox
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +39,7 @@ def unknown_line(customer, name: str) -> Registration:
 @override_settings(SCHEDULED_JOBS=ONLY_RECONCILE)
 def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
     name = fresh()
-    with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+    with gateway().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.Status.UNKNOWN
 
@@ -47,7 +47,7 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
 
     registration.refresh_from_db()
     assert registration.status == Registration.Status.REGISTERED
-    assert session_sandbox().listed_orders(name) == 1
+    assert gateway().listed_orders(name) == 1
     [message] = mail.outbox
     assert message.to == [customer.email]
     assert f"- {name} (1 year, $12.99): Registered." in message.body
@@ -56,7 +56,7 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
 def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the_listing_shows_it(customer):
     name = fresh()
     registration = unknown_line(customer, name)
-    start = services._now()
+    start = timezone.now()
 
     with time_machine.travel(start + dt.timedelta(hours=2)):
         reconcile_registrations.enqueue()
@@ -90,7 +90,7 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
 def test_while_unknown_the_name_is_not_sold_again(customer, other_customer):
     name = fresh()
     unknown_line(customer, name)
-    with time_machine.travel(services._now() + dt.timedelta(hours=1)):
+    with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
         again = services.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
     assert again.status == Registration.Status.FAILED
-    assert session_sandbox().listed_orders(name) == 0
+    assert gateway().listed_orders(name) == 0

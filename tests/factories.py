@@ -1,0 +1,98 @@
+"""factory_boy factories for the storefront's own models (users, customers, orders, registrations, renewals).
+
+They build local rows only: nothing here calls the provider. A customer made here has a provider customer id that
+no provider knows; tests that need the provider to know it sign up through the gateway (the in-memory fake with
+`fake_gateway`, see `fake_customer` in tests/conftest.py). Statuses are written as their stored values so the
+factories read the same whether the models spell them as constants or as `TextChoices`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import factory
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from accounts.models import Customer
+from domains.models import Order, Registration, Renewal
+
+PASSWORD = "Factory#Pass9"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    email = factory.Sequence(lambda n: f"customer{n}@example.org")
+    username = factory.LazyAttribute(lambda user: user.email.lower())
+    password = factory.django.Password(PASSWORD)
+
+
+class CustomerFactory(factory.django.DjangoModelFactory):
+    """A storefront customer with contact details the provider accepts (English letters)."""
+
+    class Meta:
+        model = Customer
+
+    user = factory.SubFactory(UserFactory)
+    customer_id = factory.Sequence(lambda n: 20_000_000 + n)
+    name = "Ada Lovelace"
+    company = ""
+    address = "12 St James's Square"
+    city = "London"
+    state = "England"
+    country = "GB"
+    zipcode = "SW1Y 4JH"
+    country_code = "44"
+    phone = "2079460000"
+
+
+class OrderFactory(factory.django.DjangoModelFactory):
+    """Our copy of a provider order (what checkout keeps)."""
+
+    class Meta:
+        model = Order
+
+    customer = factory.SubFactory(CustomerFactory)
+    order_id = factory.Sequence(lambda n: 200_000_000 + n)
+    domain_name = factory.Sequence(lambda n: f"owned{n}.com")
+    status = "Active"
+    expires_at = factory.LazyFunction(lambda: timezone.now().replace(microsecond=0) + dt.timedelta(days=365))
+    expiry_timestamp = factory.LazyAttribute(lambda order: int(order.expires_at.timestamp()))
+
+
+class RegistrationFactory(factory.django.DjangoModelFactory):
+    """One cart line bought (registered by default)."""
+
+    class Meta:
+        model = Registration
+
+    customer = factory.SubFactory(CustomerFactory)
+    domain_name = factory.Sequence(lambda n: f"bought{n}.com")
+    duration = 1
+    currency = "USD"
+    register_price = Decimal("12.99")
+    renew_price = Decimal("14.99")
+    total_price = Decimal("12.99")
+    status = "registered"
+    checkout_id = factory.LazyFunction(uuid.uuid4)
+
+
+class RenewalFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Renewal
+
+    order = factory.SubFactory(OrderFactory)
+    customer = factory.SelfAttribute("order.customer")
+    provider_order_id = factory.SelfAttribute("order.order_id")
+    domain_name = factory.SelfAttribute("order.domain_name")
+    duration = 1
+    price = Decimal("14.99")
+    currency = "USD"
+    status = "renewed"
+    token = factory.LazyFunction(uuid.uuid4)

@@ -1,0 +1,146 @@
+"""Who may reach every customer URL, and how: one table, three rules.
+
+- anonymous → sent to sign in (the URL comes back as `next`), and the provider is asked nothing;
+- another customer's object (their domain, their checkout, a receipt that is not theirs) → 404, the provider asked
+  nothing (the ownership check comes before any outside call);
+- a method the URL does not take → 405, the provider asked nothing.
+
+The provider is the in-memory one (tests/fakes/gateway.py), so "asked nothing" is its call log staying empty.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Customer
+from domains.models import Order
+from storefront.gateway import gateway
+from tests.conftest import CUSTOMER_PASSWORD, signup_customer
+from tests.factories import RegistrationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass(frozen=True)
+class Target:
+    """The objects a URL may name: the signed-in customer's own, and another customer's."""
+
+    order: Order
+    checkout_id: uuid.UUID
+
+
+@dataclass(frozen=True)
+class Url:
+    name: str
+    methods: tuple[str, ...]  # what it takes (HEAD comes with GET)
+    args: Callable[[Target], list[object]] | None = None  # None: it names no object
+    back_to: str = ""  # where sign-in leads back to, when not the URL itself
+
+    def path(self, target: Target) -> str:
+        return reverse(self.name, args=self.args(target) if self.args else [])
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _order(target: Target) -> list[object]:
+    return [target.order.order_id]
+
+
+URLS = [
+    Url("orders", ("GET",)),
+    Url("order_detail", ("GET",), _order),
+    Url("order_renew", ("POST",), _order),
+    Url("order_transfer_code", ("POST",), _order),
+    Url("dns", ("GET",), _order),
+    Url("dns_activate", ("POST",), _order),
+    Url("dns_add", ("POST",), _order),
+    Url("dns_change", ("GET", "POST"), _order),
+    Url("dns_delete", ("GET", "POST"), _order),
+    Url("dns_preset", ("GET", "POST"), lambda t: [t.order.order_id, "server"]),
+    Url("checkout_done", ("GET",), lambda t: [t.checkout_id]),
+    Url("billing:receipt", ("GET",), lambda t: [987654]),  # a number that is not one of the customer's receipts
+    Url("account", ("GET",)),
+    Url("account_export", ("GET",)),
+    Url("account_delete", ("GET", "POST")),
+    # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
+    Url("panel", ("POST",), back_to="/orders/"),
+]
+OWNED = [url for url in URLS if url.args is not None]
+METHODS = ("GET", "POST", "PUT", "DELETE")
+
+
+def _targets(customer: Customer) -> Target:
+    registered = gateway().domain_register(
+        customer_id=customer.customer_id, domain_name=f"access{uuid.uuid4().hex[:8]}.com", duration=1
+    )
+    gateway().dns_activate(order_id=registered.order_id)
+    order = Order.objects.create(
+        order_id=registered.order_id, customer=customer, domain_name=f"{registered.order_id}.com", dns_active=True
+    )
+    checkout = RegistrationFactory(customer=customer, status="registered").checkout_id
+    return Target(order=order, checkout_id=checkout)
+
+
+@pytest.fixture
+def owner(fake_priced) -> Customer:
+    return signup_customer()
+
+
+@pytest.fixture
+def theirs(fake_priced) -> Target:
+    """Another customer's domain (DNS on) and checkout."""
+    return _targets(signup_customer(name="Alan Turing"))
+
+
+@pytest.fixture
+def mine(owner) -> Target:
+    return _targets(owner)
+
+
+def _send(client: Client, method: str, path: str, headers: dict[str, str] | None = None):
+    return getattr(client, method.lower())(path, headers=headers or {})
+
+
+def _sign_in(client: Client, customer: Customer) -> None:
+    """Signed in, and just now (the transfer code and account deletion ask for the password again otherwise)."""
+    client.force_login(customer.user)
+    assert client.post("/accounts/reauthenticate/", {"password": CUSTOMER_PASSWORD}).status_code == 302
+
+
+@pytest.mark.parametrize("url", URLS, ids=str)
+def test_anonymous_is_sent_to_sign_in(client, url, theirs, provider_calls):
+    for method in url.methods:
+        response = _send(client, method, url.path(theirs))
+        assert response.status_code == 302, f"{method} {url}"
+        assert response["Location"].startswith(reverse("login")), f"{method} {url}"
+        assert unquote(response["Location"]).endswith(f"next={url.back_to or url.path(theirs)}"), f"{method} {url}"
+    assert provider_calls == []
+
+
+@pytest.mark.parametrize("url", OWNED, ids=str)
+def test_another_customers_object_is_not_found(client, url, owner, theirs, provider_calls):
+    _sign_in(client, owner)
+    for method in url.methods:
+        for headers in ({}, {"HX-Request": "true"}):  # a full page and an htmx fragment alike
+            response = _send(client, method, url.path(theirs), headers)
+            assert response.status_code == 404, f"{method} {url} {headers}: {response.status_code}"
+    assert provider_calls == []
+
+
+@pytest.mark.parametrize("url", URLS, ids=str)
+def test_a_method_the_url_does_not_take_is_refused(client, url, owner, mine, provider_calls):
+    _sign_in(client, owner)
+    for method in METHODS:
+        if method in url.methods:
+            continue
+        response = _send(client, method, url.path(mine))
+        assert response.status_code == 405, f"{method} {url}: {response.status_code}"
+    assert provider_calls == []
