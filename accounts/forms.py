@@ -413,11 +413,11 @@ def state_choices(alpha2: str) -> list[tuple[str, str]]:
     """The state select: a country with states starts at "Choose…" (nothing is picked for the customer);
     without states, Other is the only answer; without a country yet, there is nothing to choose."""
     if not countries.country(alpha2):
-        return [("", _("Choose your country first"))]
+        return [("", gettext("Choose your country first"))]
     states = countries.states_for(alpha2)
     if states == (countries.OTHER,):
         return [(countries.OTHER, countries.OTHER)]
-    return [("", _("Choose your state or province")), *((state, state) for state in states)]
+    return [("", gettext("Choose your state or province")), *((state, state) for state in states)]
 
 
 def initial_state(alpha2: str) -> str:

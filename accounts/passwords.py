@@ -9,12 +9,14 @@ password reset all keep to them; as an entry of AUTH_PASSWORD_VALIDATORS, Django
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.utils.functional import Promise
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 SPECIALS = "~*!@$#%_+.?:,{}"
 MIN_LENGTH, MAX_LENGTH = 9, 15
@@ -32,8 +34,8 @@ HTML_PATTERN = r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[~*!@$#%_+.?:,\{\}])[A-Za
 @dataclass(frozen=True)
 class Rule:
     code: str  # also the `data-rule` name the browser script checks
-    shown: str | Promise  # the checklist line
-    message: str | Promise  # the error when the rule is broken
+    shown: StrOrPromise  # the checklist line
+    message: StrOrPromise  # the error when the rule is broken
 
 
 RULES = (

@@ -26,16 +26,20 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
+from typing import TYPE_CHECKING
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts import passwords
 from accounts.models import Customer
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 User = get_user_model()
@@ -44,9 +48,9 @@ CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zip
 
 
 class SignupError(Exception):
-    message = ""
+    message: StrOrPromise = ""
 
-    def __init__(self, message: str = "") -> None:
+    def __init__(self, message: StrOrPromise = "") -> None:
         self.message = message or self.message
         super().__init__(self.message)
 
@@ -95,7 +99,7 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
         if locked.customer_id is not None:
             return locked
         if not EmailAddress.objects.filter(user=locked.user, email__iexact=locked.user.email, verified=True).exists():
-            raise SignupError(gettext_lazy("Please confirm your email address first."))
+            raise SignupError(gettext("Please confirm your email address first."))
         sent_at = locked.signup_sent_at
         resend = sent_at is not None
         if sent_at is not None and now - sent_at < IN_FLIGHT:

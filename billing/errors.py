@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 
 class PaymentError(Exception):
-    message = _("The payment could not be completed. Nothing was charged; please try again.")
+    message: StrOrPromise = _("The payment could not be completed. Nothing was charged; please try again.")
 
     def __init__(self, detail: str = "", *, code: str = "") -> None:
         super().__init__(detail or self.message)

@@ -207,12 +207,12 @@ class RecordForm(forms.Form):
             try:
                 return str(ipaddress.IPv4Address(value))
             except ValueError:
-                self._value_error(_("Enter an IPv4 address such as 203.0.113.10."), "invalid_ipv4")
+                self._value_error(gettext("Enter an IPv4 address such as 203.0.113.10."), "invalid_ipv4")
         elif record_type == "AAAA":
             try:
                 return ipaddress.IPv6Address(value).compressed
             except ValueError:
-                self._value_error(_("Enter an IPv6 address such as 2001:db8::10."), "invalid_ipv6")
+                self._value_error(gettext("Enter an IPv6 address such as 2001:db8::10."), "invalid_ipv6")
         elif record_type in ("CNAME", "MX"):
             target = normalize_target(value)
             if looks_like_ip(target):
@@ -233,7 +233,7 @@ class RecordForm(forms.Form):
         elif record_type == "TXT":
             text = clean_txt(raw)
             if not text:
-                self._value_error(_("Enter the text of the record."), "required")
+                self._value_error(gettext("Enter the text of the record."), "required")
             elif len(text) > MAX_TXT_LENGTH:
                 self._value_error(
                     gettext("A TXT value can be at most %(limit)d characters (this one has %(length)d).")
@@ -242,7 +242,7 @@ class RecordForm(forms.Form):
                 )
             elif not all(" " <= ch <= "~" for ch in text):
                 self._value_error(
-                    _("A TXT value can hold plain ASCII text only (no line breaks or accented letters)."),
+                    gettext("A TXT value can hold plain ASCII text only (no line breaks or accented letters)."),
                     "txt_not_ascii",
                 )
             return text

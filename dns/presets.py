@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.utils.translation import gettext_lazy
@@ -14,6 +14,9 @@ from django.utils.translation import gettext_lazy
 from dns import spf
 from dns.forms import APEX, MAX_TXT_LENGTH, RecordLookup, clean_txt, normalize_host, same_host
 from dns.services import RecordData
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 MAIL_PROVIDERS = [
     ("google", "Google Workspace"),
@@ -129,7 +132,7 @@ class Plan:
     change: list[tuple[RecordData, RecordData]] = field(default_factory=list)  # (as it is, as it will be)
     remove: list[RecordData] = field(default_factory=list)
     conflicts: list[RecordData] = field(default_factory=list)
-    choices: tuple[tuple[str, str], ...] = ()
+    choices: tuple[tuple[str, StrOrPromise], ...] = ()
     choice: str = ""
 
     @property
@@ -162,14 +165,14 @@ def _already_there(wanted: list[RecordData], existing: RecordLookup, domain_name
     return found
 
 
-def _choose(choice: str, choices: tuple[tuple[str, str], ...]) -> str:
+def _choose(choice: str, choices: tuple[tuple[str, StrOrPromise], ...]) -> str:
     offered = [value for value, _ in choices]
     return choice if choice in offered else offered[0]
 
 
 def _replace_or_keep(
     wanted: list[RecordData], existing: RecordLookup, domain_name: str, conflicts: list[RecordData], choice: str, *,
-    choices: tuple[tuple[str, str], ...],
+    choices: tuple[tuple[str, StrOrPromise], ...],
 ) -> Plan:  # fmt: skip
     present = _already_there(wanted, existing, domain_name)
     add = [r for r in wanted if r not in present]
@@ -218,7 +221,7 @@ def _mail_plan(wanted: list[RecordData], existing: RecordLookup, domain_name: st
 
 def _single_txt_plan(
     wanted: list[RecordData], existing: RecordLookup, domain_name: str, choice: str, *,
-    kind: Callable[[str], bool], choices: tuple[tuple[str, str], ...],
+    kind: Callable[[str], bool], choices: tuple[tuple[str, StrOrPromise], ...],
 ) -> Plan:  # fmt: skip
     """SPF and DMARC: one record per name. The existing one is changed (merged or replaced), never doubled."""
     new = wanted[0]
@@ -253,8 +256,8 @@ def _plain_plan(wanted: list[RecordData], existing: RecordLookup, domain_name: s
 @dataclass(frozen=True)
 class Preset:
     slug: str
-    title: str
-    summary: str
+    title: StrOrPromise
+    summary: StrOrPromise
     form_class: type[forms.Form]
     build: Callable[[dict[str, Any], str], list[RecordData]]
     resolve: Resolve = _plain_plan

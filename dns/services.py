@@ -160,7 +160,7 @@ def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome
         try:
             record_add(order=order, record=record)
         except DnsNotActive as err:
-            outcomes.append(Outcome(record=record, ok=False, message=err.message))
+            outcomes.append(Outcome(record=record, ok=False, message=str(err.message)))
             outcomes += [Outcome(record=r, ok=False, message=gettext("Not sent.")) for r in records[position + 1 :]]
             break
         except OutcomeUnknown as err:
@@ -231,7 +231,7 @@ def _outcome_message(err: GatewayError, record: RecordData | None = None) -> str
         return exact
     if isinstance(err, OutcomeUnknown):
         return _check_the_list(err)
-    return err.message
+    return str(err.message)
 
 
 def _check_the_list(err: GatewayError) -> str:

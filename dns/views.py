@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -32,6 +32,9 @@ from storefront.gateway import (
 )
 from storefront.provider_errors import ProviderError, provider_error, provider_error_status
 from storefront.request_helpers import is_fragment
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 # `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
 _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
@@ -375,7 +378,7 @@ def _preview_rows(plan: Plan, checks: list[tuple[RecordData, list[str]]]) -> lis
     return rows
 
 
-def _choice_links(order: Order, preset: Preset, form: Any, plan: Plan) -> list[tuple[str, str, str]]:
+def _choice_links(order: Order, preset: Preset, form: Any, plan: Plan) -> list[tuple[str, StrOrPromise, str]]:
     """(value, label, preview URL) for each way of handling the records in the way; links work without JS."""
     answers = {name: form.data.get(name, "") for name in form.fields}
     base = reverse("dns_preset", args=[order.order_id, preset.slug])

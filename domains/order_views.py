@@ -148,7 +148,7 @@ def _render_detail(
     order: Order,
     *,
     renew_form: RenewForm | None = None,
-    renew_error: str | ProviderError = "",
+    renew_error: str | Promise | ProviderError = "",
     transfer_form: TransferCodeForm | None = None,
     transfer_code: str = "",
     transfer_error: str | ProviderError = "",

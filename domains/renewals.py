@@ -13,6 +13,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -23,6 +24,9 @@ from domains.orders import RENEW_YEARS, order_fetch, orders_cache_invalidate
 from domains.terms import renew_min_term
 from storefront.gateway import ExpiryChanged, GatewayError, MinimumTerm, OutcomeUnknown, RenewalRefused, gateway
 from storefront.gateway import Order as ProviderOrder
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +49,7 @@ _ALREADY = {
 class RenewRefused(Exception):
     """A renewal we did not send; `message` is safe to show."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: StrOrPromise) -> None:
         self.message = message
         super().__init__(message)
 

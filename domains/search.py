@@ -227,7 +227,7 @@ def fallback_availability(term: str) -> list[DomainResult]:
     label = _LABEL_JUNK.sub("", label).strip("-")[:63]
     if not label:
         raise ValidationRejected(
-            message=gettext_lazy("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
+            message=gettext("Type a name using letters, numbers and hyphens, for example mybrand or mybrand.com.")
         )
     sold = partner_tlds()
     tlds = [typed_tld] if typed_tld in sold else []

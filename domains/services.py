@@ -207,7 +207,7 @@ def _register(registration: Registration) -> Registration:
             registration,
             status=Registration.Status.FAILED,
             failure_kind=Registration.FailureKind.INVALID_CUSTOMER,
-            message=err.provider_message or err.message,
+            message=err.provider_message or str(err.message),
         )
     except ValidationRejected as err:
         kind, refusal = _explain_refusal(registration, err)
@@ -220,14 +220,14 @@ def _register(registration: Registration) -> Registration:
             registration,
             status=Registration.Status.FAILED,
             failure_kind=Registration.FailureKind.SERVICE,
-            message=err.provider_message or err.message,
+            message=err.provider_message or str(err.message),
         )
     except GatewayError as err:
         return _settle(
             registration,
             status=Registration.Status.UNKNOWN,
             failure_kind="",
-            message=err.provider_message or err.message,
+            message=err.provider_message or str(err.message),
         )
     except Exception:
         # A bug of ours after the request may have gone out: hold the domain until the listing says.

@@ -28,8 +28,9 @@ def english_patterns(language: str = "es") -> tuple[tuple[str, re.Pattern[str]],
     for message in catalog:
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        # A plural message holds a sequence (singular, plural…); babel types it as a tuple or a list.
+        ids = tuple(message.id) if isinstance(message.id, tuple | list) else (message.id,)
+        strings = tuple(message.string) if isinstance(message.string, tuple | list) else (message.string,)
         for english, translated in zip(ids, strings, strict=False):
             if english == translated:
                 continue  # "Total", "Premium", "Host": the same word in both languages

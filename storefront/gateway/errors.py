@@ -7,9 +7,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
+    from django_stubs_ext import StrOrPromise
 
 
 class GatewayError(Exception):
@@ -18,7 +22,12 @@ class GatewayError(Exception):
     default_message = _("The domain service could not complete the request.")
 
     def __init__(
-        self, provider_message: str = "", *, message: str = "", status: int | None = None, retryable: bool = False
+        self,
+        provider_message: str = "",
+        *,
+        message: StrOrPromise = "",
+        status: int | None = None,
+        retryable: bool = False,
     ) -> None:
         self.provider_message = provider_message
         # The provider's prose is never shown to customers: each class says what happened in our words.
