@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import unquote
 
 import pytest
@@ -20,7 +21,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Customer
-from domains.models import Order
+from domains.models import Order, Registration
 from storefront.gateway import gateway
 from tests.conftest import CUSTOMER_PASSWORD, signup_customer
 from tests.factories import RegistrationFactory
@@ -78,6 +79,7 @@ METHODS = ("GET", "POST", "PUT", "DELETE")
 
 
 def _targets(customer: Customer) -> Target:
+    assert customer.customer_id is not None
     registered = gateway().domain_register(
         customer_id=customer.customer_id, domain_name=f"access{uuid.uuid4().hex[:8]}.com", duration=1
     )
@@ -85,8 +87,8 @@ def _targets(customer: Customer) -> Target:
     order = Order.objects.create(
         order_id=registered.order_id, customer=customer, domain_name=f"{registered.order_id}.com", dns_active=True
     )
-    checkout = RegistrationFactory(customer=customer, status="registered").checkout_id
-    return Target(order=order, checkout_id=checkout)
+    registration = cast(Registration, RegistrationFactory(customer=customer, status="registered"))
+    return Target(order=order, checkout_id=registration.checkout_id)
 
 
 @pytest.fixture

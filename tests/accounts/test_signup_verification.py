@@ -4,6 +4,7 @@ the address is confirmed (idempotent, unknown outcomes kept for staff); an uncon
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -13,6 +14,7 @@ from django.test import override_settings
 from accounts import services
 from accounts.models import Customer
 from storefront.gateway import Unauthorized, Unavailable, gateway
+from tests.fakes.gateway import FakeGateway
 
 from .conftest import VALID
 
@@ -36,7 +38,8 @@ def _confirm(client):
 
 
 def _provider_customers(email: str) -> list[dict]:
-    return [{"customer_id": c.customer_id, "email": c.email} for c in gateway().customers(email)]
+    provider = cast(FakeGateway, gateway())  # the in-memory provider these tests run on
+    return [{"customer_id": c.customer_id, "email": c.email} for c in provider.customers(email)]
 
 
 @pytest.mark.django_db

@@ -33,6 +33,7 @@ CONTACT = {
 
 
 def register(customer: Customer, domain_name: str) -> Order:
+    assert customer.customer_id is not None
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=domain_name, duration=1)
     return Order.objects.create(order_id=registered.order_id, customer=customer, domain_name=domain_name)
 

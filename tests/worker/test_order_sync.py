@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import time as real_time
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from django.test import override_settings
@@ -14,7 +15,7 @@ from domains import sync
 from domains.models import CustomerSync, Order
 from domains.tasks import sync_orders
 from storefront.gateway import gateway, transport
-from tests.fakes.gateway import FakeOrder
+from tests.fakes.gateway import FakeGateway, FakeOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,8 +55,9 @@ def fake_time(monkeypatch) -> FakeTime:
 
 
 def bought(customer, name: str) -> FakeOrder:
-    registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
-    return gateway().order(registered.order_id)
+    provider = cast(FakeGateway, gateway())  # the test's provider is the in-memory one (fake_gateway)
+    registered = provider.domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
+    return provider.order(registered.order_id)
 
 
 def test_the_sync_copies_status_and_expiry_from_the_listing(customer, fake_time):
