@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from accounts.models import Customer
 from billing.models import CreditNote, PaymentLine, Receipt
@@ -33,6 +34,11 @@ class DocumentRow:
     total: Money  # a credit note's is what is given back
     url: str
     refers_to: str = ""
+
+    @property
+    def label(self) -> str:
+        """The kind as the customer reads it, in the active language."""
+        return gettext("Credit note") if self.kind == "credit note" else gettext("Receipt")
 
 
 def seller() -> Seller:
@@ -101,7 +107,8 @@ def billing_documents(*, customer: Customer) -> list[DocumentRow]:
             n.issued_at,
             n.total,
             reverse("billing:credit_note", args=[n.number]),
-            refers_to=f"Receipt {n.receipt.number}: {n.line.description}",
+            refers_to=gettext("Receipt %(number)s: %(item)s")
+            % {"number": n.receipt.number, "item": n.line.description},
         )
         for n in notes
     ]

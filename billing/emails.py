@@ -14,6 +14,7 @@ from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from accounts.language import customer_language
 from billing.documents import credit_note_context, receipt_context
 from billing.models import CreditNote, Receipt
 from storefront.background import claimed
@@ -31,8 +32,10 @@ def receipt_email_send(*, receipt_id: int) -> bool:
         if not found:
             return False
         receipt = found[0]
-        context = receipt_context(receipt)
-        _message("billing/email/receipt", context, to=receipt.payment.customer.email).send()
+        customer = receipt.payment.customer
+        with customer_language(customer):
+            message = _message("billing/email/receipt", receipt_context(receipt), to=customer.email)
+        message.send()
         Receipt.objects.filter(pk=receipt.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
     return True
 
@@ -46,8 +49,10 @@ def credit_note_email_send(*, credit_note_id: int) -> bool:
         if not found:
             return False
         note = found[0]
-        context = credit_note_context(note)
-        _message("billing/email/credit_note", context, to=note.receipt.payment.customer.email).send()
+        customer = note.receipt.payment.customer
+        with customer_language(customer):
+            message = _message("billing/email/credit_note", credit_note_context(note), to=customer.email)
+        message.send()
         CreditNote.objects.filter(pk=note.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
     return True
 

@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
@@ -91,10 +92,11 @@ def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
     try:
         removed = cards.card_remove(customer=customer)
     except PaymentError as err:
-        messages.error(request, f"Your card could not be removed right now. {err.message}")
+        messages.error(request, gettext("Your card could not be removed right now.") + " " + str(err.message))
     else:
         if removed:
             messages.success(
-                request, "Your saved card was removed. Domains on auto-renew get renewal reminders again instead."
+                request,
+                gettext("Your saved card was removed. Domains on auto-renew get renewal reminders again instead."),
             )
     return redirect(reverse("account") + "#payment-method")

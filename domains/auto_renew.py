@@ -25,7 +25,11 @@ from django.db.models import QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
+from accounts.language import customer_language
 from billing.cards import saved_card_for
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.models import Payment
@@ -45,14 +49,14 @@ _RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 _AFTER_EXPIRY = dt.timedelta(days=25)
 
 # What the customer reads about a failure (the card's or the provider's own words never reach them).
-REASONS = {
-    "card_declined": "your saved card was declined",
-    "authentication_required": "your bank asks you to confirm this payment yourself, which cannot be done for you",
-    "expired_card": "your saved card has expired",
-    "insufficient_funds": "your saved card was declined",
-    "no_saved_card": "no card is saved on your account",
-    "no_price": "it has no renewal price in our list right now",
-    "not_renewed": "the domain service did not renew it",
+REASONS: dict[str, str | Promise] = {
+    "card_declined": _("your saved card was declined"),
+    "authentication_required": _("your bank asks you to confirm this payment yourself, which cannot be done for you"),
+    "expired_card": _("your saved card has expired"),
+    "insufficient_funds": _("your saved card was declined"),
+    "no_saved_card": _("no card is saved on your account"),
+    "no_price": _("it has no renewal price in our list right now"),
+    "not_renewed": _("the domain service did not renew it"),
 }
 
 
@@ -157,7 +161,9 @@ def _failed(order: Order, code: str) -> Outcome:
 
 
 def failure_reason(order: Order) -> str:
-    return REASONS.get(order.auto_renew_failure, "the payment could not be completed")
+    """Why the auto-renewal failed, in the active language (the customer's, in their email)."""
+    reason = REASONS.get(order.auto_renew_failure)
+    return str(reason) if reason is not None else gettext("the payment could not be completed")
 
 
 def auto_renew_failure_send(*, order_pk: int) -> bool:
@@ -165,17 +171,17 @@ def auto_renew_failure_send(*, order_pk: int) -> bool:
     order = Order.objects.select_related("customer__user").get(pk=order_pk)
     if order.auto_renew_failed_at is None or order.auto_renew_notified_at is not None:
         return False
-    reason = failure_reason(order)
     last = Renewal.objects.filter(order=order).order_by("-created_at").first()
-    context = {
-        "order": order,
-        "customer": order.customer,
-        "reason": reason,
-        "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
-        "store_name": settings.STORE_NAME,
-    }
-    subject = render_to_string("domains/email/auto_renew_failed_subject.txt", context).strip()
-    text = render_to_string("domains/email/auto_renew_failed_body.txt", context)
+    with customer_language(order.customer):
+        context = {
+            "order": order,
+            "customer": order.customer,
+            "reason": failure_reason(order),
+            "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
+            "store_name": settings.STORE_NAME,
+        }
+        subject = render_to_string("domains/email/auto_renew_failed_subject.txt", context).strip()
+        text = render_to_string("domains/email/auto_renew_failed_body.txt", context)
     EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [order.customer.email]).send()
     mail_admins(
         f"Auto-renew failed: {order.domain_name}",

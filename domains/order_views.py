@@ -95,7 +95,7 @@ class RenewForm(forms.Form):
 class AutoRenewForm(forms.Form):
     auto_renew = forms.ChoiceField(
         choices=[("on", "on"), ("off", "off")],
-        error_messages={"required": "Choose on or off.", "invalid_choice": "Choose on or off."},
+        error_messages={"required": _("Choose on or off."), "invalid_choice": _("Choose on or off.")},
     )
 
 
@@ -304,7 +304,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     if _renewal_is_paid(price):
         return _pay_renewal(request, order, renew_request, form=form)
     if not settings.PAYMENTS_DISABLED and price is None:
-        unpriced = (
+        unpriced = gettext(
             "This renewal has no price in our list right now, so it cannot be paid online. "
             "Nothing was renewed or charged; please try again later or contact support."
         )
@@ -348,21 +348,24 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     back = redirect(reverse("order_detail", args=[order.order_id]) + "#auto-renew")
     form = AutoRenewForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose whether auto-renew should be on or off.")
+        messages.error(request, gettext("Choose whether auto-renew should be on or off."))
         return back
     if form.cleaned_data["auto_renew"] == "off":
         Order.objects.filter(pk=order.pk).update(auto_renew=False)
-        messages.success(request, f"Auto-renew is off. We will email you reminders before {order.domain_name} expires.")
+        off = gettext("Auto-renew is off. We will email you reminders before %(domain)s expires.")
+        messages.success(request, off % {"domain": order.domain_name})
         return back
     if settings.PAYMENTS_DISABLED:
-        messages.error(request, "Auto-renew is not available on this store: renewals are billed separately.")
+        messages.error(request, gettext("Auto-renew is not available on this store: renewals are billed separately."))
         return back
     card = saved_card_for(order.customer)
     if card is None:
         messages.error(
             request,
-            "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
-            "you pay with is kept for auto-renew. Then switch it on here.",
+            gettext(
+                "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
+                "you pay with is kept for auto-renew. Then switch it on here."
+            ),
         )
         return back
     Order.objects.filter(pk=order.pk).update(
@@ -370,8 +373,16 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     )
     messages.success(
         request,
-        f"Auto-renew is on: {order.domain_name} will be renewed {settings.AUTO_RENEW_DAYS_BEFORE} days before it "
-        f"expires, charged to your {card.brand.title()} •••• {card.last4}.",
+        gettext(
+            "Auto-renew is on: %(domain)s will be renewed %(days)d days before it expires, charged to your "
+            "%(brand)s •••• %(last4)s."
+        )
+        % {
+            "domain": order.domain_name,
+            "days": settings.AUTO_RENEW_DAYS_BEFORE,
+            "brand": card.brand.title(),
+            "last4": card.last4,
+        },
     )
     return back
 
@@ -394,7 +405,7 @@ def _pay_renewal(
             current = services.order_fetch(order=order)
         except GatewayError as err:
             status = 503 if isinstance(err, Unavailable) else 200
-            message = _explain(err, "check this domain's expiry (nothing was charged)")
+            message = _explain(err, _("check this domain's expiry (nothing was charged)"))
             return _render_detail(request, order, renew_form=form, renew_error=message, status=status)
         if current is None or current.expiry_timestamp != renew_request.shown_expiry_timestamp:
             moved = renewals.ExpiryMoved(current.expires_at if current else None)
@@ -442,29 +453,38 @@ def _renewal_paid_return(request: HttpRequest, order: Order, raw_token: str) -> 
 def _renewal_payment_message(payment: Payment, renewal: Renewal | None) -> tuple[int, str]:
     charged = Money(payment.amount_captured, payment.currency)
     if renewal is not None and renewal.status == Renewal.RENEWED:
-        until = f" until {formats.date_format(renewal.new_expires_at, 'M j, Y')}" if renewal.new_expires_at else ""
+        if renewal.new_expires_at:
+            done = gettext("Renewed until %(date)s.") % {
+                "date": formats.date_format(renewal.new_expires_at, "DATE_FORMAT")
+            }
+        else:
+            done = gettext("Renewed.")
         if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
-            return messages.SUCCESS, f"Renewed{until}. Your card was charged {format_money(charged)}."
-        return messages.SUCCESS, f"Renewed{until}. Your payment is being completed."
+            charge = gettext("Your card was charged %(amount)s.") % {"amount": format_money(charged)}
+            return messages.SUCCESS, f"{done} {charge}"
+        return messages.SUCCESS, f"{done} {gettext('Your payment is being completed.')}"
     if payment.status == Payment.Status.CREATED:
-        return messages.INFO, (
+        return messages.INFO, gettext(
             "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
         )
     if payment.status == Payment.Status.CANCELLED or (renewal is not None and renewal.status == Renewal.FAILED):
-        reason = _RENEWAL_FAILURES.get(renewal.failure_kind if renewal else "", "")
-        return messages.ERROR, (
-            f"The domain could not be renewed{reason}. You have not been charged: the hold on your card was released."
+        reason = _RENEWAL_FAILURES.get(renewal.failure_kind if renewal else "")
+        failed = (
+            gettext("The domain could not be renewed %(reason)s.") % {"reason": reason}
+            if reason is not None
+            else gettext("The domain could not be renewed.")
         )
-    return messages.WARNING, (
+        return messages.ERROR, f"{failed} {gettext('You have not been charged: the hold on your card was released.')}"
+    return messages.WARNING, gettext(
         "We could not confirm the renewal with the domain service yet. Your card is only charged once it is "
         "confirmed; please check back shortly."
     )
 
 
-_RENEWAL_FAILURES = {
-    "expiry_changed": " because its expiry date changed since the page was opened (it was renewed meanwhile?)",
-    "not_renewable": " because it can no longer be renewed here",
-    "minimum_term": " for this term",
+_RENEWAL_FAILURES: dict[str, str | Promise] = {
+    "expiry_changed": _("because its expiry date changed since the page was opened (it was renewed meanwhile?)"),
+    "not_renewable": _("because it can no longer be renewed here"),
+    "minimum_term": _("for this term"),
 }
 
 

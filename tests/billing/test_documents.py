@@ -148,7 +148,7 @@ def test_the_receipt_page_names_the_seller_and_marks_refunded_lines(paid, refund
     page = _signed_in(customer).get(f"/payments/receipts/{payment.receipt.number}/").content.decode()
     assert "Example Domains Ltd" in page
     assert "1 Harbour Street<br>Bristol BS1 4AA<br>UK" in page
-    assert payment.receipt.issued_at.strftime("%-d %B %Y") in page
+    assert payment.receipt.issued_at.strftime("%b %-d, %Y") in page  # DATE_FORMAT in English
     assert "Total paid (USD)" in page and "$47.49" in page
     assert f'Refunded: credit note <a href="/payments/credit-notes/{note.number}/">{note.number}</a>' in page
     assert "\N{MINUS SIGN}$25.00" in page

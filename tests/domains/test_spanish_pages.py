@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import uuid
+from decimal import Decimal
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 from django.utils import formats, timezone, translation
 
+from accounts.models import Customer
+from billing.models import Payment, PaymentLine, SavedCard
+from billing.services import receipt_issue
+from domains.auto_renew import auto_renew_failure_send
+from domains.models import Order
 from tests.catalogue import english_left, visible_text
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -102,3 +110,87 @@ def test_checkout_review_and_orders_have_no_english_left(in_spanish, customer, p
     dns = spanish_page(in_spanish, f"/orders/{order.order_id}/dns/")
     assert "Registros DNS" in dns and "Configuraciones rápidas" in dns
     assert english_left(dns) == []
+
+
+def _paid_with_receipt(customer, domain_name: str):
+    """A captured payment for one registered domain and one that failed (not charged), with its receipt."""
+    payment = Payment.objects.create(
+        customer=customer,
+        checkout_id=uuid.uuid4(),
+        status=Payment.Status.CAPTURED,
+        currency="USD",
+        amount=Decimal("22.49"),
+        amount_authorised=Decimal("22.49"),
+        amount_captured=Decimal("12.99"),
+    )
+    PaymentLine.objects.create(
+        payment=payment,
+        position=1,
+        reference=domain_name,
+        description=domain_name,
+        amount=Decimal("12.99"),
+        status=PaymentLine.Status.REGISTERED,
+    )
+    PaymentLine.objects.create(
+        payment=payment,
+        position=2,
+        reference="otroejemplo.net",
+        description="otroejemplo.net",
+        amount=Decimal("9.50"),
+        status=PaymentLine.Status.FAILED,
+    )
+    return receipt_issue(payment=payment)
+
+
+@override_settings(PAYMENTS_DISABLED=False)
+def test_billing_receipt_and_auto_renew_panel_have_no_english_left(in_spanish, customer, provider_orders, mailoutbox):
+    Customer.objects.filter(pk=customer.pk).update(language="es")
+    customer.refresh_from_db()
+    order = provider_orders.register(customer, "miempresa-ejemplo.com")
+    provider_orders.set_expiry_in_days(order, 200)
+    in_spanish.force_login(customer.user)
+
+    empty = spanish_page(in_spanish, "/account/billing/")
+    assert "Facturación" in empty and "Todavía no hay recibos." in empty
+    assert english_left(empty) == []
+
+    receipt = _paid_with_receipt(customer, "miempresa-ejemplo.com")
+    billing = spanish_page(in_spanish, "/account/billing/")
+    assert f"Recibo {receipt.number}" in billing and "12,99\xa0US$" in html.unescape(billing)
+    assert english_left(billing) == []
+
+    page = spanish_page(in_spanish, f"/payments/receipts/{receipt.number}/")
+    text = visible_text(page)
+    assert f"Recibo {receipt.number}" in text and "Total pagado (USD)" in text and "No cobrado" in text
+    assert english_left(page) == []
+
+    # The receipt's email, sent by the worker, is in the customer's language too.
+    [email] = [m for m in mailoutbox if f"/payments/receipts/{receipt.number}/" in m.body]
+    assert email.subject.startswith(f"Tu recibo {receipt.number} de ")
+    assert "Gracias por tu pago." in email.body and "Total pagado (USD): 12,99\xa0US$" in email.body
+
+    SavedCard.objects.create(
+        customer=customer, stripe_customer_id="cus_es", payment_method_id="pm_es", brand="visa", last4="4242"
+    )
+    off = spanish_page(in_spanish, f"/orders/{order.order_id}/")
+    assert "Renovación automática" in off and "Activar la renovación automática" in off
+    assert english_left(off) == []
+
+    switched = in_spanish.post(f"/orders/{order.order_id}/auto-renew/", {"auto_renew": "on"}, follow=True)
+    on = switched.content.decode()
+    assert "La renovación automática está activada: miempresa-ejemplo.com se renovará" in html.unescape(on)
+    assert "Desactivar la renovación automática" in on
+    assert english_left(on) == []
+
+    # A failed auto-renewal: the panel says why, and the customer's email is in Spanish.
+    Order.objects.filter(pk=order.pk).update(
+        auto_renew=False, auto_renew_failed_at=timezone.now(), auto_renew_failure="card_declined"
+    )
+    failed = spanish_page(in_spanish, f"/orders/{order.order_id}/")
+    assert "porque tu tarjeta guardada ha sido rechazada" in html.unescape(failed)
+    assert english_left(failed) == []
+    mailoutbox.clear()
+    assert auto_renew_failure_send(order_pk=order.pk)
+    [told] = [m for m in mailoutbox if m.to == [customer.email]]
+    assert told.subject == "La renovación automática de miempresa-ejemplo.com no se ha completado: renuévalo tú mismo"
+    assert "no ha sido posible: tu tarjeta guardada ha sido rechazada. No se te ha cobrado nada." in told.body
