@@ -185,6 +185,8 @@ def _review(request: HttpRequest) -> HttpResponse:
         "error": error,
         "customer": customer,
         "can_buy": can_buy,
+        # The reseller may bill offline (PAYMENTS_DISABLED): the page must not promise a payment page then.
+        "payments_online": not settings.PAYMENTS_DISABLED,
         "checkout_id": checkout_id,
         "review_digest": digest,
         "not_linked": not_ready_to_buy(request.user)

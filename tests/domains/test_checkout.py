@@ -117,6 +117,21 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     assert "csrfmiddlewaretoken" in html
 
 
+@pytest.mark.parametrize(
+    ("disabled", "said", "not_said"),
+    [(True, "we bill you for these domains separately", "secure page"), (False, "secure page", "bill you")],
+)
+def test_the_review_says_how_the_customer_pays(client, buyer, disabled, said, not_said):
+    """A reseller billing offline (PAYMENTS_DISABLED) says so; otherwise the page names the payment page and
+    that the card is kept for renewals (and can be removed)."""
+    put_in_cart(client, line(fresh(), duration=1))
+    with override_settings(PAYMENTS_DISABLED=disabled):
+        html = review(client).content.decode()
+    assert said in html and not_said not in html
+    if not disabled:
+        assert "you can remove it from your" in html
+
+
 def test_the_review_asks_the_provider_again_and_requotes_a_price_below_cost(client, buyer, provider_calls):
     name = fresh()
     put_in_cart(client, line(name, price=Decimal("9.99"), renew=Decimal("9.99")))
