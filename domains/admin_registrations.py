@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from domains import services
+from domains import registrations
 from domains.models import Registration
 from pricing.money import Money, format_money
 
@@ -169,7 +169,7 @@ class RegistrationAdmin(admin.ModelAdmin):
         for registration in candidates:
             if registration.status == Registration.Status.REGISTERED:
                 continue
-            result = services.registration_reconcile(registration=registration)
+            result = registrations.registration_reconcile(registration=registration)
             if result.status in settled:
                 settled[result.status] += 1
             else:

@@ -38,7 +38,7 @@ from accounts.verification import not_ready_to_buy
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
 from billing.services import payment_settle, payment_start
-from domains import services
+from domains import registrations
 from domains.acceptance import legal_acceptance_record
 from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
@@ -125,7 +125,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
         )
     context = {
         "checkout_id": checkout_id,
-        "lines": [{"registration": line, "outcome": services.outcome(line)} for line in lines],
+        "lines": [{"registration": line, "outcome": registrations.outcome(line)} for line in lines],
         "queued": queued,
         "registered": [line for line in lines if line.status == Registration.Status.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.Status.FAILED],
@@ -143,7 +143,7 @@ def _needs_reconciling(line: Registration) -> bool:
     if line.status == Registration.Status.UNKNOWN:
         return True
     # A pending line nobody has touched for a while: its worker died mid-call.
-    return line.status == Registration.Status.PENDING and line.updated_at < timezone.now() - services.STALE_PENDING
+    return line.status == Registration.Status.PENDING and line.updated_at < timezone.now() - registrations.STALE_PENDING
 
 
 def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
@@ -313,7 +313,7 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
     live = Registration.objects.filter(customer=customer, domain_name__in=names, status__in=Registration.LIVE_STATUSES)
     for registration in live:
         if registration.status in Registration.UNSETTLED_STATUSES:
-            registration = services.registration_reconcile(registration=registration)
+            registration = registrations.registration_reconcile(registration=registration)
         if registration.status == Registration.Status.REGISTERED:
             basket.remove(registration.domain_name)
             changes.append(
@@ -333,7 +333,7 @@ def _place(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(reverse("checkout"))
     customer = _get_customer(request.user)
     if customer is None or customer.customer_id is None:
-        # The provider customer exists only for a confirmed address (accounts/services.py): must be verified.
+        # The provider customer exists only for a confirmed address (accounts/registrations.py): must be verified.
         messages.error(request, not_ready_to_buy(request.user))
         return redirect("checkout")
     form = CheckoutForm(request.POST)
@@ -495,7 +495,7 @@ def _apply_outcomes(basket: Cart, registrations: list[Registration]) -> None:
         elif registration.failure_kind == Registration.FailureKind.MINIMUM_TERM:
             line = basket.get(registration.domain_name)
             if line is not None:
-                # The refusal looked the minimum up afresh (domains.services), which register_min_term now knows.
+                # The refusal looked the minimum up afresh (domains.registrations), which register_min_term now knows.
                 minimum = max(register_min_term(line.tld), line.min_term)
                 # A longer term is a new quote: priced for it, never the shorter term's price.
                 priced = line_quote(

@@ -22,7 +22,7 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from domains.models import Registration, Renewal
-from domains.services import MESSAGE_CONFIRMED_LATE, outcome
+from domains.registrations import MESSAGE_CONFIRMED_LATE, outcome
 from storefront.background import claimed
 from storefront.brand import brand_context, from_email
 

@@ -37,7 +37,7 @@ from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable, Se
 from billing.models import Payment
 from billing.services import payment_settle, payment_start
 from domains import auto_renew, renewals
-from domains import orders as services
+from domains import orders as domain_orders
 from domains.models import Order, Renewal
 from domains.ownership import get_order_for_user
 from domains.payments import renewal_line_to_pay
@@ -64,7 +64,7 @@ class OrdersFilterForm(forms.Form):
 
 class RenewForm(forms.Form):
     duration = forms.TypedChoiceField(
-        choices=[(n, n) for n in services.RENEW_YEARS],
+        choices=[(n, n) for n in domain_orders.RENEW_YEARS],
         coerce=int,
         error_messages={
             "required": _("Choose how many years to renew for."),
@@ -158,7 +158,7 @@ def _render_detail(
     provider_error: str | ProviderError = ""
     listed = True
     try:
-        current = services.order_fetch(order=order)
+        current = domain_orders.order_fetch(order=order)
     except GatewayError as err:
         current = None
         provider_error = _explain(err, _("load the latest details of this domain"))
@@ -166,9 +166,9 @@ def _render_detail(
             status = 503
     if current is None and not provider_error:
         listed = False
-    row = services.order_row(current) if current is not None else services.order_row(order)
+    row = domain_orders.order_row(current) if current is not None else domain_orders.order_row(order)
     renewable = listed and row.can_renew
-    pricing = services.renew_pricing(domain_name=order.domain_name) if renewable else None
+    pricing = domain_orders.renew_pricing(domain_name=order.domain_name) if renewable else None
     expiry_timestamp = current.expiry_timestamp if current is not None else order.expiry_timestamp
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=row.expires_at)
     selected = terms[0] if terms else 1
@@ -182,7 +182,9 @@ def _render_detail(
         "provider_error": provider_error,
         "pricing": pricing,
         "renew_options": [
-            (years, total) for years, total in services.renew_options(domain_name=order.domain_name) if years in terms
+            (years, total)
+            for years, total in domain_orders.renew_options(domain_name=order.domain_name)
+            if years in terms
         ]
         if renewable
         else [],
@@ -248,7 +250,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
         context["account_pending"] = True
     else:
         try:
-            context["listing"] = services.orders_list(customer=customer, page=page, q=q)
+            context["listing"] = domain_orders.orders_list(customer=customer, page=page, q=q)
         except GatewayError as err:
             context["error"] = _explain(err, _("load your domains"))
             if isinstance(err, Unavailable) and not is_fragment(request):
@@ -286,7 +288,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     if duration not in terms:
         return _render_detail(request, order, renew_form=form, renew_error=_terms_sentence(terms))
     # The retail price of this very term (the price list may price longer terms differently from n times one year).
-    quote = services.renew_quote(domain_name=order.domain_name, years=duration)
+    quote = domain_orders.renew_quote(domain_name=order.domain_name, years=duration)
     price = quote.retail.amount if quote else None
     currency = quote.retail.currency if quote else ""
     if not form.cleaned_data["confirm"]:
@@ -402,7 +404,7 @@ def _pay_renewal(
     if not Payment.objects.filter(checkout_id=token).exists():
         # Nobody pays for a renewal that can no longer be sent: the expiry is checked before the payment page.
         try:
-            current = services.order_fetch(order=order)
+            current = domain_orders.order_fetch(order=order)
         except GatewayError as err:
             status = 503 if isinstance(err, Unavailable) else 200
             message = _explain(err, _("check this domain's expiry (nothing was charged)"))
@@ -512,7 +514,7 @@ def _renew_confirmation(
 ) -> HttpResponse:
     """The price and the new expiry, from the expiry as it is now; a page showing an old one starts again."""
     try:
-        current = services.order_fetch(order=order)
+        current = domain_orders.order_fetch(order=order)
     except GatewayError as err:
         status = 503 if isinstance(err, Unavailable) else 200
         return _render_detail(request, order, renew_error=_explain(err, _("check this domain's expiry")), status=status)
@@ -545,7 +547,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     code = ""
     error: str | ProviderError = ""
     try:
-        code = services.order_transfer_code(order=order).transfer_code
+        code = domain_orders.order_transfer_code(order=order).transfer_code
     except GatewayError as err:
         error = _explain(err, _("fetch the transfer code"))
     else:

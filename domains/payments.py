@@ -1,7 +1,7 @@
 """Where checkout and renewals meet billing: what is paid for as lines to pay, and the registrar that billing's
 `payment_settle` hands each paid line to (settings.BILLING_LINE_REGISTRAR points here), by the line's kind.
 
-Registration stays the exactly-once machinery of domains.services: a line is registered under the payment's
+Registration stays the exactly-once machinery of domains.registrations: a line is registered under the payment's
 checkout id, so a second call for the same line (a door that took over an abandoned claim) reuses its row. A
 renewal line is renewed by domains.renewals under the payment's checkout id as the renewal's token: the same line
 renewed twice finds its Renewal row instead of renewing again, and the provider renews only from the expiry the
@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 
 from billing.models import Payment, PaymentLine
 from billing.services import LineOutcome, LineResult, LineToPay, payment_line_resolve
-from domains import renewals, services
+from domains import registrations, renewals
 from domains.cart import CartLine, line_from_session
 from domains.models import Order, Registration, Renewal
 from pricing.money import Money
@@ -98,7 +98,7 @@ def register_paid_line(line: PaymentLine) -> LineResult:
     if line.details.get("kind") == RENEWAL:
         return _renew_paid_line(line)
     payment = line.payment
-    registration = services.registration_place(
+    registration = registrations.registration_place(
         customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
     )
     return LineResult(_OUTCOMES.get(registration.status, LineOutcome.UNKNOWN), reference=str(registration.pk))

@@ -26,7 +26,7 @@ from domains.emails import (
 )
 from domains.models import Registration
 from domains.payments import paid_lines_resolve
-from domains.services import registration_place, registration_reconcile, registrations_to_reconcile
+from domains.registrations import registration_place, registration_reconcile, registrations_to_reconcile
 from storefront.background import retry_later
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.core.cache import cache
 
-from domains import orders as services
+from domains import orders as domain_orders
 from domains.models import Order
 from domains.renewals import RenewAlreadySubmitted, RenewRequest, add_years, renew_terms, renewal_place
 from pricing.money import Money
@@ -21,12 +21,12 @@ pytest_plugins = ["tests.domains.fixtures_orders"]
 NOW = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
 
 
-def row(days: float, status: str = "Active") -> services.OrderRow:
+def row(days: float, status: str = "Active") -> domain_orders.OrderRow:
     expires = NOW + dt.timedelta(days=days)
     provider = ProviderOrder(
         order_id=1, domain_name="a.com", status=status, expiry="", expiry_timestamp=int(expires.timestamp())
     )
-    return services.order_row(provider, now=NOW)
+    return domain_orders.order_row(provider, now=NOW)
 
 
 # --- Expiry wording (no provider needed) -------------------------------------------------------------------
@@ -90,14 +90,14 @@ def test_renew_options_are_the_priced_terms_from_the_minimum(costs):
     costs("com", register={1: "12.99"}, renew={1: "14.99", 2: "29.98", 5: "74.95"})
     costs("ai", register={2: "159.98"}, renew={1: "79.99", 2: "159.98"})
 
-    assert services.renew_options(domain_name="brand.com") == [
+    assert domain_orders.renew_options(domain_name="brand.com") == [
         (1, Money(Decimal("14.99"), "USD")),
         (2, Money(Decimal("29.98"), "USD")),
         (5, Money(Decimal("74.95"), "USD")),
     ]
     # .ai's two-year minimum applies to renewals too.
-    assert services.renew_options(domain_name="brand.ai") == [(2, Money(Decimal("159.98"), "USD"))]
-    assert services.renew_options(domain_name="brand.zz")[2] == (3, None)
+    assert domain_orders.renew_options(domain_name="brand.ai") == [(2, Money(Decimal("159.98"), "USD"))]
+    assert domain_orders.renew_options(domain_name="brand.zz")[2] == (3, None)
 
 
 # --- Listing, cache, local copy (sandbox over HTTP) ----------------------------------------------------------
@@ -108,34 +108,34 @@ def test_orders_list_is_cached_per_customer_page_and_search(customer, provider_o
     provider_orders.register(customer, "cachekeys.com")
     provider_calls.clear()
 
-    services.orders_list(customer=customer)
-    services.orders_list(customer=customer)
-    services.orders_list(customer=customer, q="cache")
-    services.orders_list(customer=customer, page=2)
+    domain_orders.orders_list(customer=customer)
+    domain_orders.orders_list(customer=customer)
+    domain_orders.orders_list(customer=customer, q="cache")
+    domain_orders.orders_list(customer=customer, page=2)
 
     assert [name for name, _ in provider_calls] == ["domain_orders"] * 3
 
 
 @pytest.mark.django_db(transaction=True)
 def test_invalidation_touches_only_that_customer(customer, other_customer, provider_orders, provider_calls):
-    services.orders_list(customer=customer)
-    services.orders_list(customer=other_customer)
+    domain_orders.orders_list(customer=customer)
+    domain_orders.orders_list(customer=other_customer)
     provider_calls.clear()
 
-    services.orders_cache_invalidate(customer=customer)
-    services.orders_list(customer=customer)
-    services.orders_list(customer=other_customer)
+    domain_orders.orders_cache_invalidate(customer=customer)
+    domain_orders.orders_list(customer=customer)
+    domain_orders.orders_list(customer=other_customer)
 
     assert [kwargs["customer_id"] for _, kwargs in provider_calls] == [customer.customer_id]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_invalidation_survives_a_lost_version_key(customer, provider_orders, provider_calls):
-    services.orders_list(customer=customer)
+    domain_orders.orders_list(customer=customer)
     cache.delete(f"orders:version:{customer.pk}")
     provider_orders.register(customer, "afterloss.com")
 
-    listing = services.orders_list(customer=customer)
+    listing = domain_orders.orders_list(customer=customer)
 
     assert [r.domain_name for r in listing.rows] == ["afterloss.com"]
 
@@ -145,7 +145,7 @@ def test_orders_sync_upserts_the_local_copy(customer, other_customer, provider_o
     order = provider_orders.register(customer, "synced.com")
     Order.objects.filter(pk=order.pk).update(customer=other_customer, status="Suspended", domain_name="old.com")
 
-    services.orders_list(customer=customer)
+    domain_orders.orders_list(customer=customer)
 
     order.refresh_from_db()
     assert order.customer == customer
@@ -161,7 +161,7 @@ def test_order_fetch_finds_the_order_among_similar_names(customer, provider_orde
         provider_orders.register(customer, f"x{n:02d}twin.com")
     target = provider_orders.register(customer, "twin.com")
 
-    found = services.order_fetch(order=target)
+    found = domain_orders.order_fetch(order=target)
 
     assert found is not None and found.order_id == target.order_id
 
@@ -172,7 +172,7 @@ def test_order_fetch_walks_pages_when_the_search_matches_many(customer, provider
     for n in range(11):
         provider_orders.register(customer, f"a{n:02d}deep.com")  # newer: listed before the target
 
-    found = services.order_fetch(order=target)
+    found = domain_orders.order_fetch(order=target)
 
     assert found is not None and found.order_id == target.order_id
 
@@ -181,14 +181,14 @@ def test_the_page_size_is_learnt_from_a_full_first_page():
     full = OrderPage(total_orders=23, orders_on_page=10, orders=[])
     last = OrderPage(total_orders=23, orders_on_page=3, orders=[])
 
-    assert services._page_size(1, full) == 10
-    assert services._page_size(3, last) == 10
+    assert domain_orders._page_size(1, full) == 10
+    assert domain_orders._page_size(3, last) == 10
 
 
 def test_a_single_page_is_one_page():
     only = OrderPage(total_orders=4, orders_on_page=4, orders=[])
 
-    assert services._page_size(1, only) == 4
+    assert domain_orders._page_size(1, only) == 4
 
 
 # --- Renewal service (domains/renewals.py) -------------------------------------------------------------------
@@ -222,7 +222,7 @@ def test_a_token_claimed_elsewhere_refuses_a_second_submit(customer, provider_or
 @pytest.mark.django_db(transaction=True)
 def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(customer, provider_orders, provider_calls):
     order = provider_orders.register(customer, "invalidated.com")
-    services.orders_list(customer=customer)
+    domain_orders.orders_list(customer=customer)
     before = provider_orders.at_provider(order).expires_at
 
     renewed = renewal_place(order=order, request=_request(before, duration=3))
@@ -231,7 +231,7 @@ def test_a_successful_renewal_invalidates_the_listing_and_refreshes_the_copy(cus
     order.refresh_from_db()
     assert order.expires_at == renewed.new_expires_at
     provider_calls.clear()
-    listing = services.orders_list(customer=customer)
+    listing = domain_orders.orders_list(customer=customer)
     assert provider_calls, "the listing was asked again"
     assert listing.rows[0].expires_at == renewed.new_expires_at
 
@@ -273,7 +273,7 @@ def test_a_leap_day_moves_to_the_28th():
 def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, provider_orders):
     provider_orders.register(customer, "ownedname.io")
 
-    quote = services.renew_pricing(domain_name="ownedname.io")
+    quote = domain_orders.renew_pricing(domain_name="ownedname.io")
 
     # From our cost table (the demo catalogue renews .io at 49.99; no markup in the tests' settings).
     assert quote is not None

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
-from domains import services
+from domains import registrations
 from domains.models import Registration
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
@@ -39,10 +39,10 @@ def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_
 ):
     name = fresh()
     with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
-        registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
+        registration = registrations.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.Status.UNKNOWN
 
-    reconciled = services.registration_reconcile(registration=registration)
+    reconciled = registrations.registration_reconcile(registration=registration)
 
     assert fake_gateway.listed_orders(name) == 1
     (sandbox_order,) = fake_gateway.orders(domain_name=name, status="Active")
@@ -53,22 +53,22 @@ def test_a_provider_that_registers_then_drops_the_answer_leaves_one_order_and_a_
 
 
 def test_a_line_missing_from_the_listing_fails_once_the_grace_period_is_over(customer):
-    registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
-    reconciled = services.registration_reconcile(registration=registration)
+    registration = unknown_line(customer, fresh(), age=registrations.unknown_limit() * 2)
+    reconciled = registrations.registration_reconcile(registration=registration)
     assert reconciled.status == Registration.Status.FAILED
     assert reconciled.failure_kind == Registration.FailureKind.NOT_REGISTERED
-    assert services.outcome(reconciled)["label"] == "Not registered"
+    assert registrations.outcome(reconciled)["label"] == "Not registered"
 
 
 def test_a_recent_line_missing_from_the_listing_stays_unconfirmed(customer):
     registration = unknown_line(customer, fresh())
-    assert services.registration_reconcile(registration=registration).status == Registration.Status.UNKNOWN
+    assert registrations.registration_reconcile(registration=registration).status == Registration.Status.UNKNOWN
 
 
 def test_a_listing_failure_leaves_the_line_unconfirmed(customer, fake_gateway):
-    registration = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
+    registration = unknown_line(customer, fresh(), age=registrations.unknown_limit() * 2)
     with fake_gateway.outage(error=Unavailable("ConnectionError")):  # the provider cannot be reached
-        reconciled = services.registration_reconcile(registration=registration)
+        reconciled = registrations.registration_reconcile(registration=registration)
     assert reconciled.status == Registration.Status.UNKNOWN
 
 
@@ -79,8 +79,8 @@ def test_settled_and_fresh_pending_lines_are_left_alone(customer, provider_calls
     failed = Registration.objects.create(
         customer=customer, domain_name=fresh(), duration=1, status=Registration.Status.FAILED, checkout_id=uuid.uuid4()
     )
-    assert services.registration_reconcile(registration=pending).status == Registration.Status.PENDING
-    assert services.registration_reconcile(registration=failed).status == Registration.Status.FAILED
+    assert registrations.registration_reconcile(registration=pending).status == Registration.Status.PENDING
+    assert registrations.registration_reconcile(registration=failed).status == Registration.Status.FAILED
     assert provider_calls == []
 
 
@@ -90,8 +90,8 @@ def test_an_abandoned_pending_line_is_reconciled(customer):
     pending = Registration.objects.create(
         customer=customer, domain_name=name, duration=1, status=Registration.Status.PENDING, checkout_id=uuid.uuid4()
     )
-    Registration.objects.filter(pk=pending.pk).update(updated_at=timezone.now() - services.STALE_PENDING * 2)
-    reconciled = services.registration_reconcile(registration=pending)
+    Registration.objects.filter(pk=pending.pk).update(updated_at=timezone.now() - registrations.STALE_PENDING * 2)
+    reconciled = registrations.registration_reconcile(registration=pending)
     assert reconciled.status == Registration.Status.REGISTERED
     assert reconciled.provider_order_id == registered.order_id
 
@@ -100,7 +100,7 @@ def test_the_command_reconciles_every_unconfirmed_line(customer):
     present = fresh()
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=present, duration=1)
     found = unknown_line(customer, present)
-    missing = unknown_line(customer, fresh(), age=services.unknown_limit() * 2)
+    missing = unknown_line(customer, fresh(), age=registrations.unknown_limit() * 2)
     out = StringIO()
     call_command("reconcile_registrations", stdout=out)
     found.refresh_from_db()

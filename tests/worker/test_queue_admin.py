@@ -13,7 +13,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from domains.models import CustomerSync, Registration
-from domains.services import unknown_limit
+from domains.registrations import unknown_limit
 from tests.worker.jobs import Mailbox, deliver
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
-from domains import services
+from domains import registrations
 from domains.models import Registration
 from domains.tasks import reconcile_registrations
 from storefront.gateway import gateway
@@ -40,7 +40,7 @@ def unknown_line(customer, name: str) -> Registration:
 def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
     name = fresh()
     with gateway().fault(hang_seconds=3, hang_after_commit=True, scope="register"):
-        registration = services.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
+        registration = registrations.registration_place(customer=customer, line=line(name), checkout_id=uuid.uuid4())
     assert registration.status == Registration.Status.UNKNOWN
 
     scheduler_tick()  # no page is opened, no staff button pressed: the scheduler's period comes round
@@ -65,7 +65,7 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
         assert registration.status == Registration.Status.UNKNOWN
         assert mail.outbox == []
 
-    with time_machine.travel(start + services.unknown_limit() + dt.timedelta(minutes=5)):
+    with time_machine.travel(start + registrations.unknown_limit() + dt.timedelta(minutes=5)):
         reconcile_registrations.enqueue()
         registration.refresh_from_db()
         assert (registration.status, registration.failure_kind) == (
@@ -77,7 +77,7 @@ def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the
 
     # The provider did register it after all (its listing now has it): the line flips and the customer is told.
     order = gateway().domain_register(customer_id=customer.customer_id, domain_name=name, duration=1)
-    with time_machine.travel(start + services.unknown_limit() + dt.timedelta(hours=3)):
+    with time_machine.travel(start + registrations.unknown_limit() + dt.timedelta(hours=3)):
         reconcile_registrations.enqueue()
     registration.refresh_from_db()
     assert registration.status == Registration.Status.REGISTERED
@@ -91,6 +91,6 @@ def test_while_unknown_the_name_is_not_sold_again(customer, other_customer):
     name = fresh()
     unknown_line(customer, name)
     with time_machine.travel(timezone.now() + dt.timedelta(hours=1)):
-        again = services.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
+        again = registrations.registration_place(customer=other_customer, line=line(name), checkout_id=uuid.uuid4())
     assert again.status == Registration.Status.FAILED
     assert gateway().listed_orders(name) == 0

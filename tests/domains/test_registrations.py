@@ -1,4 +1,4 @@
-"""`domains.services`: each line recorded before the provider is called, then settled once, against the sandbox."""
+"""`domains.registrations`: each line recorded before the provider is called, then settled once, against the sandbox."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from domains import services
+from domains import registrations
 from domains.models import Order, Registration
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
@@ -21,7 +21,7 @@ def fresh(tld: str = "com") -> str:
 
 
 def place(customer, item, checkout_id=None) -> Registration:
-    return services.registration_place(customer=customer, line=item, checkout_id=checkout_id or uuid.uuid4())
+    return registrations.registration_place(customer=customer, line=item, checkout_id=checkout_id or uuid.uuid4())
 
 
 def test_a_successful_registration_records_the_order(customer, provider_calls, fake_gateway):
@@ -63,14 +63,14 @@ def test_a_taken_domain_fails_as_not_available(customer):
     assert registration.status == Registration.Status.FAILED
     assert registration.failure_kind == Registration.FailureKind.UNAVAILABLE
     assert registration.provider_message == "Unable to register domain"
-    assert services.outcome(registration)["label"] == "Not available any more"
+    assert registrations.outcome(registration)["label"] == "Not available any more"
 
 
 def test_a_premium_domain_fails_as_premium(customer):
     registration = place(customer, line("cars.com"))
     assert registration.status == Registration.Status.FAILED
     assert registration.failure_kind == Registration.FailureKind.PREMIUM
-    assert services.outcome(registration)["label"] == "Premium name"
+    assert registrations.outcome(registration)["label"] == "Premium name"
 
 
 def test_a_refusal_with_the_name_free_and_the_term_allowed_is_said_honestly(
@@ -83,7 +83,7 @@ def test_a_refusal_with_the_name_free_and_the_term_allowed_is_said_honestly(
     assert registration.failure_kind == Registration.FailureKind.REJECTED
     assert registration.provider_message == "Unable to register domain"
     assert fake_gateway.listed_orders(name) == 0
-    assert "you have not been charged and our staff have been told" in services.outcome(registration)["detail"]
+    assert "you have not been charged and our staff have been told" in registrations.outcome(registration)["detail"]
     assert any(record.levelname == "ERROR" and name in record.getMessage() for record in caplog.records)
 
 
@@ -162,8 +162,8 @@ def test_an_unconfirmed_earlier_attempt_is_reconciled_before_trying_again(custom
     )
     # The earlier attempt is long past the grace period and the listing has no such order: it did not happen.
     Registration.objects.filter(pk=earlier.pk).update(
-        created_at=timezone.now() - services.unknown_limit() * 2,
-        updated_at=timezone.now() - services.unknown_limit() * 2,
+        created_at=timezone.now() - registrations.unknown_limit() * 2,
+        updated_at=timezone.now() - registrations.unknown_limit() * 2,
     )
     registration = place(customer, line(name))
     earlier.refresh_from_db()
@@ -188,7 +188,7 @@ def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provi
     with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = place(customer, line(name))
     assert registration.status == Registration.Status.UNKNOWN
-    assert services.outcome(registration)["label"] == "Could not confirm"
+    assert registrations.outcome(registration)["label"] == "Could not confirm"
     assert register_calls(provider_calls) == 1
 
 
@@ -200,7 +200,7 @@ def test_premium_names_added_to_the_catalogue_are_reported_as_premium(customer, 
 
 def test_a_registration_whose_domain_has_since_gone_stops_holding_the_name(customer, other_customer):
     name = fresh()
-    long_ago = timezone.now() - services.RELEASE_MIN_AGE * 400
+    long_ago = timezone.now() - registrations.RELEASE_MIN_AGE * 400
     stale = Registration.objects.create(
         customer=other_customer,
         domain_name=name,
@@ -233,7 +233,7 @@ def test_a_recent_registration_keeps_its_name_even_if_the_listing_lags(customer,
 def test_a_registration_still_in_its_owners_listing_keeps_its_name(customer, other_customer, provider_calls):
     name = fresh()
     owned = place(other_customer, line(name))
-    Registration.objects.filter(pk=owned.pk).update(updated_at=timezone.now() - services.RELEASE_MIN_AGE * 2)
+    Registration.objects.filter(pk=owned.pk).update(updated_at=timezone.now() - registrations.RELEASE_MIN_AGE * 2)
     registration = place(customer, line(name))
     owned.refresh_from_db()
     assert owned.status == Registration.Status.REGISTERED
