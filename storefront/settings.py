@@ -187,6 +187,9 @@ ACCOUNT_RATE_LIMITS = {
 }
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+# A code from the authenticator's previous or next 30-second window is accepted too (RFC 6238's allowance for
+# clocks and typing): with none, a code typed as its window closes is refused though the customer did nothing wrong.
+MFA_TOTP_TOLERANCE = 1
 MFA_PASSKEY_LOGIN_ENABLED = True
 # Browsers allow WebAuthn on http only for localhost; the test server is plain http.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG

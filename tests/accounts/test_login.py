@@ -164,6 +164,16 @@ def test_the_right_code_signs_in(client, with_totp):
     assert _signed_in(client)
 
 
+@pytest.mark.parametrize(("window", "signs_in"), [(-1, True), (-3, False)])
+def test_a_code_typed_as_its_window_closed_still_signs_in_but_an_old_one_does_not(client, with_totp, window, signs_in):
+    """One 30-second window of grace (MFA_TOTP_TOLERANCE): a customer typing as the authenticator rolls over is
+    not refused; a code from a minute and a half ago is."""
+    secret, _codes = with_totp
+    _login(client, "ada@example.org")
+    client.post("/accounts/2fa/authenticate/", {"code": totp_code(secret, offset=window)})
+    assert _signed_in(client) is signs_in
+
+
 def test_a_wrong_code_is_refused_and_repeated_wrong_codes_are_rate_limited(client, with_totp):
     secret, _codes = with_totp
     _login(client, "ada@example.org")

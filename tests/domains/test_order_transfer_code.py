@@ -7,6 +7,7 @@ import logging
 import time
 
 import pytest
+import time_machine
 from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, generate_totp_secret, hotp_value
 from django.contrib.sessions.models import Session
 from django.core import mail
@@ -64,17 +65,20 @@ def test_with_two_factor_the_code_is_asked_too(signed_in, customer, provider_ord
     order = provider_orders.register(customer, "twofactor.com")
     code = provider_orders.at_provider(order).transfer_code
 
-    asked = signed_in.post(url(order))["Location"]
-    assert 'name="code"' in signed_in.get(asked).content.decode()
-    totp = format_hotp_value(hotp_value(secret, int(time.time()) // 30))
-    password_only = signed_in.post(asked, {"password": password})
-    assert password_only.status_code == 200 and code not in password_only.content.decode()
-    code_only = signed_in.post(asked, {"code": totp})
-    assert code_only.status_code == 200 and code not in code_only.content.decode()
-    # The code alone is not offered as another way in.
-    assert signed_in.get("/accounts/2fa/reauthenticate/")["Location"].startswith("/accounts/reauthenticate/")
-    resumed = signed_in.post(asked, {"password": password, "code": totp}, follow=True)
-    assert code in resumed.content.decode()
+    # A code is good for its 30-second window only: start the steps just after a window opens (clock moved
+    # forward, still ticking), so a slow machine cannot see the window close between the code and its use.
+    with time_machine.travel((int(time.time()) // 30 + 1) * 30 + 1, tick=True):
+        asked = signed_in.post(url(order))["Location"]
+        assert 'name="code"' in signed_in.get(asked).content.decode()
+        totp = format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+        password_only = signed_in.post(asked, {"password": password})
+        assert password_only.status_code == 200 and code not in password_only.content.decode()
+        code_only = signed_in.post(asked, {"code": totp})
+        assert code_only.status_code == 200 and code not in code_only.content.decode()
+        # The code alone is not offered as another way in.
+        assert signed_in.get("/accounts/2fa/reauthenticate/")["Location"].startswith("/accounts/reauthenticate/")
+        resumed = signed_in.post(asked, {"password": password, "code": totp}, follow=True)
+        assert code in resumed.content.decode()
 
 
 def test_the_customer_is_emailed_when_a_code_is_shown(confirmed, customer, provider_orders):
