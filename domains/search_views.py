@@ -6,6 +6,7 @@ the results never wait for MetaSearch's slow AI.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,7 +22,7 @@ from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import format_lazy
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_safe
 
 from domains.cart import Cart
@@ -319,8 +320,10 @@ def _row(
 # the template engine was half of a search's CPU time. Every value is escaped (html.escape, as Django's escape
 # does). The rows sit inside the results' one add-to-cart form (its CSRF token is in _search_results.html):
 # each button posts its own domain_name, as a plain form or with htmx into the row's status element.
-# The row's words, in the active language: gettext is a dictionary lookup, cheap beside the template engine.
-def _words() -> dict[str, str]:
+# The row's words, in the active language, worded once per language and process (the catalogues are compiled at
+# build time and never change while the process runs): about thirty rows a page would otherwise look them all up.
+@functools.lru_cache(maxsize=16)
+def _words(language: str | None) -> dict[str, str]:
     # Looked up outside the f-strings: xgettext does not read calls inside them.
     not_sold, available = gettext("Not sold here"), gettext("Available")
     mine, free, premium = gettext("Your search"), gettext("First year free"), gettext("Premium")
@@ -339,7 +342,7 @@ def _words() -> dict[str, str]:
 
 def _row_html(row: Row) -> SafeString:
     domain = escape(row.domain)
-    words = _words()
+    words = _words(get_language())
     action = ""
     prefix = get_script_prefix()
     if row.status in ("available", "in_cart"):

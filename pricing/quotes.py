@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, RuleKind
 from pricing.money import Money, format_money
@@ -109,6 +109,9 @@ class PriceBook:
         self.rules = rules
         self.rate = rate
         self.store_currency = store_currency
+        # Price lines already written, per TLD and language: a search prices the same few TLDs on every row, and
+        # the book is a snapshot (a per-process copy serves many requests), so each line is worded once.
+        self._price_texts: dict[tuple[str, str | None], str | None] = {}
 
     def convert(self, cost: Money) -> Money | None:
         """The cost in the store's currency (rounded up, never down); None without a rate."""
@@ -163,6 +166,12 @@ class PriceBook:
 
     def price_text(self, *, tld: str) -> str | None:
         """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
+        key = (_normal_tld(tld), get_language())
+        if key not in self._price_texts:
+            self._price_texts[key] = self._price_text(tld=key[0])
+        return self._price_texts[key]
+
+    def _price_text(self, *, tld: str) -> str | None:
         register_terms = self.terms(tld=tld, operation=Operation.REGISTER)
         if not register_terms:
             return None
