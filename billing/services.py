@@ -607,6 +607,16 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
 # --- Receipts ---------------------------------------------------------------------------------------------------
 
 
+def _next_number(counter_model: type[ReceiptCounter] | type[CreditNoteCounter], *, store: str) -> int:
+    """The store's next number in a gap-free series: its counter row is locked and moved in the caller's
+    transaction, so a rolled-back document takes its number back with it."""
+    counter_model.objects.get_or_create(store=store)
+    counter = counter_model.objects.select_for_update().get(store=store)
+    counter.last_number += 1
+    counter.save(update_fields=["last_number"])
+    return counter.last_number
+
+
 def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
     """The payment's receipt, numbered 1, 2, 3… per store without gaps: the counter row is locked and moved in the
     caller's transaction, so a rolled-back payment takes its number back with it."""
@@ -615,13 +625,9 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
     if existing is not None:
         return existing
     with transaction.atomic():
-        ReceiptCounter.objects.get_or_create(store=store)
-        counter = ReceiptCounter.objects.select_for_update().get(store=store)
-        counter.last_number += 1
-        counter.save(update_fields=["last_number"])
         receipt = Receipt.objects.create(
             store=store,
-            number=counter.last_number,
+            number=_next_number(ReceiptCounter, store=store),
             payment=payment,
             amount=payment.amount_captured,
             currency=payment.currency,
@@ -639,13 +645,9 @@ def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: s
         return existing
     with transaction.atomic():
         receipt = receipt_issue(payment=line.payment)  # a refunded line was captured, so its receipt exists
-        CreditNoteCounter.objects.get_or_create(store=store)
-        counter = CreditNoteCounter.objects.select_for_update().get(store=store)
-        counter.last_number += 1
-        counter.save(update_fields=["last_number"])
         note = CreditNote.objects.create(
             store=store,
-            number=counter.last_number,
+            number=_next_number(CreditNoteCounter, store=store),
             receipt=receipt,
             line=line,
             amount=line.amount,
