@@ -1,4 +1,5 @@
-"""The DNS record forms: every rule is checked here, before anything is sent to the provider."""
+"""The DNS editor's forms: every rule is checked here, before anything is sent to the provider. The record forms
+first, then the questions each preset (dns/presets.py) asks."""
 
 from __future__ import annotations
 
@@ -363,3 +364,79 @@ class DeleteRecordForm(forms.Form):
 
     def clean_host(self) -> str:
         return normalize_host(self.cleaned_data["host"], self.domain_name)
+
+
+# --- Preset forms ---------------------------------------------------------------------------------------------
+# The questions each ready-made record set asks; dns/presets.py turns the answers into records.
+
+# dns/presets.py keys each provider's MX and SPF records by these values.
+MAIL_PROVIDERS = [
+    ("google", "Google Workspace"),
+    ("microsoft", "Microsoft 365"),
+    ("zoho", "Zoho Mail"),
+]
+
+
+class PresetForm(forms.Form):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class ServerForm(PresetForm):
+    ip = forms.GenericIPAddressField(
+        label=_("Your server's IPv4 address"),
+        protocol="IPv4",
+        error_messages={
+            "required": _("Enter the server's IPv4 address."),
+            "invalid": _("Enter an IPv4 address such as 203.0.113.10."),
+        },
+    )
+    www = forms.ChoiceField(
+        label="www",
+        choices=[
+            ("cname", _("www is an alias (CNAME) of the domain")),
+            ("a", _("www gets its own A record with the same address")),
+            ("none", _("Leave www alone")),
+        ],
+        initial="cname",
+    )
+
+
+class MailForm(PresetForm):
+    provider = forms.ChoiceField(label=_("Mail provider"), choices=MAIL_PROVIDERS)
+
+
+class SpfForm(PresetForm):
+    provider = forms.ChoiceField(label=_("Who sends mail for your domain"), choices=MAIL_PROVIDERS)
+
+
+class DmarcForm(PresetForm):
+    policy = forms.ChoiceField(
+        label=_("Policy for mail that fails the checks"),
+        choices=[
+            ("none", _("none: only report (a good start)")),
+            ("quarantine", _("quarantine: send to spam")),
+            ("reject", _("reject: refuse it")),
+        ],
+        initial="none",
+    )
+    rua = forms.EmailField(
+        label=_("Send reports to (email)"),
+        required=False,
+        error_messages={"invalid": _("Enter an email address such as dmarc@yourdomain.com, or leave it empty.")},
+    )
+
+
+class VerificationForm(PresetForm):
+    token = forms.CharField(
+        label=_("Verification text"),
+        max_length=MAX_TXT_LENGTH * 2,
+        help_text=_("Paste the whole text the service gave you, e.g. google-site-verification=…"),
+        error_messages={"required": _("Paste the verification text the service gave you.")},
+    )
+    host = forms.CharField(
+        label=_("Host"),
+        required=False,
+        help_text=_("Usually @ (the domain itself); some services ask for a name such as _acme or _github-pages."),
+    )

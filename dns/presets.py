@@ -1,5 +1,5 @@
-"""Ready-made record sets for common jobs. Each preset asks for what it needs and builds the exact records,
-which the customer sees before anything is added."""
+"""Ready-made record sets for common jobs. Each preset asks for what it needs (its form is in dns/forms.py) and
+builds the exact records, which the customer sees before anything is added."""
 
 from __future__ import annotations
 
@@ -12,18 +12,24 @@ from django import forms
 from django.utils.translation import gettext_lazy
 
 from dns import spf
-from dns.forms import APEX, MAX_TXT_LENGTH, RecordLookup, clean_txt, normalize_host, same_host
+from dns.forms import (
+    APEX,
+    DmarcForm,
+    MailForm,
+    RecordLookup,
+    ServerForm,
+    SpfForm,
+    VerificationForm,
+    clean_txt,
+    normalize_host,
+    same_host,
+)
 from dns.services import RecordData
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise
 
-MAIL_PROVIDERS = [
-    ("google", "Google Workspace"),
-    ("microsoft", "Microsoft 365"),
-    ("zoho", "Zoho Mail"),
-]
-
+# Keyed, like mx_records, by the providers the mail and SPF forms offer (dns.forms.MAIL_PROVIDERS).
 SPF_VALUES = {
     "google": "v=spf1 include:_spf.google.com ~all",
     "microsoft": "v=spf1 include:spf.protection.outlook.com -all",
@@ -45,75 +51,6 @@ def mx_records(provider: str, domain_name: str) -> list[RecordData]:
             RecordData(type="MX", host="@", value="mx3.zoho.com", priority=50),
         ]
     raise ValueError(provider)
-
-
-class PresetForm(forms.Form):
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("label_suffix", "")
-        super().__init__(*args, **kwargs)
-
-
-class ServerForm(PresetForm):
-    ip = forms.GenericIPAddressField(
-        label=gettext_lazy("Your server's IPv4 address"),
-        protocol="IPv4",
-        error_messages={
-            "required": gettext_lazy("Enter the server's IPv4 address."),
-            "invalid": gettext_lazy("Enter an IPv4 address such as 203.0.113.10."),
-        },
-    )
-    www = forms.ChoiceField(
-        label="www",
-        choices=[
-            ("cname", gettext_lazy("www is an alias (CNAME) of the domain")),
-            ("a", gettext_lazy("www gets its own A record with the same address")),
-            ("none", gettext_lazy("Leave www alone")),
-        ],
-        initial="cname",
-    )
-
-
-class MailForm(PresetForm):
-    provider = forms.ChoiceField(label=gettext_lazy("Mail provider"), choices=MAIL_PROVIDERS)
-
-
-class SpfForm(PresetForm):
-    provider = forms.ChoiceField(label=gettext_lazy("Who sends mail for your domain"), choices=MAIL_PROVIDERS)
-
-
-class DmarcForm(PresetForm):
-    policy = forms.ChoiceField(
-        label=gettext_lazy("Policy for mail that fails the checks"),
-        choices=[
-            ("none", gettext_lazy("none: only report (a good start)")),
-            ("quarantine", gettext_lazy("quarantine: send to spam")),
-            ("reject", gettext_lazy("reject: refuse it")),
-        ],
-        initial="none",
-    )
-    rua = forms.EmailField(
-        label=gettext_lazy("Send reports to (email)"),
-        required=False,
-        error_messages={
-            "invalid": gettext_lazy("Enter an email address such as dmarc@yourdomain.com, or leave it empty.")
-        },
-    )
-
-
-class VerificationForm(PresetForm):
-    token = forms.CharField(
-        label=gettext_lazy("Verification text"),
-        max_length=MAX_TXT_LENGTH * 2,
-        help_text=gettext_lazy("Paste the whole text the service gave you, e.g. google-site-verification=…"),
-        error_messages={"required": gettext_lazy("Paste the verification text the service gave you.")},
-    )
-    host = forms.CharField(
-        label=gettext_lazy("Host"),
-        required=False,
-        help_text=gettext_lazy(
-            "Usually @ (the domain itself); some services ask for a name such as _acme or _github-pages."
-        ),
-    )
 
 
 # What to do with records already in the zone that a preset's records would clash with.

@@ -18,7 +18,6 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -29,7 +28,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -42,6 +41,7 @@ from domains import registrations
 from domains.acceptance import legal_acceptance_record
 from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
+from domains.forms import ACCEPT_ERROR, CheckoutForm
 from domains.models import Registration
 from domains.payments import lines_to_pay
 from domains.tasks import place_checkout, reconcile_checkout
@@ -64,17 +64,6 @@ PLACE_DEDUP_SECONDS = 10 * 60
 RECONCILE_EVERY_SECONDS = 15
 # Set by a Buy without the terms accepted, read by the review it is sent back to (which shows the error).
 ACCEPT_MISSING_KEY = "checkout_accept_missing"
-ACCEPT_ERROR = gettext_lazy("To buy, please accept the terms of service and the domain registration agreement.")
-
-
-class CheckoutForm(forms.Form):
-    checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
-    # What this tab showed (review_digest of its lines and totals): Buy buys that, or nothing.
-    review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
-    # The terms of service and the registration agreement (storefront/legal.py), recorded with the order.
-    accept_terms = forms.BooleanField(error_messages={"required": ACCEPT_ERROR})
-    # The versions of those two pages when the review was shown (storefront.legal.legal_versions_current).
-    legal_versions = forms.CharField(max_length=40, required=False)
 
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:

@@ -10,7 +10,6 @@ from functools import wraps
 from typing import Any
 
 from allauth.account.decorators import reauthentication_required
-from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -38,6 +37,7 @@ from billing.models import Payment
 from billing.services import payment_settle, payment_start
 from domains import auto_renew, renewals
 from domains import orders as domain_orders
+from domains.forms import AutoRenewForm, OrdersFilterForm, RenewForm, TransferCodeForm
 from domains.models import Order, Renewal
 from domains.ownership import get_order_for_user
 from domains.payments import renewal_line_to_pay
@@ -52,55 +52,6 @@ PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
 RENEW_TOKENS_KEPT = 5
 RENEWALS_SHOWN = 10
-
-
-# --- Forms ------------------------------------------------------------------------------------------------------
-
-
-class OrdersFilterForm(forms.Form):
-    q = forms.CharField(required=False, max_length=80, strip=True)
-    page = forms.IntegerField(required=False, min_value=1, max_value=100_000)
-
-
-class RenewForm(forms.Form):
-    duration = forms.TypedChoiceField(
-        choices=[(n, n) for n in domain_orders.RENEW_YEARS],
-        coerce=int,
-        error_messages={
-            "required": _("Choose how many years to renew for."),
-            "invalid_choice": _("Choose a renewal term between 1 and 9 years."),
-        },
-    )
-    renew_token = forms.UUIDField(
-        widget=forms.HiddenInput,
-        error_messages={
-            "required": _("This form has expired. Please try again."),
-            "invalid": _("This form has expired. Please try again."),
-        },
-    )
-    # The expiry the page showed (seconds since the epoch): a renewal is from that expiry or not at all.
-    expiry_timestamp = forms.IntegerField(
-        widget=forms.HiddenInput,
-        min_value=0,
-        max_value=2**40,
-        error_messages={
-            "required": _("This form has expired. Please reload the page and try again."),
-            "invalid": _("This form has expired. Please reload the page and try again."),
-        },
-    )
-    # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
-    confirm = forms.BooleanField(required=False)
-
-
-class AutoRenewForm(forms.Form):
-    auto_renew = forms.ChoiceField(
-        choices=[("on", "on"), ("off", "off")],
-        error_messages={"required": _("Choose on or off."), "invalid_choice": _("Choose on or off.")},
-    )
-
-
-class TransferCodeForm(forms.Form):
-    """Nothing to type: the password (and the two-factor code, when on) is asked by allauth's re-authentication."""
 
 
 # --- Helpers ------------------------------------------------------------------------------------------------------

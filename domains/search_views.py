@@ -13,7 +13,6 @@ from functools import lru_cache
 from html import escape
 from typing import Any, Literal
 
-from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import get_script_prefix, reverse
@@ -21,14 +20,13 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import Promise
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.text import format_lazy
 from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_safe
 
 from domains.cart import Cart
+from domains.forms import SearchForm
 from domains.models import Order
 from domains.search import (
-    DOMAIN_MAX,
     BadTerm,
     SearchTerm,
     ai_suggestions_cached,
@@ -61,23 +59,9 @@ DOWN_MESSAGE = gettext_lazy("Search is unavailable right now. Please try again i
 
 # MetaSearch takes at most this many characters; a longer full domain is searched by its label.
 METASEARCH_MAX = 63
-# A pasted address may carry a path and a query: room for that, but not for a whole page of text.
-TYPED_MAX = 2000
 
 MORE_DOMAINS = gettext_lazy("More domains")
 EMPTY_MESSAGE = gettext_lazy("Type a name to search for, like bluebird, or a full domain like bluebird.com.")
-
-
-class SearchForm(forms.Form):
-    q = forms.CharField(
-        required=False,
-        max_length=TYPED_MAX,
-        error_messages={
-            "max_length": format_lazy(
-                gettext_lazy("A domain can be at most {limit} characters. Try a shorter name."), limit=DOMAIN_MAX
-            )
-        },
-    )
 
 
 @require_safe

@@ -26,6 +26,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.test import Client, RequestFactory, override_settings
 from django.test.client import MULTIPART_CONTENT
+from django.utils import translation
 
 from storefront.gateway import gateway
 from tests.fakes.gateway import CallLog, FakeGateway
@@ -84,6 +85,14 @@ def _fresh_cache() -> Iterator[None]:
     yield
     cache.clear()
     display_price_book_forget()
+
+
+@pytest.fixture(autouse=True)
+def _default_language_again() -> Iterator[None]:
+    """LocaleMiddleware activates each request's language in the test's own thread and nothing switches it back:
+    after a page asked for in Spanish, forms and helpers called directly by the next tests would answer in Spanish."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
