@@ -99,40 +99,47 @@ def _failed(*, started: dt.datetime, message: str) -> SyncResult:
 
 def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> SyncResult:
     now = timezone.now()
-    changed = 0
+    currency = price_list.currency
+    # Rows are written in bulk (a few queries, not one per TLD and term): a full price list is thousands of rows.
     with transaction.atomic():
         tlds = {t.name: t for t in Tld.objects.select_for_update()}
         added = sorted(set(price_list.tlds) - set(tlds))
+        tlds.update((t.name, t) for t in Tld.objects.bulk_create([Tld(name=name) for name in added]))
+        Tld.objects.filter(name__in=list(price_list.tlds), sold=False).update(sold=True, dropped_at=None)
+        quoted_tlds = {tlds[name].pk for name in price_list.tlds}
+        existing = {(c.tld_id, c.operation, c.years): c for c in CostPrice.objects.all() if c.tld_id in quoted_tlds}
+        quoted: set[tuple[int, str, int]] = set()
+        changed = 0
+        to_create: list[CostPrice] = []
+        to_update: list[CostPrice] = []
         for name, prices in price_list.tlds.items():
-            tld = tlds.get(name) or Tld.objects.create(name=name)
-            if not tld.sold:
-                tld.sold, tld.dropped_at = True, None
-                tld.save(update_fields=["sold", "dropped_at"])
-            existing = {(c.operation, c.years): c for c in tld.costs.all()}
-            quoted: set[tuple[str, int]] = set()
+            tld = tlds[name]
             for op in Operation:
                 for years, amount in getattr(prices, op.value).items():
-                    quoted.add((op.value, years))
-                    row = existing.get((op.value, years))
+                    quoted.add((tld.pk, op.value, years))
+                    row = existing.get((tld.pk, op.value, years))
                     if row is None:
-                        CostPrice.objects.create(
-                            tld=tld, operation=op.value, years=years, amount=amount, currency=price_list.currency,
-                            fetched_at=now, changed_at=now,
+                        to_create.append(
+                            CostPrice(
+                                tld=tld, operation=op.value, years=years, amount=amount, currency=currency,
+                                fetched_at=now, changed_at=now,
+                            )
                         )  # fmt: skip
-                        changed += 1
                         continue
-                    row_changed = row.amount != amount or row.currency != price_list.currency or not row.current
-                    row.amount, row.currency, row.current, row.fetched_at = amount, price_list.currency, True, now
-                    if row_changed:
+                    if row.amount != amount or row.currency != currency or not row.current:
                         row.changed_at = now
                         changed += 1
-                    row.save(update_fields=["amount", "currency", "current", "fetched_at", "changed_at"])
-            # A term the provider no longer quotes is no longer sold; the row stays as history.
-            stale = [key for key, row in existing.items() if key not in quoted and row.current]
-            for key in stale:
-                existing[key].current = False
-                existing[key].save(update_fields=["current"])
-            changed += len(stale)
+                    row.amount, row.currency, row.current, row.fetched_at = amount, currency, True, now
+                    to_update.append(row)
+        # A term the provider no longer quotes is no longer sold; the row stays as history.
+        stale = [row for key, row in existing.items() if key not in quoted and row.current]
+        for row in stale:
+            row.current = False
+        changed += len(to_create) + len(stale)
+        CostPrice.objects.bulk_update(
+            [*to_update, *stale], ["amount", "currency", "current", "fetched_at", "changed_at"], batch_size=500
+        )
+        CostPrice.objects.bulk_create(to_create)
         dropped = sorted(sold - set(price_list.tlds))
         Tld.objects.filter(name__in=dropped).update(sold=False, dropped_at=now)
         warnings = _rules_below_cost()

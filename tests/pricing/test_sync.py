@@ -182,15 +182,16 @@ def test_end_to_end_against_the_sandbox(sandbox_url, sandbox_partner):
 
 
 def test_a_sync_that_collides_with_another_changes_nothing(synced, monkeypatch):
-    def collide(**fields):
-        raise IntegrityError("UNIQUE constraint failed: pricing_tld.name")
+    def collide(rows, **options):
+        raise IntegrityError("UNIQUE constraint failed: pricing_costprice.tld_id, pricing_costprice.operation")
 
     synced.answer = price_list(
         tld_prices("com", register={1: "20.00"}, renew={1: "20.00"}),
         *catalogue()[1:],
         tld_prices("org", register={1: "11.99"}),
     )
-    monkeypatch.setattr(Tld.objects, "create", collide)
+    # Another sync added .org's new term first: the insert collides after the existing rows were updated.
+    monkeypatch.setattr(CostPrice.objects, "bulk_create", collide)
 
     result = prices_sync()
 
