@@ -235,12 +235,15 @@ def store_rate() -> Decimal | None:
 
 def price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     """The prices of these TLDs (all when None), read from the database in three queries."""
-    rows = CostPrice.objects.filter(current=True, tld__sold=True).select_related("tld")
+    rows = CostPrice.objects.filter(current=True, tld__sold=True)
     if tlds is not None:
         rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])
     costs: dict[str, dict[tuple[str, int], Money]] = {}
-    for row in rows:
-        costs.setdefault(row.tld.name, {})[(row.operation, row.years)] = Money(row.amount, row.currency)
+    # Plain tuples, not model instances: the whole book is thousands of rows and is read on many requests.
+    for tld, operation, years, amount, currency in rows.values_list(
+        "tld__name", "operation", "years", "amount", "currency"
+    ):
+        costs.setdefault(tld, {})[(operation, years)] = Money(amount, currency)
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
     return PriceBook(costs=costs, rules=rules, rate=store_rate(), store_currency=settings.STORE_CURRENCY)
 

@@ -59,6 +59,10 @@ if os.environ.get("STOREFRONT_TEST_TASKS") == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # The sync's pacing is tested with a fake clock; the real limit would only slow the suite.
 ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0
+# Likewise the gateway's calls per second to the provider: its limiter is tested with its own limits
+# (tests/storefront/test_gateway_resilience.py); at the real 10 a contract test of a dozen calls waited a second.
+RESELLER_RATE_LIMIT = 1000
+RESELLER_SEARCH_RATE_LIMIT = 1000
 # The payment sandbox's "timeout after capture" fault holds its answer longer than this.
 STRIPE_READ_TIMEOUT = 2.0
 # The checkout tests that predate payments register straight away, as a store with PAYMENTS_DISABLED=true does;
