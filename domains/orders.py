@@ -66,10 +66,6 @@ STATUS_LABELS: dict[str, str | Promise] = {
 logger = logging.getLogger(__name__)
 
 
-def _now() -> dt.datetime:
-    return timezone.now()
-
-
 # --- What the dashboard shows ---------------------------------------------------------------------------------
 
 
@@ -155,7 +151,7 @@ def _rounded_span(seconds: float) -> str:
 
 def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:
     """The row for a provider order or, when the provider cannot be asked, for our local copy."""
-    now = now or _now()
+    now = now or timezone.now()
     expires_at = order.expires_at
     return OrderRow(
         order_id=order.order_id,
@@ -243,7 +239,7 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
         data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=q)
         orders_sync(customer=customer, orders=data.orders)
         cache.set(key, data, ORDERS_CACHE_SECONDS)
-    now = _now()
+    now = timezone.now()
     size = _page_size(page, data)
     return OrdersListing(
         rows=[order_row(o, now=now) for o in data.orders],
@@ -256,7 +252,7 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
 
 def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
     """Upsert our copy of these orders from the provider's listing of this customer."""
-    now = _now()
+    now = timezone.now()
     for order in orders:
         Order.objects.update_or_create(
             order_id=order.order_id,

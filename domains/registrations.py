@@ -65,10 +65,6 @@ _MESSAGE_NOT_REGISTERED = "The domain service has no order for this domain: it w
 MESSAGE_CONFIRMED_LATE = "Confirmed from the order listing after it had been declared not registered."
 
 
-def _now() -> dt.datetime:
-    return timezone.now()
-
-
 def unknown_limit() -> dt.timedelta:
     return dt.timedelta(hours=settings.REGISTRATION_UNKNOWN_LIMIT_HOURS)
 
@@ -295,7 +291,7 @@ def _settle(
         "status": status,
         "failure_kind": failure_kind,
         "provider_message": message,
-        "updated_at": _now(),
+        "updated_at": timezone.now(),
     }
     if order is not None:
         fields["order"] = order
@@ -325,7 +321,7 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
             order.status = listed.status if listed.status in Order.Status.values else order.status
             order.expiry_timestamp = listed.expiry_timestamp
             order.expires_at = listed.expires_at
-            order.last_synced_at = _now()
+            order.last_synced_at = timezone.now()
             order.save(update_fields=["status", "expiry_timestamp", "expires_at", "last_synced_at"])
     return order
 
@@ -342,7 +338,7 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     lines still being worked on, are returned unchanged.
     """
     registration.refresh_from_db()
-    now = _now()
+    now = timezone.now()
     if registration.status == Registration.Status.PENDING and registration.updated_at > now - STALE_PENDING:
         return registration
     if not (registration.status in Registration.UNSETTLED_STATUSES or _watched(registration, now)):
@@ -418,7 +414,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
     domain expired and was deleted since. True if the row was released; a listing error keeps the hold.
     """
     customer = registration.customer
-    if customer.customer_id is None or registration.updated_at > _now() - RELEASE_MIN_AGE:
+    if customer.customer_id is None or registration.updated_at > timezone.now() - RELEASE_MIN_AGE:
         return False
     try:
         listed = _find_in_listing(customer_id=customer.customer_id, domain_name=registration.domain_name)
@@ -427,7 +423,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
     if listed is not None:
         return False
     released = Registration.objects.filter(pk=registration.pk, status=Registration.Status.REGISTERED).update(
-        status=Registration.Status.RELEASED, updated_at=_now()
+        status=Registration.Status.RELEASED, updated_at=timezone.now()
     )
     if released:
         logger.info("released %s: no longer in its owner's order listing", registration.domain_name)
@@ -436,7 +432,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
 
 def registrations_to_reconcile() -> QuerySet[Registration]:
     """Unknown lines, pending ones abandoned mid-call, and lines recently declared not registered."""
-    now = _now()
+    now = timezone.now()
     return Registration.objects.filter(
         Q(status=Registration.Status.UNKNOWN)
         | Q(status=Registration.Status.PENDING, updated_at__lt=now - STALE_PENDING)
@@ -450,7 +446,9 @@ def registrations_to_reconcile() -> QuerySet[Registration]:
 
 def registrations_needing_attention() -> QuerySet[Registration]:
     """Lines still unknown past the limit (the listing could not be read), for staff."""
-    return Registration.objects.filter(status=Registration.Status.UNKNOWN, created_at__lt=_now() - unknown_limit())
+    return Registration.objects.filter(
+        status=Registration.Status.UNKNOWN, created_at__lt=timezone.now() - unknown_limit()
+    )
 
 
 def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:
