@@ -12,7 +12,7 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -267,24 +267,39 @@ def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
         )
 
 
+def order_pages(fetch: Callable[[int], OrderPage], *, max_pages: int) -> Iterator[OrderPage]:
+    """A customer's order listing page by page, from the first; `fetch(page)` asks the provider for one.
+
+    The walk ends after an empty page, once the pages have held `total_orders` orders, or after `max_pages`
+    pages; a caller that found what it wanted simply stops iterating. Errors from `fetch` reach the caller.
+    """
+    seen = 0
+    for page in range(1, max_pages + 1):
+        data = fetch(page)
+        yield data
+        seen += len(data.orders)
+        if not data.orders or seen >= data.total_orders:
+            return
+
+
 def order_fetch(*, order: Order) -> ProviderOrder | None:
     """The provider's current view of one order (searched by its name), or None if it is no longer listed.
 
     Refreshes our copy. Never cached: renewals need the expiry timestamp as it is right now.
     """
     customer = order.customer
-    if customer.customer_id is None:
+    customer_id = customer.customer_id
+    if customer_id is None:
         return None
-    seen = 0
-    for page in range(1, FETCH_MAX_PAGES + 1):
-        data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=order.domain_name)
+    pages = order_pages(
+        lambda page: gateway().domain_orders(customer_id=customer_id, page=page, search=order.domain_name),
+        max_pages=FETCH_MAX_PAGES,
+    )
+    for data in pages:
         match = next((o for o in data.orders if o.order_id == order.order_id), None)
         if match is not None:
             orders_sync(customer=customer, orders=[match])
             return match
-        seen += len(data.orders)
-        if not data.orders or seen >= data.total_orders:
-            break
     return None
 
 

@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy
 from accounts.models import Customer
 from domains.cart import CartLine
 from domains.models import Order, Registration
+from domains.orders import order_pages
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.quotes import Quote, retail_price
@@ -453,15 +454,14 @@ def registrations_needing_attention() -> QuerySet[Registration]:
 
 def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:
     wanted = domain_name.lower()
-    seen = 0
-    for page in range(1, _LISTING_PAGES + 1):
-        answer = gateway().domain_orders(customer_id=customer_id, page=page, search=wanted)
+    pages = order_pages(
+        lambda page: gateway().domain_orders(customer_id=customer_id, page=page, search=wanted),
+        max_pages=_LISTING_PAGES,
+    )
+    for answer in pages:
         for order in answer.orders:
             if order.domain_name.lower() == wanted:
                 return order
-        seen += len(answer.orders)
-        if not answer.orders or seen >= answer.total_orders:
-            return None
     return None
 
 
