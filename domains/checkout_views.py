@@ -44,6 +44,7 @@ from domains.cart import Cart, CartLine, line_quote, lines_total
 from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
 from domains.payments import lines_to_pay
+from domains.presentation import registration_outcome
 from domains.tasks import place_checkout, reconcile_checkout
 from domains.terms import register_min_term
 from pricing.models import Operation
@@ -125,7 +126,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
         )
     context = {
         "checkout_id": checkout_id,
-        "lines": [{"registration": line, "outcome": registrations.outcome(line)} for line in lines],
+        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in lines],
         "queued": queued,
         "registered": [line for line in lines if line.status == Registration.Status.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.Status.FAILED],

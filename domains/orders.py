@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
-from django.utils.functional import Promise
-from django.utils.translation import gettext, ngettext, pgettext_lazy
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, ngettext
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -43,26 +41,6 @@ FETCH_MAX_PAGES = 5
 
 _PAGE_SIZE_KEY = "orders:page-size"
 
-STATUS_INFO: dict[str, tuple[str, str | Promise]] = {
-    Order.Status.ACTIVE: ("badge-ok", _("Registered and working.")),
-    Order.Status.SUSPENDED: (
-        "badge-warn",
-        _("On hold at the registry; it may not resolve. Contact support to lift it."),
-    ),
-    Order.Status.PENDING_DELETE_RESTORABLE: (
-        "badge-bad",
-        _("About to be deleted. It can still be restored (not renewed) by our support team."),
-    ),
-    Order.Status.EXPIRED: ("badge-bad", _("The registration has lapsed. Renew it to keep the domain.")),
-}
-# The provider's status words, in the customer's language (a status the provider adds later shows as it says it).
-STATUS_LABELS: dict[str, str | Promise] = {
-    Order.Status.ACTIVE: pgettext_lazy("domain status", "Active"),
-    Order.Status.SUSPENDED: pgettext_lazy("domain status", "Suspended"),
-    Order.Status.PENDING_DELETE_RESTORABLE: pgettext_lazy("domain status", "Pending Delete Restorable"),
-    Order.Status.EXPIRED: pgettext_lazy("domain status", "Expired"),
-}
-
 logger = logging.getLogger(__name__)
 
 
@@ -71,7 +49,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class OrderRow:
-    """One order as the customer sees it: the provider's fields plus how long is left."""
+    """One order as the customer sees it: the provider's fields plus how long is left (its badge and the words
+    for its status are domains/presentation.py's)."""
 
     order_id: int
     domain_name: str
@@ -103,18 +82,6 @@ class OrderRow:
         if self.is_expired and self.status in (Order.Status.ACTIVE, Order.Status.SUSPENDED):
             return Order.Status.EXPIRED
         return self.status
-
-    @property
-    def badge_class(self) -> str:
-        return STATUS_INFO.get(self.display_status, ("badge-muted", ""))[0]
-
-    @property
-    def status_label(self) -> str | Promise:
-        return STATUS_LABELS.get(self.display_status, self.display_status)
-
-    @property
-    def meaning(self) -> str | Promise:
-        return STATUS_INFO.get(self.display_status, ("", ""))[1]
 
     @property
     def urgency(self) -> str:

@@ -20,8 +20,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy
 
 from accounts.models import Customer
 from domains.cart import CartLine
@@ -463,81 +461,3 @@ def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | Non
             if order.domain_name.lower() == wanted:
                 return order
     return None
-
-
-# --- Plain words --------------------------------------------------------------------------------------------
-
-_OUTCOMES: dict[str, tuple[str | Promise, str, str | Promise]] = {
-    Registration.FailureKind.UNAVAILABLE: (
-        gettext_lazy("Not available any more"),
-        "bad",
-        gettext_lazy("Someone else has it, so it could not be registered."),
-    ),
-    Registration.FailureKind.PREMIUM: (
-        gettext_lazy("Premium name"),
-        "bad",
-        gettext_lazy("Premium names cannot be bought here."),
-    ),
-    Registration.FailureKind.BILLING: (
-        gettext_lazy("Billing failed"),
-        "bad",
-        gettext_lazy("The payment could not be settled, so nothing was registered."),
-    ),
-    Registration.FailureKind.MINIMUM_TERM: (
-        gettext_lazy("Minimum term"),
-        "warn",
-        gettext_lazy("This extension needs a longer registration. Choose more years."),
-    ),
-    Registration.FailureKind.INVALID_CUSTOMER: (
-        gettext_lazy("Account problem"),
-        "bad",
-        gettext_lazy("Your account could not be used. Please contact support."),
-    ),
-    Registration.FailureKind.NOT_REGISTERED: (
-        gettext_lazy("Not registered"),
-        "warn",
-        gettext_lazy("It was not registered after all. You can try again."),
-    ),
-    Registration.FailureKind.SERVICE: (
-        gettext_lazy("Not placed"),
-        "warn",
-        gettext_lazy("The domain service could not take the order. Nothing was bought; try again."),
-    ),
-    Registration.FailureKind.ALREADY_YOURS: (
-        gettext_lazy("Already yours"),
-        "ok",
-        gettext_lazy("This domain is already in your account."),
-    ),
-    Registration.FailureKind.IN_PROGRESS: (
-        gettext_lazy("Already in progress"),
-        "warn",
-        gettext_lazy("Another checkout of yours is registering it."),
-    ),
-    Registration.FailureKind.REJECTED: (gettext_lazy("Not registered"), "bad", RegistrationRefused.default_message),
-}
-
-
-def outcome(registration: Registration) -> dict[str, str | Promise]:
-    """What the customer reads about a line: a short label, a badge tone (ok/warn/bad) and a sentence."""
-    if registration.status == Registration.Status.REGISTERED:
-        return {"label": gettext_lazy("Registered"), "tone": "ok", "detail": gettext_lazy("It's yours.")}
-    if registration.status == Registration.Status.PENDING:
-        return {"label": gettext_lazy("Being registered"), "tone": "warn", "detail": gettext_lazy("Working on it…")}
-    if registration.status == Registration.Status.RELEASED:
-        return {
-            "label": gettext_lazy("No longer held"),
-            "tone": "muted",
-            "detail": gettext_lazy("It was registered, and has since expired."),
-        }
-    if registration.status == Registration.Status.UNKNOWN:
-        return {
-            "label": gettext_lazy("Could not confirm"),
-            "tone": "warn",
-            # Not "did not answer in time": this also covers an answer we could not read as a yes or a no.
-            "detail": gettext_lazy(
-                "We could not confirm the result with the domain service yet. We are checking whether it went "
-                "through and will email you."
-            ),
-        }
-    label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[Registration.FailureKind.REJECTED])
-    return {"label": label, "tone": tone, "detail": detail}
