@@ -33,7 +33,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from accounts.models import Customer
+from accounts.models import Customer, customer_for_user
 from accounts.verification import not_ready_to_buy
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
@@ -108,7 +108,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
     """Each line's outcome. Unpaid checkouts: the worker registers the lines (place_checkout) and settles lost
     answers (reconcile_checkout, asked for here at most every few seconds); the page polls. Paid ones: this is
     also the payment's return door, which settles the payment as the webhook does (whichever comes first)."""
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     payment = _settle_payment(request, customer, checkout_id)
     lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id), payment=payment)
     if any(_needs_reconciling(line) for line in lines) and cache.add(
@@ -159,7 +159,7 @@ def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
 
 def _review(request: HttpRequest) -> HttpResponse:
     basket = Cart(request.session)
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     changes: list[Change] = []
     if customer is not None:
         changes += _drop_already_bought(basket, customer)
@@ -332,7 +332,7 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
 def _place(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("checkout"))
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     if customer is None or customer.customer_id is None:
         # The provider customer exists only for a confirmed address (accounts/registrations.py): must be verified.
         messages.error(request, not_ready_to_buy(request.user))
@@ -516,12 +516,6 @@ def _order_url(request: HttpRequest, checkout_id: uuid.UUID) -> str:
 
 
 # --- Lookups ------------------------------------------------------------------------------------------------
-
-
-def _get_customer(user: Any) -> Customer | None:
-    if not user.is_authenticated:
-        return None
-    return Customer.objects.filter(user=user).first()
 
 
 def _get_checkout_for_user(
