@@ -194,7 +194,7 @@ def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
 
 def _added(request: HtmxHttpRequest, *, ok: bool, message: str | ProviderError, domain_name: str) -> HttpResponse:
     if request.htmx:
-        context = {"ok": ok, "message": message, "domain_name": domain_name, "cart_count": len(Cart(request.session))}
+        context = {"ok": ok, "message": message, "domain_name": domain_name}
         return render(request, "domains/_cart_added.html", context)
     (messages.success if ok else messages.error)(request, str(message))
     back = safe_next(request, request.headers.get("referer", ""))
@@ -211,7 +211,6 @@ def _render_cart(
     context = {
         "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
         "totals": basket.totals(),
-        "cart_count": len(lines),
         "oob_count": fragment,
         "checkout_url": reverse("checkout"),
     }
