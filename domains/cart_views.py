@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST, require_safe
 
 from domains.cart import MAX_DURATION, MAX_LINES, MIN_DURATION, Cart, CartLine, line_quote
-from domains.search import metasearch_cached
+from domains.search import metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
 from storefront.gateway import GatewayError, MetaSearchResult
 from storefront.provider_errors import ProviderError, provider_error
@@ -183,11 +183,12 @@ def _lookup(name: str) -> MetaSearchResult | None:
 
 
 def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
-    if row is None:
+    reason = why_not_buyable(row)
+    if reason == "not_found":
         return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
-    if row.premium:
+    if reason == "premium":
         return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
-    if not row.sellable:
+    if reason == "taken":
         return gettext("%(domain)s is already taken.") % {"domain": name}
     return ""
 

@@ -45,6 +45,7 @@ from domains.emails import queue_checkout_confirmation
 from domains.models import Registration
 from domains.payments import lines_to_pay
 from domains.presentation import registration_outcome
+from domains.search import why_not_buyable
 from domains.tasks import place_checkout, reconcile_checkout
 from domains.terms import register_min_term
 from pricing.models import Operation
@@ -287,13 +288,14 @@ def _not_sold_any_more(name: str) -> str:
 
 def _not_buyable(row: MetaSearchResult | None) -> str:
     """Why a line cannot be bought any more, as a sentence with a `%(domain)s` placeholder; empty when it can."""
-    if row is None:
+    reason = why_not_buyable(row)
+    if reason == "not_found":
         return gettext("%(domain)s could not be found any more, so we removed it from your cart.")
-    if row.premium:
+    if reason == "premium":
         return gettext(
             "%(domain)s is now a premium name, which cannot be bought here, so we removed it from your cart."
         )
-    if not row.sellable:
+    if reason == "taken":
         return gettext("%(domain)s is no longer available, so we removed it from your cart.")
     return ""
 
