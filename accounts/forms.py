@@ -19,6 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import passwords
+from accounts.models import customer_for_user
 from storefront import countries
 
 User = get_user_model()
@@ -432,7 +433,7 @@ def country_choices() -> list[tuple[str, str]]:
 
 
 def _is_unconfirmed(user: Any) -> bool:
-    customer = getattr(user, "customer", None)
+    customer = customer_for_user(user)
     return customer is not None and customer.customer_id is None and not user.is_active
 
 
@@ -470,7 +471,7 @@ class CustomerAddEmailForm(AddEmailForm):
     signup (it has no way to change it yet), and the control-panel hand-off finds the customer by that email."""
 
     def clean_email(self) -> str:
-        customer = getattr(self.user, "customer", None)
+        customer = customer_for_user(self.user)
         if customer is not None and customer.customer_id is not None:
             raise ValidationError(
                 _(

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 
 from storefront import countries
@@ -45,3 +46,11 @@ class Customer(models.Model):
     def country_name(self) -> str:
         found = countries.country(self.country)
         return found.display_name if found else self.country
+
+
+def customer_for_user(user: User | AnonymousUser) -> Customer | None:
+    """The user's Customer (views ask it for the signed-in one); None for an anonymous visitor and for a user
+    without one (staff may have none)."""
+    if not user.is_authenticated:
+        return None
+    return Customer.objects.filter(user=user).first()

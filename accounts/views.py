@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts import privacy, services
 from accounts.adapter import VERIFY_NEXT_KEY
 from accounts.forms import SignupForm, initial_state
-from accounts.models import Customer
+from accounts.models import customer_for_user
 from accounts.verification import is_verified
 from storefront import countries
 from storefront.gateway import GatewayError, gateway
@@ -183,7 +183,7 @@ def panel(request: HttpRequest) -> HttpResponse:
 @require_GET
 def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The customer's account: their contact (read-only, as the provider holds it) and their password."""
-    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    customer = customer_for_user(request.user)  # staff may have no customer record
     context = {
         "customer": customer,
         "mfa_enabled": is_mfa_enabled(request.user),
@@ -196,7 +196,7 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def account_export(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Everything we hold about the signed-in customer, as a JSON download."""
-    customer = Customer.objects.filter(user=request.user).first()
+    customer = customer_for_user(request.user)
     if customer is None:
         raise Http404
     response = JsonResponse(privacy.customer_export(customer=customer), json_dumps_params={"indent": 2})
@@ -210,7 +210,7 @@ def account_export(request: AuthenticatedHttpRequest) -> HttpResponse:
 @reauthentication_required
 def account_delete(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Ask for the account to be deleted (after confirming the password, and a code with two-factor on)."""
-    customer = Customer.objects.filter(user=request.user).first()
+    customer = customer_for_user(request.user)
     if customer is None:
         raise Http404
     if request.method == "GET" or request.POST.get("confirm") != "delete":

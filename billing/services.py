@@ -86,10 +86,6 @@ class LineResult:
 Registrar = Callable[[PaymentLine], LineResult]
 
 
-def _now() -> dt.datetime:
-    return timezone.now()
-
-
 def _attention(payment: Payment, reason: str) -> None:
     Payment.objects.filter(pk=payment.pk).update(needs_attention=True, attention_reason=reason)
     payment.needs_attention, payment.attention_reason = True, reason
@@ -277,7 +273,7 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
         if payment.status != Payment.Status.CREATED:
             return payment  # another door got here first
         if session.status == "expired" or (intent is not None and intent.status == "canceled"):
-            payment.status, payment.settled_at = Payment.Status.CANCELLED, _now()
+            payment.status, payment.settled_at = Payment.Status.CANCELLED, timezone.now()
             payment.save(update_fields=["status", "settled_at", "updated_at"])
             return payment
         if session.status != "complete" or intent is None or intent.status != "requires_capture":
@@ -364,7 +360,7 @@ def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: s
         # The card was refused (nothing authorised, nothing to release): the payment ends here.
         with transaction.atomic():
             updated = Payment.objects.filter(pk=payment.pk, status=Payment.Status.CREATED).update(
-                status=Payment.Status.CANCELLED, failure_code=(err.code or "refused")[:64], settled_at=_now()
+                status=Payment.Status.CANCELLED, failure_code=(err.code or "refused")[:64], settled_at=timezone.now()
             )
             if updated:
                 PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
@@ -406,7 +402,7 @@ def _record_off_session_intent(payment: Payment, intent: Any) -> Payment:
 
 def _claim_line(line: PaymentLine) -> bool:
     """Whether this door takes the line's registration: pending, or a registering claim that was abandoned."""
-    now = _now()
+    now = timezone.now()
     claimable = Q(status=PaymentLine.Status.PENDING) | Q(
         status=PaymentLine.Status.REGISTERING, claimed_at__lt=now - STALE_CLAIM
     )
@@ -460,7 +456,7 @@ def _capture_when_decided(payment: Payment) -> Payment:
 
 
 def _claim_capture(payment: Payment) -> bool:
-    now = _now()
+    now = timezone.now()
     return bool(
         Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED)
         .filter(Q(capture_started_at__isnull=True) | Q(capture_started_at__lt=now - STALE_CLAIM))
@@ -556,7 +552,7 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
             _unclaim(payment)
             _attention(payment, f"Stripe says the payment intent is {intent.status}")
             return payment
-        payment.settled_at = _now()
+        payment.settled_at = timezone.now()
         fields = ["amount_captured", "status", "settled_at", "needs_attention", "attention_reason", "updated_at"]
         payment.save(update_fields=fields)
         if payment.amount_captured > 0:
@@ -591,7 +587,7 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
     with transaction.atomic():
         payment = Payment.objects.select_for_update().get(pk=payment.pk)
         if not PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERED).update(
-            status=PaymentLine.Status.REFUNDED, stripe_refund_id=refund.id, refunded_at=_now()
+            status=PaymentLine.Status.REFUNDED, stripe_refund_id=refund.id, refunded_at=timezone.now()
         ):
             line.refresh_from_db()
             return line
@@ -668,6 +664,6 @@ def payments_needing_attention():
     """Payments staff should look at: flagged, or authorised and not settled after a while."""
     return Payment.objects.filter(
         Q(needs_attention=True)
-        | Q(status=Payment.Status.AUTHORISED, updated_at__lt=_now() - STALE_CLAIM)
+        | Q(status=Payment.Status.AUTHORISED, updated_at__lt=timezone.now() - STALE_CLAIM)
         | Q(lines__status=PaymentLine.Status.UNKNOWN)
     ).distinct()

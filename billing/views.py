@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.models import Customer
+from accounts.models import customer_for_user
 from billing import cards
 from billing.documents import (
     billing_documents,
@@ -59,7 +59,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 @require_GET
 def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The customer's receipts and credit notes, newest first."""
-    customer = Customer.objects.filter(user=request.user).first()  # staff may have no customer record
+    customer = customer_for_user(request.user)  # staff may have no customer record
     rows = billing_documents(customer=customer) if customer else []
     return render(request, "billing/billing.html", {"customer": customer, "rows": rows})
 
@@ -86,7 +86,7 @@ def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
 @require_POST
 def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
-    customer = Customer.objects.filter(user=request.user).first()
+    customer = customer_for_user(request.user)
     if customer is None:
         raise Http404("No customer")
     try:

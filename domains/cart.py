@@ -1,8 +1,9 @@
 """The shopping cart, kept in the session so a visitor can fill it before signing up.
 
-`request.session["cart"]` is a dict keyed by domain name (the layout's cart count is its length); each value is
-JSON-safe: `{"duration": int, "currency": str, "price": "12.99", "renew": "14.99" | None, "terms": [1, 2, 3],
-"min_term": int, "text": str}`. Amounts are kept as strings and read as Decimal.
+`request.session["cart"]` is a dict keyed by domain name; each value is JSON-safe: `{"duration": int, "currency":
+str, "price": "12.99", "renew": "14.99" | None, "terms": [1, 2, 3], "min_term": int, "text": str}`. Amounts are kept
+as strings and read as Decimal. An entry that does not read as a line is ignored everywhere, the layout's cart count
+(`len(Cart)`, from domains/context_processors.py) included.
 
 Every price is our retail price (`pricing.quotes`), quoted when the line was added or its term changed: `price`
 is the total for the line's term, as the customer was shown it; checkout honours it unless it would now sell
@@ -110,11 +111,13 @@ class Cart:
         self.session[SESSION_KEY] = raw
         self.session.modified = True
 
+    # Counted and looked up as lines, never as session entries: the header's count, the cart page and "already in
+    # your cart" must agree when an entry does not read (as old as the retail prices, or tampered with).
     def __len__(self) -> int:
-        return len(self._raw())
+        return len(self.lines())
 
     def __contains__(self, domain_name: str) -> bool:
-        return domain_name in self._raw()
+        return self.get(domain_name) is not None
 
     def __iter__(self) -> Iterator[CartLine]:
         return iter(self.lines())

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from domains.cart import MAX_LINES, Cart, line_quote
 from domains.forms import DomainNameForm, DurationForm, normalise_domain
-from domains.search import metasearch_cached
+from domains.search import metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
 from storefront.gateway import GatewayError, MetaSearchResult
 from storefront.provider_errors import ProviderError, provider_error
@@ -114,18 +114,19 @@ def _lookup(name: str) -> MetaSearchResult | None:
 
 
 def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
-    if row is None:
+    reason = why_not_buyable(row)
+    if reason == "not_found":
         return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
-    if row.premium:
+    if reason == "premium":
         return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
-    if not row.sellable:
+    if reason == "taken":
         return gettext("%(domain)s is already taken.") % {"domain": name}
     return ""
 
 
 def _added(request: HtmxHttpRequest, *, ok: bool, message: str | ProviderError, domain_name: str) -> HttpResponse:
     if request.htmx:
-        context = {"ok": ok, "message": message, "domain_name": domain_name, "cart_count": len(Cart(request.session))}
+        context = {"ok": ok, "message": message, "domain_name": domain_name}
         return render(request, "domains/_cart_added.html", context)
     (messages.success if ok else messages.error)(request, str(message))
     back = safe_next(request, request.headers.get("referer", ""))
@@ -142,7 +143,6 @@ def _render_cart(
     context = {
         "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
         "totals": basket.totals(),
-        "cart_count": len(lines),
         "oob_count": fragment,
         "checkout_url": reverse("checkout"),
     }

@@ -32,7 +32,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from accounts.models import Customer
+from accounts.models import Customer, customer_for_user
 from accounts.verification import not_ready_to_buy
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
@@ -44,6 +44,8 @@ from domains.emails import queue_checkout_confirmation
 from domains.forms import ACCEPT_ERROR, CheckoutForm
 from domains.models import Registration
 from domains.payments import lines_to_pay
+from domains.presentation import registration_outcome
+from domains.search import why_not_buyable
 from domains.tasks import place_checkout, reconcile_checkout
 from domains.terms import register_min_term
 from pricing.models import Operation
@@ -96,7 +98,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
     """Each line's outcome. Unpaid checkouts: the worker registers the lines (place_checkout) and settles lost
     answers (reconcile_checkout, asked for here at most every few seconds); the page polls. Paid ones: this is
     also the payment's return door, which settles the payment as the webhook does (whichever comes first)."""
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     payment = _settle_payment(request, customer, checkout_id)
     lines = _get_checkout_for_user(customer, checkout_id, queued=_queued(request, checkout_id), payment=payment)
     if any(_needs_reconciling(line) for line in lines) and cache.add(
@@ -114,7 +116,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
         )
     context = {
         "checkout_id": checkout_id,
-        "lines": [{"registration": line, "outcome": registrations.outcome(line)} for line in lines],
+        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in lines],
         "queued": queued,
         "registered": [line for line in lines if line.status == Registration.Status.REGISTERED],
         "failed": [line for line in lines if line.status == Registration.Status.FAILED],
@@ -147,7 +149,7 @@ def _queued(request: HttpRequest, checkout_id: uuid.UUID) -> list[str]:
 
 def _review(request: HttpRequest) -> HttpResponse:
     basket = Cart(request.session)
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     changes: list[Change] = []
     if customer is not None:
         changes += _drop_already_bought(basket, customer)
@@ -275,13 +277,14 @@ def _not_sold_any_more(name: str) -> str:
 
 def _not_buyable(row: MetaSearchResult | None) -> str:
     """Why a line cannot be bought any more, as a sentence with a `%(domain)s` placeholder; empty when it can."""
-    if row is None:
+    reason = why_not_buyable(row)
+    if reason == "not_found":
         return gettext("%(domain)s could not be found any more, so we removed it from your cart.")
-    if row.premium:
+    if reason == "premium":
         return gettext(
             "%(domain)s is now a premium name, which cannot be bought here, so we removed it from your cart."
         )
-    if not row.sellable:
+    if reason == "taken":
         return gettext("%(domain)s is no longer available, so we removed it from your cart.")
     return ""
 
@@ -320,7 +323,7 @@ def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
 def _place(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("checkout"))
-    customer = _get_customer(request.user)
+    customer = customer_for_user(request.user)
     if customer is None or customer.customer_id is None:
         # The provider customer exists only for a confirmed address (accounts/registrations.py): must be verified.
         messages.error(request, not_ready_to_buy(request.user))
@@ -504,12 +507,6 @@ def _order_url(request: HttpRequest, checkout_id: uuid.UUID) -> str:
 
 
 # --- Lookups ------------------------------------------------------------------------------------------------
-
-
-def _get_customer(user: Any) -> Customer | None:
-    if not user.is_authenticated:
-        return None
-    return Customer.objects.filter(user=user).first()
 
 
 def _get_checkout_for_user(

@@ -22,7 +22,8 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from domains.models import Registration, Renewal
-from domains.registrations import MESSAGE_CONFIRMED_LATE, outcome
+from domains.presentation import registration_outcome
+from domains.registrations import MESSAGE_CONFIRMED_LATE
 from storefront.background import claimed
 from storefront.brand import brand_context, from_email
 
@@ -106,7 +107,7 @@ def build_confirmation(
         "order_url": order_url,
         "checkout_id": checkout_id,
         "follow_up": follow_up,
-        "lines": [{"registration": line, "outcome": outcome(line)} for line in news],
+        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in news],
         "registered": [line for line in news if line.status == Registration.Status.REGISTERED],
         "checking": [line for line in lines if line.status == Registration.Status.UNKNOWN],
     }

@@ -13,7 +13,6 @@ from allauth.account.decorators import reauthentication_required
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -29,7 +28,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from accounts.models import Customer
+from accounts.models import customer_for_user
 from accounts.notices import security_notice
 from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable, SessionClosed
@@ -64,13 +63,6 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
 
 def _explain(err: GatewayError, what: str | Promise) -> ProviderError:
     return provider_errors.provider_error(err, what=what)
-
-
-def _customer_for(user: User) -> Customer | None:
-    try:
-        return user.customer
-    except Customer.DoesNotExist:
-        return None
 
 
 def _issue_renew_token(request: HttpRequest, order: Order) -> str:
@@ -194,7 +186,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
     q = form.cleaned_data.get("q") or request.GET.get("q", "").strip()[:80]
     page = form.cleaned_data.get("page") or 1
-    customer = _customer_for(request.user)
+    customer = customer_for_user(request.user)
     context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}
     status = 200
     if customer is None or customer.customer_id is None:

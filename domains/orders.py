@@ -12,15 +12,13 @@ import hashlib
 import logging
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
-from django.utils.functional import Promise
-from django.utils.translation import gettext, ngettext, pgettext_lazy
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, ngettext
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -43,31 +41,7 @@ FETCH_MAX_PAGES = 5
 
 _PAGE_SIZE_KEY = "orders:page-size"
 
-STATUS_INFO: dict[str, tuple[str, str | Promise]] = {
-    Order.Status.ACTIVE: ("badge-ok", _("Registered and working.")),
-    Order.Status.SUSPENDED: (
-        "badge-warn",
-        _("On hold at the registry; it may not resolve. Contact support to lift it."),
-    ),
-    Order.Status.PENDING_DELETE_RESTORABLE: (
-        "badge-bad",
-        _("About to be deleted. It can still be restored (not renewed) by our support team."),
-    ),
-    Order.Status.EXPIRED: ("badge-bad", _("The registration has lapsed. Renew it to keep the domain.")),
-}
-# The provider's status words, in the customer's language (a status the provider adds later shows as it says it).
-STATUS_LABELS: dict[str, str | Promise] = {
-    Order.Status.ACTIVE: pgettext_lazy("domain status", "Active"),
-    Order.Status.SUSPENDED: pgettext_lazy("domain status", "Suspended"),
-    Order.Status.PENDING_DELETE_RESTORABLE: pgettext_lazy("domain status", "Pending Delete Restorable"),
-    Order.Status.EXPIRED: pgettext_lazy("domain status", "Expired"),
-}
-
 logger = logging.getLogger(__name__)
-
-
-def _now() -> dt.datetime:
-    return timezone.now()
 
 
 # --- What the dashboard shows ---------------------------------------------------------------------------------
@@ -75,7 +49,8 @@ def _now() -> dt.datetime:
 
 @dataclass(frozen=True)
 class OrderRow:
-    """One order as the customer sees it: the provider's fields plus how long is left."""
+    """One order as the customer sees it: the provider's fields plus how long is left (its badge and the words
+    for its status are domains/presentation.py's)."""
 
     order_id: int
     domain_name: str
@@ -107,18 +82,6 @@ class OrderRow:
         if self.is_expired and self.status in (Order.Status.ACTIVE, Order.Status.SUSPENDED):
             return Order.Status.EXPIRED
         return self.status
-
-    @property
-    def badge_class(self) -> str:
-        return STATUS_INFO.get(self.display_status, ("badge-muted", ""))[0]
-
-    @property
-    def status_label(self) -> str | Promise:
-        return STATUS_LABELS.get(self.display_status, self.display_status)
-
-    @property
-    def meaning(self) -> str | Promise:
-        return STATUS_INFO.get(self.display_status, ("", ""))[1]
 
     @property
     def urgency(self) -> str:
@@ -155,7 +118,7 @@ def _rounded_span(seconds: float) -> str:
 
 def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:
     """The row for a provider order or, when the provider cannot be asked, for our local copy."""
-    now = now or _now()
+    now = now or timezone.now()
     expires_at = order.expires_at
     return OrderRow(
         order_id=order.order_id,
@@ -243,7 +206,7 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
         data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=q)
         orders_sync(customer=customer, orders=data.orders)
         cache.set(key, data, ORDERS_CACHE_SECONDS)
-    now = _now()
+    now = timezone.now()
     size = _page_size(page, data)
     return OrdersListing(
         rows=[order_row(o, now=now) for o in data.orders],
@@ -256,7 +219,7 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
 
 def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
     """Upsert our copy of these orders from the provider's listing of this customer."""
-    now = _now()
+    now = timezone.now()
     for order in orders:
         Order.objects.update_or_create(
             order_id=order.order_id,
@@ -271,24 +234,39 @@ def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
         )
 
 
+def order_pages(fetch: Callable[[int], OrderPage], *, max_pages: int) -> Iterator[OrderPage]:
+    """A customer's order listing page by page, from the first; `fetch(page)` asks the provider for one.
+
+    The walk ends after an empty page, once the pages have held `total_orders` orders, or after `max_pages`
+    pages; a caller that found what it wanted simply stops iterating. Errors from `fetch` reach the caller.
+    """
+    seen = 0
+    for page in range(1, max_pages + 1):
+        data = fetch(page)
+        yield data
+        seen += len(data.orders)
+        if not data.orders or seen >= data.total_orders:
+            return
+
+
 def order_fetch(*, order: Order) -> ProviderOrder | None:
     """The provider's current view of one order (searched by its name), or None if it is no longer listed.
 
     Refreshes our copy. Never cached: renewals need the expiry timestamp as it is right now.
     """
     customer = order.customer
-    if customer.customer_id is None:
+    customer_id = customer.customer_id
+    if customer_id is None:
         return None
-    seen = 0
-    for page in range(1, FETCH_MAX_PAGES + 1):
-        data = gateway().domain_orders(customer_id=customer.customer_id, page=page, search=order.domain_name)
+    pages = order_pages(
+        lambda page: gateway().domain_orders(customer_id=customer_id, page=page, search=order.domain_name),
+        max_pages=FETCH_MAX_PAGES,
+    )
+    for data in pages:
         match = next((o for o in data.orders if o.order_id == order.order_id), None)
         if match is not None:
             orders_sync(customer=customer, orders=[match])
             return match
-        seen += len(data.orders)
-        if not data.orders or seen >= data.total_orders:
-            break
     return None
 
 

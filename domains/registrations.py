@@ -20,12 +20,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy
 
 from accounts.models import Customer
 from domains.cart import CartLine
 from domains.models import Order, Registration
+from domains.orders import order_pages
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.quotes import Quote, retail_price
@@ -63,10 +62,6 @@ _MESSAGE_UNKNOWN = "We could not confirm the result with the domain service. We 
 _MESSAGE_NOT_REGISTERED = "The domain service has no order for this domain: it was not registered."
 # Set on a line that was declared not registered and then appeared in the listing (its email is a correction).
 MESSAGE_CONFIRMED_LATE = "Confirmed from the order listing after it had been declared not registered."
-
-
-def _now() -> dt.datetime:
-    return timezone.now()
 
 
 def unknown_limit() -> dt.timedelta:
@@ -295,7 +290,7 @@ def _settle(
         "status": status,
         "failure_kind": failure_kind,
         "provider_message": message,
-        "updated_at": _now(),
+        "updated_at": timezone.now(),
     }
     if order is not None:
         fields["order"] = order
@@ -325,7 +320,7 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
             order.status = listed.status if listed.status in Order.Status.values else order.status
             order.expiry_timestamp = listed.expiry_timestamp
             order.expires_at = listed.expires_at
-            order.last_synced_at = _now()
+            order.last_synced_at = timezone.now()
             order.save(update_fields=["status", "expiry_timestamp", "expires_at", "last_synced_at"])
     return order
 
@@ -342,7 +337,7 @@ def registration_reconcile(*, registration: Registration) -> Registration:
     lines still being worked on, are returned unchanged.
     """
     registration.refresh_from_db()
-    now = _now()
+    now = timezone.now()
     if registration.status == Registration.Status.PENDING and registration.updated_at > now - STALE_PENDING:
         return registration
     if not (registration.status in Registration.UNSETTLED_STATUSES or _watched(registration, now)):
@@ -418,7 +413,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
     domain expired and was deleted since. True if the row was released; a listing error keeps the hold.
     """
     customer = registration.customer
-    if customer.customer_id is None or registration.updated_at > _now() - RELEASE_MIN_AGE:
+    if customer.customer_id is None or registration.updated_at > timezone.now() - RELEASE_MIN_AGE:
         return False
     try:
         listed = _find_in_listing(customer_id=customer.customer_id, domain_name=registration.domain_name)
@@ -427,7 +422,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
     if listed is not None:
         return False
     released = Registration.objects.filter(pk=registration.pk, status=Registration.Status.REGISTERED).update(
-        status=Registration.Status.RELEASED, updated_at=_now()
+        status=Registration.Status.RELEASED, updated_at=timezone.now()
     )
     if released:
         logger.info("released %s: no longer in its owner's order listing", registration.domain_name)
@@ -436,7 +431,7 @@ def registration_release_if_gone(*, registration: Registration) -> bool:
 
 def registrations_to_reconcile() -> QuerySet[Registration]:
     """Unknown lines, pending ones abandoned mid-call, and lines recently declared not registered."""
-    now = _now()
+    now = timezone.now()
     return Registration.objects.filter(
         Q(status=Registration.Status.UNKNOWN)
         | Q(status=Registration.Status.PENDING, updated_at__lt=now - STALE_PENDING)
@@ -450,96 +445,19 @@ def registrations_to_reconcile() -> QuerySet[Registration]:
 
 def registrations_needing_attention() -> QuerySet[Registration]:
     """Lines still unknown past the limit (the listing could not be read), for staff."""
-    return Registration.objects.filter(status=Registration.Status.UNKNOWN, created_at__lt=_now() - unknown_limit())
+    return Registration.objects.filter(
+        status=Registration.Status.UNKNOWN, created_at__lt=timezone.now() - unknown_limit()
+    )
 
 
 def _find_in_listing(*, customer_id: int, domain_name: str) -> ListedOrder | None:
     wanted = domain_name.lower()
-    seen = 0
-    for page in range(1, _LISTING_PAGES + 1):
-        answer = gateway().domain_orders(customer_id=customer_id, page=page, search=wanted)
+    pages = order_pages(
+        lambda page: gateway().domain_orders(customer_id=customer_id, page=page, search=wanted),
+        max_pages=_LISTING_PAGES,
+    )
+    for answer in pages:
         for order in answer.orders:
             if order.domain_name.lower() == wanted:
                 return order
-        seen += len(answer.orders)
-        if not answer.orders or seen >= answer.total_orders:
-            return None
     return None
-
-
-# --- Plain words --------------------------------------------------------------------------------------------
-
-_OUTCOMES: dict[str, tuple[str | Promise, str, str | Promise]] = {
-    Registration.FailureKind.UNAVAILABLE: (
-        gettext_lazy("Not available any more"),
-        "bad",
-        gettext_lazy("Someone else has it, so it could not be registered."),
-    ),
-    Registration.FailureKind.PREMIUM: (
-        gettext_lazy("Premium name"),
-        "bad",
-        gettext_lazy("Premium names cannot be bought here."),
-    ),
-    Registration.FailureKind.BILLING: (
-        gettext_lazy("Billing failed"),
-        "bad",
-        gettext_lazy("The payment could not be settled, so nothing was registered."),
-    ),
-    Registration.FailureKind.MINIMUM_TERM: (
-        gettext_lazy("Minimum term"),
-        "warn",
-        gettext_lazy("This extension needs a longer registration. Choose more years."),
-    ),
-    Registration.FailureKind.INVALID_CUSTOMER: (
-        gettext_lazy("Account problem"),
-        "bad",
-        gettext_lazy("Your account could not be used. Please contact support."),
-    ),
-    Registration.FailureKind.NOT_REGISTERED: (
-        gettext_lazy("Not registered"),
-        "warn",
-        gettext_lazy("It was not registered after all. You can try again."),
-    ),
-    Registration.FailureKind.SERVICE: (
-        gettext_lazy("Not placed"),
-        "warn",
-        gettext_lazy("The domain service could not take the order. Nothing was bought; try again."),
-    ),
-    Registration.FailureKind.ALREADY_YOURS: (
-        gettext_lazy("Already yours"),
-        "ok",
-        gettext_lazy("This domain is already in your account."),
-    ),
-    Registration.FailureKind.IN_PROGRESS: (
-        gettext_lazy("Already in progress"),
-        "warn",
-        gettext_lazy("Another checkout of yours is registering it."),
-    ),
-    Registration.FailureKind.REJECTED: (gettext_lazy("Not registered"), "bad", RegistrationRefused.default_message),
-}
-
-
-def outcome(registration: Registration) -> dict[str, str | Promise]:
-    """What the customer reads about a line: a short label, a badge tone (ok/warn/bad) and a sentence."""
-    if registration.status == Registration.Status.REGISTERED:
-        return {"label": gettext_lazy("Registered"), "tone": "ok", "detail": gettext_lazy("It's yours.")}
-    if registration.status == Registration.Status.PENDING:
-        return {"label": gettext_lazy("Being registered"), "tone": "warn", "detail": gettext_lazy("Working on it…")}
-    if registration.status == Registration.Status.RELEASED:
-        return {
-            "label": gettext_lazy("No longer held"),
-            "tone": "muted",
-            "detail": gettext_lazy("It was registered, and has since expired."),
-        }
-    if registration.status == Registration.Status.UNKNOWN:
-        return {
-            "label": gettext_lazy("Could not confirm"),
-            "tone": "warn",
-            # Not "did not answer in time": this also covers an answer we could not read as a yes or a no.
-            "detail": gettext_lazy(
-                "We could not confirm the result with the domain service yet. We are checking whether it went "
-                "through and will email you."
-            ),
-        }
-    label, tone, detail = _OUTCOMES.get(registration.failure_kind, _OUTCOMES[Registration.FailureKind.REJECTED])
-    return {"label": label, "tone": tone, "detail": detail}

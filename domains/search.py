@@ -26,7 +26,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -147,6 +147,21 @@ def search_term_parse(*, typed: str) -> SearchTerm:
 
 def normalise_term(term: str) -> str:
     return term.strip().lower()
+
+
+Unbuyable = Literal["not_found", "premium", "taken"]
+
+
+def why_not_buyable(row: MetaSearchResult | None) -> Unbuyable | None:
+    """Why the customer cannot buy a domain, from its MetaSearch row (None: the answer had no row for it); None
+    when they can. Adding to the cart and the checkout's recheck both ask this, each in its own words."""
+    if row is None:
+        return "not_found"
+    if row.premium:
+        return "premium"
+    if not row.sellable:
+        return "taken"
+    return None
 
 
 def metasearch_cached(term: str) -> MetaSearch:

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import CustomerSync, Order
-from domains.orders import orders_sync
-from storefront.gateway import GatewayError, RateLimited, Unavailable, gateway
+from domains.orders import order_pages, orders_sync
+from storefront.gateway import GatewayError, OrderPage, RateLimited, Unavailable, gateway
 
 logger = logging.getLogger(__name__)
 
@@ -117,35 +117,31 @@ def customer_orders_sync(*, customer: Customer, pace: Pace, report: SyncReport) 
     state, _ = CustomerSync.objects.get_or_create(customer=customer)
     state.last_attempt_at = timezone.now()
     report.customers += 1
-    seen = 0
     error = ""
-    page = 1
-    limited_here = 0
-    while page <= _MAX_PAGES:
-        pace.wait()
-        try:
-            data = gateway().domain_orders(customer_id=customer_id, page=page)
-        except RateLimited as err:
-            report.rate_limited += 1
-            limited_here += 1
-            if limited_here > _MAX_RATE_LIMITED_PER_PAGE:
-                error = RateLimited.__name__
-                break
-            pace.slow_down(retry_after=err.retry_after)
-            continue  # the same page again, more slowly
-        except Unavailable:
-            error = Unavailable.__name__
-            break
-        except GatewayError as err:
-            error = type(err).__name__
-            break
-        limited_here = 0
-        orders_sync(customer=customer, orders=data.orders)
-        report.orders += len(data.orders)
-        seen += len(data.orders)
-        if not data.orders or seen >= data.total_orders:
-            break
-        page += 1
+
+    def fetch(page: int) -> OrderPage:
+        limited = 0
+        while True:
+            pace.wait()
+            try:
+                return gateway().domain_orders(customer_id=customer_id, page=page)
+            except RateLimited as err:
+                report.rate_limited += 1
+                limited += 1
+                if limited > _MAX_RATE_LIMITED_PER_PAGE:
+                    raise
+                pace.slow_down(retry_after=err.retry_after)  # the same page again, more slowly
+
+    try:
+        for data in order_pages(fetch, max_pages=_MAX_PAGES):
+            orders_sync(customer=customer, orders=data.orders)
+            report.orders += len(data.orders)
+    except RateLimited:
+        error = RateLimited.__name__
+    except Unavailable:
+        error = Unavailable.__name__
+    except GatewayError as err:
+        error = type(err).__name__
     if error:
         report.failed += 1
         state.failures += 1

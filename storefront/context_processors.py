@@ -9,12 +9,10 @@ from storefront.mailbox import mailbox_enabled
 
 
 def storefront(request: HttpRequest) -> dict[str, Any]:
-    cart = request.session.get("cart", {}) if hasattr(request, "session") else {}
     return {
         # A test storefront must never be mistaken for a live one.
         "provider_is_sandbox": settings.RESELLER_SANDBOX or key_environment(settings.RESELLER_API_KEY) == "test",
         "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
         "mailbox_enabled": mailbox_enabled(),
-        "cart_count": len(cart) if isinstance(cart, dict) else 0,
         **brand_context(),
     }

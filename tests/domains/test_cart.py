@@ -98,6 +98,21 @@ def test_the_cart_survives_signing_in(client):
     assert "brand.com" in client.get("/cart/").content.decode()
 
 
+def test_the_header_counts_the_lines_the_cart_page_shows(client):
+    # A line that no longer reads (here one kept from before retail prices) is not shown, so it is not counted.
+    put_in_cart(client, line("shown.com"))
+    session = client.session
+    session["cart"] = {**session["cart"], "old.com": {"register": "12.99", "currency": "USD"}}
+    session.save()
+
+    cart_page = client.get("/cart/")
+    home = client.get("/").content.decode()
+
+    assert len(cart_page.context["lines"]) == 1
+    assert '<span class="badge" id="cart-count">1</span>' in home
+    assert '<span class="badge" id="cart-count">1</span>' in cart_page.content.decode()
+
+
 def test_the_header_counts_the_lines(client):
     put_in_cart(client, line("a.com"), line("b.com"))
     html = client.get("/cart/").content.decode()

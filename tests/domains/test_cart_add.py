@@ -45,6 +45,26 @@ def test_htmx_gets_a_short_status_and_the_new_cart_count(client, seeded_partner)
     assert '<span class="badge" id="cart-count" hx-swap-oob="true">2</span>' in html
 
 
+def test_the_new_cart_count_leaves_out_a_line_that_does_not_read(client, seeded_partner):
+    put_in_cart(client, line("already.com"))
+    session = client.session
+    session["cart"] = {**session["cart"], "old.com": {"register": "12.99", "currency": "USD"}}
+    session.save()
+    response = client.post("/cart/add/", {"domain_name": fresh()}, headers=HTMX)
+    assert '<span class="badge" id="cart-count" hx-swap-oob="true">2</span>' in response.content.decode()
+    assert len(client.get("/cart/").context["lines"]) == 2
+
+
+def test_a_line_that_does_not_read_is_not_already_in_the_cart(client, seeded_partner):
+    name = fresh()
+    session = client.session
+    session["cart"] = {name: {"register": "12.99", "currency": "USD"}}
+    session.save()
+    client.post("/cart/add/", {"domain_name": name})
+    assert cart_of(client)[name]["price"] == "12.99"  # quoted afresh, not refused as "already in your cart"
+    assert name in client.get("/cart/").content.decode()
+
+
 def test_a_free_first_year_costs_nothing(client, seeded_partner):
     name = fresh("shop")
     client.post("/cart/add/", {"domain_name": name})

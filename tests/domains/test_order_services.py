@@ -10,6 +10,7 @@ import pytest
 from django.core.cache import cache
 
 from domains import orders as domain_orders
+from domains import presentation
 from domains.models import Order
 from domains.renewals import RenewAlreadySubmitted, RenewRequest, add_years, renew_terms, renewal_place
 from pricing.money import Money
@@ -62,7 +63,7 @@ def test_a_past_expiry_is_expired_even_if_the_status_lags():
 
     assert lagging.is_expired
     assert lagging.display_status == "Expired"
-    assert lagging.badge_class == "badge-bad"
+    assert presentation.order_status_badge(lagging.display_status) == "badge-bad"
 
 
 def test_pending_delete_stays_pending_delete_and_cannot_be_renewed():
@@ -81,8 +82,8 @@ def test_each_status_has_a_badge_and_a_meaning():
         ("Expired", "badge-bad"),
     ]:
         shown = row(200, status=status)
-        assert shown.badge_class == badge
-        assert shown.meaning
+        assert presentation.order_status_badge(shown.display_status) == badge
+        assert presentation.order_status_meaning(shown.display_status)
 
 
 @pytest.mark.django_db

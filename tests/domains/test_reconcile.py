@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from domains import registrations
 from domains.models import Registration
+from domains.presentation import registration_outcome
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
 
@@ -57,7 +58,7 @@ def test_a_line_missing_from_the_listing_fails_once_the_grace_period_is_over(cus
     reconciled = registrations.registration_reconcile(registration=registration)
     assert reconciled.status == Registration.Status.FAILED
     assert reconciled.failure_kind == Registration.FailureKind.NOT_REGISTERED
-    assert registrations.outcome(reconciled)["label"] == "Not registered"
+    assert registration_outcome(reconciled).label == "Not registered"
 
 
 def test_a_recent_line_missing_from_the_listing_stays_unconfirmed(customer):

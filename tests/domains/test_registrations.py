@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from domains import registrations
 from domains.models import Order, Registration
+from domains.presentation import registration_outcome
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import line, register_calls
 
@@ -63,14 +64,14 @@ def test_a_taken_domain_fails_as_not_available(customer):
     assert registration.status == Registration.Status.FAILED
     assert registration.failure_kind == Registration.FailureKind.UNAVAILABLE
     assert registration.provider_message == "Unable to register domain"
-    assert registrations.outcome(registration)["label"] == "Not available any more"
+    assert registration_outcome(registration).label == "Not available any more"
 
 
 def test_a_premium_domain_fails_as_premium(customer):
     registration = place(customer, line("cars.com"))
     assert registration.status == Registration.Status.FAILED
     assert registration.failure_kind == Registration.FailureKind.PREMIUM
-    assert registrations.outcome(registration)["label"] == "Premium name"
+    assert registration_outcome(registration).label == "Premium name"
 
 
 def test_a_refusal_with_the_name_free_and_the_term_allowed_is_said_honestly(
@@ -83,7 +84,7 @@ def test_a_refusal_with_the_name_free_and_the_term_allowed_is_said_honestly(
     assert registration.failure_kind == Registration.FailureKind.REJECTED
     assert registration.provider_message == "Unable to register domain"
     assert fake_gateway.listed_orders(name) == 0
-    assert "you have not been charged and our staff have been told" in registrations.outcome(registration)["detail"]
+    assert "you have not been charged and our staff have been told" in registration_outcome(registration).detail
     assert any(record.levelname == "ERROR" and name in record.getMessage() for record in caplog.records)
 
 
@@ -188,7 +189,7 @@ def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provi
     with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
         registration = place(customer, line(name))
     assert registration.status == Registration.Status.UNKNOWN
-    assert registrations.outcome(registration)["label"] == "Could not confirm"
+    assert registration_outcome(registration).label == "Could not confirm"
     assert register_calls(provider_calls) == 1
 
 

@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from domains import search
 from domains.search import fallback_availability, metasearch_cached
-from storefront.gateway import RateLimited, ValidationRejected, gateway
+from storefront.gateway import MetaSearchResult, RateLimited, ValidationRejected, gateway
 from tests.fakes.gateway import FakeGateway
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +176,22 @@ def test_it_still_answers_when_the_cache_is_down(provider, calls, monkeypatch):
     assert first.hero.domain_name == second.hero.domain_name == "bluebird.com"
     # Nothing could be kept, so each search asked the provider.
     assert calls == ["metasearch bluebird", "metasearch bluebird"]
+
+
+@pytest.mark.parametrize(
+    ("available", "flagged_premium", "reason"),
+    [(True, False, None), (False, False, "taken"), (True, True, "premium"), (False, True, "premium")],
+)
+def test_why_a_domain_cannot_be_bought(available, flagged_premium, reason):
+    row = MetaSearchResult(
+        domain_name="brand.com",
+        sld="brand",
+        tld="com",
+        available=available,
+        type="hero",
+        is_searched_exact=True,
+        pricing=None,
+        flagged_premium=flagged_premium,
+    )
+    assert search.why_not_buyable(row) == reason
+    assert search.why_not_buyable(None) == "not_found"

@@ -29,7 +29,8 @@ def test_banner_with_a_sandbox_key_of_a_real_provider(client):
 @pytest.mark.django_db
 def test_layout_shows_sign_in_state_and_cart_count(client, django_user_model):
     session = client.session
-    session["cart"] = {"one.com": {"duration": 1}, "two.net": {"duration": 1}}
+    line = {"duration": 1, "currency": "USD", "price": "12.99"}  # the least a cart line needs to count
+    session["cart"] = {"one.com": line, "two.net": line}
     session.save()
     body = client.get("/").content.decode()
     assert 'id="cart-count">2<' in body

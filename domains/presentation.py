@@ -1,0 +1,142 @@
+"""How registrations and orders are shown to the customer: the short label, the badge and the sentence under it.
+
+Services record what happened (a Registration's status and failure kind, an order's status at the provider); this
+module words it, for the pages, the emails and (through `domains/templatetags/order_status.py`) the templates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
+from domains.models import Order, Registration
+from storefront.gateway import RegistrationRefused
+
+# --- A registered line --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the customer reads about a line: a short label, a badge tone (ok/warn/bad/muted) and a sentence."""
+
+    label: str | Promise
+    tone: str
+    detail: str | Promise
+
+
+_FAILURES: dict[str, Outcome] = {
+    Registration.FailureKind.UNAVAILABLE: Outcome(
+        gettext_lazy("Not available any more"),
+        "bad",
+        gettext_lazy("Someone else has it, so it could not be registered."),
+    ),
+    Registration.FailureKind.PREMIUM: Outcome(
+        gettext_lazy("Premium name"),
+        "bad",
+        gettext_lazy("Premium names cannot be bought here."),
+    ),
+    Registration.FailureKind.BILLING: Outcome(
+        gettext_lazy("Billing failed"),
+        "bad",
+        gettext_lazy("The payment could not be settled, so nothing was registered."),
+    ),
+    Registration.FailureKind.MINIMUM_TERM: Outcome(
+        gettext_lazy("Minimum term"),
+        "warn",
+        gettext_lazy("This extension needs a longer registration. Choose more years."),
+    ),
+    Registration.FailureKind.INVALID_CUSTOMER: Outcome(
+        gettext_lazy("Account problem"),
+        "bad",
+        gettext_lazy("Your account could not be used. Please contact support."),
+    ),
+    Registration.FailureKind.NOT_REGISTERED: Outcome(
+        gettext_lazy("Not registered"),
+        "warn",
+        gettext_lazy("It was not registered after all. You can try again."),
+    ),
+    Registration.FailureKind.SERVICE: Outcome(
+        gettext_lazy("Not placed"),
+        "warn",
+        gettext_lazy("The domain service could not take the order. Nothing was bought; try again."),
+    ),
+    Registration.FailureKind.ALREADY_YOURS: Outcome(
+        gettext_lazy("Already yours"),
+        "ok",
+        gettext_lazy("This domain is already in your account."),
+    ),
+    Registration.FailureKind.IN_PROGRESS: Outcome(
+        gettext_lazy("Already in progress"),
+        "warn",
+        gettext_lazy("Another checkout of yours is registering it."),
+    ),
+    Registration.FailureKind.REJECTED: Outcome(
+        gettext_lazy("Not registered"), "bad", RegistrationRefused.default_message
+    ),
+}
+
+_REGISTERED = Outcome(gettext_lazy("Registered"), "ok", gettext_lazy("It's yours."))
+_PENDING = Outcome(gettext_lazy("Being registered"), "warn", gettext_lazy("Working on it…"))
+_RELEASED = Outcome(gettext_lazy("No longer held"), "muted", gettext_lazy("It was registered, and has since expired."))
+_UNKNOWN = Outcome(
+    gettext_lazy("Could not confirm"),
+    "warn",
+    # Not "did not answer in time": this also covers an answer we could not read as a yes or a no.
+    gettext_lazy(
+        "We could not confirm the result with the domain service yet. We are checking whether it went "
+        "through and will email you."
+    ),
+)
+
+
+def registration_outcome(registration: Registration) -> Outcome:
+    """The line's outcome in the customer's words (a failure by its kind; one we cannot name as refused)."""
+    if registration.status == Registration.Status.REGISTERED:
+        return _REGISTERED
+    if registration.status == Registration.Status.PENDING:
+        return _PENDING
+    if registration.status == Registration.Status.RELEASED:
+        return _RELEASED
+    if registration.status == Registration.Status.UNKNOWN:
+        return _UNKNOWN
+    return _FAILURES.get(registration.failure_kind, _FAILURES[Registration.FailureKind.REJECTED])
+
+
+# --- An order's status ----------------------------------------------------------------------------------------
+
+# The badge's CSS class and what the status means for the customer.
+_ORDER_STATUSES: dict[str, tuple[str, str | Promise]] = {
+    Order.Status.ACTIVE: ("badge-ok", gettext_lazy("Registered and working.")),
+    Order.Status.SUSPENDED: (
+        "badge-warn",
+        gettext_lazy("On hold at the registry; it may not resolve. Contact support to lift it."),
+    ),
+    Order.Status.PENDING_DELETE_RESTORABLE: (
+        "badge-bad",
+        gettext_lazy("About to be deleted. It can still be restored (not renewed) by our support team."),
+    ),
+    Order.Status.EXPIRED: ("badge-bad", gettext_lazy("The registration has lapsed. Renew it to keep the domain.")),
+}
+# The provider's status words, in the customer's language (a status the provider adds later shows as it says it).
+_ORDER_STATUS_LABELS: dict[str, str | Promise] = {
+    Order.Status.ACTIVE: pgettext_lazy("domain status", "Active"),
+    Order.Status.SUSPENDED: pgettext_lazy("domain status", "Suspended"),
+    Order.Status.PENDING_DELETE_RESTORABLE: pgettext_lazy("domain status", "Pending Delete Restorable"),
+    Order.Status.EXPIRED: pgettext_lazy("domain status", "Expired"),
+}
+
+
+def order_status_badge(status: str) -> str:
+    """The badge's CSS class for an order status (as `OrderRow.display_status` gives it)."""
+    return _ORDER_STATUSES.get(status, ("badge-muted", ""))[0]
+
+
+def order_status_label(status: str) -> str | Promise:
+    return _ORDER_STATUS_LABELS.get(status, status)
+
+
+def order_status_meaning(status: str) -> str | Promise:
+    """One sentence on what the status means for the customer; empty for a status we do not know."""
+    return _ORDER_STATUSES.get(status, ("", ""))[1]
