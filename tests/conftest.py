@@ -76,6 +76,45 @@ RequestFactory.post = _post_as_a_browser_form(RequestFactory.post)  # type: igno
 Client.post = _post_as_a_browser_form(Client.post)  # type: ignore[method-assign]
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """After a transactional test Django empties every table and re-sends post_migrate, whose permission and
+    content-type receivers re-derive the same rows app by app: a tenth of a second per such test, the largest
+    single cost of the suite. The rows are taken once from the migrated database and put back as they were, the
+    same primary keys included. Every other post_migrate receiver (the site, the legal pages) still runs."""
+    from django.apps import apps
+    from django.contrib.auth.management import create_permissions
+    from django.contrib.auth.models import Permission
+    from django.contrib.contenttypes.management import create_contenttypes
+    from django.contrib.contenttypes.models import ContentType
+    from django.core.management.color import no_style
+    from django.db import connections
+    from django.db.models.signals import post_migrate
+
+    with django_db_blocker.unblock():
+        content_types = [ContentType(**row) for row in ContentType.objects.values()]
+        permissions = [Permission(**row) for row in Permission.objects.values()]
+
+    def restore(*, using: str, **_: Any) -> None:
+        if ContentType.objects.using(using).exists():
+            return
+        ContentType.objects.using(using).bulk_create(content_types)
+        Permission.objects.using(using).bulk_create(permissions)
+        connection = connections[using]
+        with connection.cursor() as cursor:  # PostgreSQL's sequences continue after the restored keys
+            for statement in connection.ops.sequence_reset_sql(no_style(), [ContentType, Permission]):
+                cursor.execute(statement)
+
+    contenttypes = apps.get_app_config("contenttypes")
+    post_migrate.disconnect(create_contenttypes)
+    post_migrate.disconnect(dispatch_uid="django.contrib.auth.management.create_permissions")
+    post_migrate.connect(restore, sender=contenttypes, dispatch_uid="tests-restore-content-types")
+    yield
+    post_migrate.disconnect(dispatch_uid="tests-restore-content-types")
+    post_migrate.connect(create_contenttypes)
+    post_migrate.connect(create_permissions, dispatch_uid="django.contrib.auth.management.create_permissions")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     from pricing.quotes import display_price_book_forget  # after Django is set up
