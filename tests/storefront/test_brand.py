@@ -4,16 +4,20 @@ legal pages in the footer; the defaults keep the storefront as it was."""
 from __future__ import annotations
 
 import re
+from io import StringIO
 
 import pytest
 from django.contrib.sites.models import Site
 from django.core.checks import run_checks
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.template import Context, Template
 from django.test import override_settings
 
 from storefront.apps import _sync_site
 from storefront.brand import contrast_with_white
 from storefront.checks import brand_color
+from tests.settings_env import settings_with
 
 pytestmark = pytest.mark.django_db
 
@@ -173,25 +177,21 @@ def test_sentences_from_python_that_say_contact_support_get_the_link():
 
 
 def test_a_colour_that_fails_refuses_to_start():
-    from tests.storefront.test_settings import _run_manage
+    def check_with(color: str) -> None:
+        # The colour as settings.py reads it from the environment, then the operator's `manage.py check`.
+        read = settings_with(DJANGO_DEBUG="true", STORE_PRIMARY_COLOR=color)["STORE_PRIMARY_COLOR"]
+        with override_settings(STORE_PRIMARY_COLOR=read):
+            call_command("check", stdout=StringIO(), stderr=StringIO())
 
-    refused = _run_manage("check", DJANGO_DEBUG="true", STORE_PRIMARY_COLOR="#ffcc00")
-    assert refused.returncode != 0
-    assert "storefront.E004" in refused.stderr and "1.51:1" in refused.stderr
-    assert _run_manage("check", DJANGO_DEBUG="true", STORE_PRIMARY_COLOR="#0b6e4f").returncode == 0
+    with pytest.raises(SystemCheckError) as refused:
+        check_with("#ffcc00")
+    assert "storefront.E004" in str(refused.value) and "1.51:1" in str(refused.value)
+    check_with("#0b6e4f")
 
 
 def test_a_logo_on_another_origin_is_allowed_by_the_content_security_policy():
-    from tests.storefront.test_settings import _run_manage
-
-    shown = _run_manage(
-        "shell",
-        "-c",
-        "from django.conf import settings; print(settings.CONTENT_SECURITY_POLICY['DIRECTIVES']['img-src'])",
-        DJANGO_DEBUG="true",
-        STORE_LOGO_URL="https://cdn.acme.example/brand/logo.svg",
-    )
-    assert shown.stdout.strip().splitlines()[-1] == """["'self'", 'data:', 'https://cdn.acme.example']"""
+    shown = settings_with(DJANGO_DEBUG="true", STORE_LOGO_URL="https://cdn.acme.example/brand/logo.svg")
+    assert shown["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["img-src"] == ["'self'", "data:", "https://cdn.acme.example"]
 
 
 @override_settings(STORE_NAME="Acme Domains")

@@ -5,13 +5,14 @@ from io import StringIO
 
 import pytest
 from django.core.checks.registry import registry
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from storefront.checks import live_key_without_countries_file
 from storefront.gateway import ResellerGateway, gateway
+from tests.settings_env import settings_with
 from tests.storefront.scripted_server import Answer, ScriptedServer
-from tests.storefront.test_settings import _run_manage
 
 HELLO = {"server_time": "t", "message": "Authorized"}
 EMPTY_SEARCH = {"results": [], "results_total": 0, "results_hidden": 0, "meta": {}, "message": "none"}
@@ -65,15 +66,14 @@ def test_the_metasearch_key_defaults_to_the_main_key(server):
 
 
 def test_a_real_provider_needs_its_panel_url():
-    result = _run_manage(
-        "check",
-        DJANGO_DEBUG="true",
-        RESELLER_API_KEY="live_" + "k" * 10,
-        RESELLER_BASE_URL="https://namify.host/api/v1",
-        RESELLER_METASEARCH_URL="https://metasearch.namify.host/v1/search",
-    )
-    assert result.returncode != 0
-    assert "RESELLER_PANEL_URL" in result.stderr
+    with pytest.raises(ImproperlyConfigured) as refused:
+        settings_with(
+            DJANGO_DEBUG="true",
+            RESELLER_API_KEY="live_" + "k" * 10,
+            RESELLER_BASE_URL="https://namify.host/api/v1",
+            RESELLER_METASEARCH_URL="https://metasearch.namify.host/v1/search",
+        )
+    assert "RESELLER_PANEL_URL" in str(refused.value)
 
 
 def test_a_live_key_without_a_countries_file_is_a_deploy_warning():

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import send_mail
 
 from storefront.mailbox import BACKEND
 from tests.accounts.conftest import VALID
+from tests.settings_env import settings_under
 
 pytestmark = pytest.mark.django_db
 
@@ -37,19 +39,9 @@ def test_the_signup_confirmation_arrives_there_with_its_link(client, settings):
 
 
 def test_the_development_default_is_the_mailbox_and_production_refuses_it():
-    import subprocess
-    import sys
-
-    def settings_of(env: dict[str, str]) -> subprocess.CompletedProcess:
-        code = "from django.conf import settings; print(settings.EMAIL_BACKEND)"
-        return subprocess.run(
-            [sys.executable, "-c", f"import django, os; django.setup(); {code}"],
-            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "storefront.settings", **env},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    assert settings_of({"DJANGO_DEBUG": "true"}).stdout.strip() == BACKEND
-    production = settings_of({"DJANGO_SECRET_KEY": "x", "RESELLER_SANDBOX": "true"})
-    assert production.returncode != 0 and "EMAIL_URL must name a real mail backend" in production.stderr
+    # Nothing configured but what each says: no mail server anywhere.
+    nothing = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "storefront.settings"}
+    assert settings_under({**nothing, "DJANGO_DEBUG": "true"})["EMAIL_BACKEND"] == BACKEND
+    with pytest.raises(ImproperlyConfigured) as production:
+        settings_under({**nothing, "DJANGO_SECRET_KEY": "x", "RESELLER_SANDBOX": "true"})
+    assert "EMAIL_URL must name a real mail backend" in str(production.value)

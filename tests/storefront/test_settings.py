@@ -1,21 +1,23 @@
-"""Production settings: refuse to start without a secret, and pass Django's deployment checks cleanly."""
+"""Production settings: refuse to start without a secret, and pass Django's deployment checks cleanly.
 
-import os
+What settings.py makes of an environment (its values, or its refusal to load) is read in this process
+(tests/settings_env.py); only Django's deployment checks under production settings start `manage.py`."""
+
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tests.settings_env import clean_environ, settings_under, settings_with
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "RESELLER_", "SANDBOX_", "STRIPE_", "PAYMENTS_"))
-    }
-    clean.pop("DATABASE_URL", None)
-    clean.pop("CACHE_URL", None)
+    clean = clean_environ()
     clean["DJANGO_SETTINGS_MODULE"] = "storefront.settings"
     clean.update(env)
     return subprocess.run(
@@ -40,30 +42,20 @@ PRODUCTION = {
 
 
 def test_production_refuses_to_start_without_a_secret_key():
-    result = _run_manage("check")
-    assert result.returncode != 0
-    assert "DJANGO_SECRET_KEY must be set" in result.stderr
-
-
-def _without_email(**env: str) -> subprocess.CompletedProcess[str]:
-    saved = os.environ.pop("EMAIL_URL", None)
-    try:
-        return _run_manage("check", **env)
-    finally:
-        if saved is not None:
-            os.environ["EMAIL_URL"] = saved
+    with pytest.raises(ImproperlyConfigured, match="DJANGO_SECRET_KEY must be set"):
+        settings_with()
 
 
 def test_production_refuses_to_start_without_a_mail_backend():
-    result = _without_email(**{k: v for k, v in PRODUCTION.items() if k != "EMAIL_URL"})
-    assert result.returncode != 0
-    assert "EMAIL_URL must name a real mail backend" in result.stderr
+    production = {k: v for k, v in PRODUCTION.items() if k != "EMAIL_URL"}
+    with pytest.raises(ImproperlyConfigured, match="EMAIL_URL must name a real mail backend"):
+        # Not even the one the test session sets for itself (tests/settings.py).
+        settings_under({**clean_environ(without=("EMAIL_URL",)), **production})
 
 
 def test_production_refuses_the_console_mail_backend_that_prints_reset_links():
-    result = _run_manage("check", **{**PRODUCTION, "EMAIL_URL": "consolemail://"})
-    assert result.returncode != 0
-    assert "EMAIL_URL must name a real mail backend" in result.stderr
+    with pytest.raises(ImproperlyConfigured, match="EMAIL_URL must name a real mail backend"):
+        settings_with(**{**PRODUCTION, "EMAIL_URL": "consolemail://"})
 
 
 def test_a_per_process_cache_fails_the_deploy_check():
@@ -73,10 +65,7 @@ def test_a_per_process_cache_fails_the_deploy_check():
 
 
 def test_the_default_cache_is_shared_by_every_process():
-    result = _run_manage(
-        "shell", "-c", "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])", **PRODUCTION
-    )
-    assert result.stdout.strip().splitlines()[-1] == "django.core.cache.backends.db.DatabaseCache", result.stderr
+    assert settings_with(**PRODUCTION)["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.db.DatabaseCache"
 
 
 def test_check_deploy_is_clean_under_production_settings():
@@ -92,26 +81,17 @@ def test_check_deploy_is_clean_under_production_settings():
 
 
 def test_production_without_a_provider_key_refuses_to_start():
-    result = _run_manage("check", DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"])
-    assert result.returncode != 0
-    assert "set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment" in result.stderr
+    with pytest.raises(
+        ImproperlyConfigured, match="set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment"
+    ):
+        settings_with(DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"])
 
 
 def test_a_demo_deployment_on_the_sandbox_must_say_so_and_finds_it_at_sandbox_url():
-    script = (
-        "from django.conf import settings as s; "
-        "print(s.RESELLER_BASE_URL, s.RESELLER_METASEARCH_URL, s.RESELLER_PANEL_URL)"
+    demo = settings_with(
+        DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"], RESELLER_SANDBOX="true", SANDBOX_URL="http://127.0.0.1:8123/"
     )
-    result = _run_manage(
-        "shell",
-        "-c",
-        script,
-        DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"],
-        RESELLER_SANDBOX="true",
-        SANDBOX_URL="http://127.0.0.1:8123/",
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1].split() == [
+    assert [demo["RESELLER_BASE_URL"], demo["RESELLER_METASEARCH_URL"], demo["RESELLER_PANEL_URL"]] == [
         "http://127.0.0.1:8123",
         "http://127.0.0.1:8123/metasearch",
         "http://127.0.0.1:8123/panel",
@@ -119,9 +99,8 @@ def test_a_demo_deployment_on_the_sandbox_must_say_so_and_finds_it_at_sandbox_ur
 
 
 def test_a_real_provider_needs_its_urls():
-    result = _run_manage("check", DJANGO_DEBUG="true", RESELLER_API_KEY="live_" + "k" * 10)
-    assert result.returncode != 0
-    assert "RESELLER_BASE_URL" in result.stderr
+    with pytest.raises(ImproperlyConfigured, match="RESELLER_BASE_URL"):
+        settings_with(DJANGO_DEBUG="true", RESELLER_API_KEY="live_" + "k" * 10)
 
 
 def test_the_dns_app_is_ours_not_dnspython():
@@ -130,30 +109,29 @@ def test_the_dns_app_is_ours_not_dnspython():
     assert Path(dns.__file__).resolve().is_relative_to(ROOT)
 
 
-def _production_without(*names: str, **extra: str) -> subprocess.CompletedProcess[str]:
+def _production_without(*names: str, **extra: str) -> dict[str, Any]:
     env = {k: v for k, v in PRODUCTION.items() if k not in names}
-    return _run_manage("check", **env, **extra)
+    return settings_with(**env, **extra)
 
 
 def test_a_live_provider_key_without_a_stripe_key_refuses_to_start():
-    result = _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET")
-    assert result.returncode != 0
-    assert "set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true" in result.stderr
+    with pytest.raises(
+        ImproperlyConfigured, match="set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true"
+    ):
+        _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET")
 
 
 def test_a_live_provider_key_may_start_with_payments_disabled():
-    result = _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", PAYMENTS_DISABLED="true")
-    assert result.returncode == 0, result.stderr
+    # Only settings.py refuses over these variables: no system check reads them.
+    started = _production_without("STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", PAYMENTS_DISABLED="true")
+    assert started["PAYMENTS_DISABLED"] is True
 
 
 def test_a_stripe_key_without_its_webhook_secret_refuses_to_start():
-    result = _production_without("STRIPE_WEBHOOK_SECRET")
-    assert result.returncode != 0
-    assert "set STRIPE_WEBHOOK_SECRET" in result.stderr
+    with pytest.raises(ImproperlyConfigured, match="set STRIPE_WEBHOOK_SECRET"):
+        _production_without("STRIPE_WEBHOOK_SECRET")
 
 
 def test_checkout_may_lead_to_stripe_checkout_under_the_content_security_policy():
-    show = "from django.conf import settings; print(settings.CONTENT_SECURITY_POLICY['DIRECTIVES']['form-action'])"
-    result = _run_manage("shell", "-c", show, **PRODUCTION)
-    assert result.returncode == 0, result.stderr
-    assert "https://checkout.stripe.com" in result.stdout
+    form_action = settings_with(**PRODUCTION)["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["form-action"]
+    assert "https://checkout.stripe.com" in form_action
