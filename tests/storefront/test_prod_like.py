@@ -7,9 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
+@pytest.mark.end_to_end
 def test_the_production_like_run_passes():
     result = subprocess.run(
         [sys.executable, "bench/prod_like.py"], cwd=ROOT, capture_output=True, text=True, timeout=120
