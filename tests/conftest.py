@@ -240,8 +240,11 @@ def sandbox_server(tmp_path_factory) -> Iterator[SandboxControl]:
     env = _sandbox_env(folder / "sandbox.sqlite3")
     # Its log (the 500s that tests inject among them) goes to a file beside its database, not into the test output.
     log = (folder / "sandbox.log").open("w")
-    for command in (["migrate", "--noinput"], ["sandbox_seed"]):
-        subprocess.run([sys.executable, "-m", "sandbox", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    # Migrated and seeded in one process (each Django start costs most of a second of CPU, once per test worker).
+    prepare = "from django.core.management import call_command as c; c('migrate', interactive=False); c('sandbox_seed')"
+    subprocess.run(
+        [sys.executable, "-m", "sandbox", "shell", "-c", prepare], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     # The listening socket is bound here and handed to gunicorn, so no other process can take the port between
     # choosing it and using it.
     listener = socket.socket()
