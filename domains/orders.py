@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -49,8 +48,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class OrderRow:
-    """One order as the customer sees it: the provider's fields plus how long is left (its badge and the words
-    for its status are domains/presentation.py's)."""
+    """One order as the customer sees it: the provider's fields plus how long is left (its badge, the words for
+    its status and for the time left are domains/presentation.py's)."""
 
     order_id: int
     domain_name: str
@@ -90,30 +89,6 @@ class OrderRow:
         if self.is_expired:
             return "expired"
         return "soon" if self.is_expiring_soon else ""
-
-    @property
-    def time_left(self) -> str:
-        """'in 23 days', 'in 12 months', 'in 3 years', 'expires today', 'expired 3 days ago'."""
-        if self.expires_at is None or self.seconds_left is None:
-            return ""
-        span = _rounded_span(abs(self.seconds_left))
-        if self.seconds_left >= 0:
-            return gettext("expires today") if span == "" else gettext("in %(span)s") % {"span": span}
-        return gettext("expired today") if span == "" else gettext("expired %(span)s ago") % {"span": span}
-
-
-def _rounded_span(seconds: float) -> str:
-    """A duration as a customer reads it, rounded rather than cut short: a year less a minute is '1 year'."""
-    days = int(seconds // 86400)
-    if days == 0:
-        return ""
-    if days <= 60:
-        return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
-    months = round(seconds / 86400 / 30.4375)
-    if months % 12 == 0 or months >= 24:
-        years = round(seconds / 86400 / 365.25)
-        return ngettext("%(count)d year", "%(count)d years", years) % {"count": years}
-    return ngettext("%(count)d month", "%(count)d months", months) % {"count": months}
 
 
 def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:

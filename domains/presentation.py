@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from domains.models import Order, Registration
+from domains.orders import OrderRow
 from storefront.gateway import RegistrationRefused
 
 # --- A registered line --------------------------------------------------------------------------------------
@@ -140,3 +141,27 @@ def order_status_label(status: str) -> str | Promise:
 def order_status_meaning(status: str) -> str | Promise:
     """One sentence on what the status means for the customer; empty for a status we do not know."""
     return _ORDER_STATUSES.get(status, ("", ""))[1]
+
+
+def time_left(row: OrderRow) -> str:
+    """'in 23 days', 'in 12 months', 'in 3 years', 'expires today', 'expired 3 days ago'."""
+    if row.expires_at is None or row.seconds_left is None:
+        return ""
+    span = _rounded_span(abs(row.seconds_left))
+    if row.seconds_left >= 0:
+        return gettext("expires today") if span == "" else gettext("in %(span)s") % {"span": span}
+    return gettext("expired today") if span == "" else gettext("expired %(span)s ago") % {"span": span}
+
+
+def _rounded_span(seconds: float) -> str:
+    """A duration as a customer reads it, rounded rather than cut short: a year less a minute is '1 year'."""
+    days = int(seconds // 86400)
+    if days == 0:
+        return ""
+    if days <= 60:
+        return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
+    months = round(seconds / 86400 / 30.4375)
+    if months % 12 == 0 or months >= 24:
+        years = round(seconds / 86400 / 365.25)
+        return ngettext("%(count)d year", "%(count)d years", years) % {"count": years}
+    return ngettext("%(count)d month", "%(count)d months", months) % {"count": months}

@@ -1,11 +1,14 @@
 """An order's status in templates, worded by domains/presentation.py: `{{ row.display_status|status_badge }}` (the
-badge's CSS class), `|status_label` (the status in the customer's language) and `|status_meaning` (one sentence)."""
+badge's CSS class), `|status_label` (the status in the customer's language), `|status_meaning` (one sentence), and
+`{{ row|time_left }}` (how long until, or since, it expires)."""
 
 from __future__ import annotations
 
 from django import template
 from django.utils.functional import Promise
 
+from domains import presentation
+from domains.orders import OrderRow
 from domains.presentation import order_status_badge, order_status_label, order_status_meaning
 
 register = template.Library()
@@ -24,3 +27,8 @@ def status_label(status: str) -> str | Promise:
 @register.filter
 def status_meaning(status: str) -> str | Promise:
     return order_status_meaning(status)
+
+
+@register.filter
+def time_left(row: OrderRow) -> str:
+    return presentation.time_left(row)

@@ -54,7 +54,7 @@ def row(days: float, status: str = "Active") -> domain_orders.OrderRow:
     ],
 )
 def test_it_says_how_long_is_left(days, words, urgency):
-    assert row(days).time_left == words
+    assert presentation.time_left(row(days)) == words
     assert row(days).urgency == urgency
 
 
