@@ -1,13 +1,15 @@
 """Admin for checkout acceptances of the terms and the registration agreement: read-only evidence."""
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from domains.models import LegalAcceptance
+from storefront.admin_read_only import ReadOnlyAdmin
 
 
 @admin.register(LegalAcceptance)
-class LegalAcceptanceAdmin(admin.ModelAdmin):
+class LegalAcceptanceAdmin(ReadOnlyAdmin):
+    """What the customer accepted, as recorded: changing it would make it lie."""
+
     list_display = ["checkout_id", "customer_email", "terms_version", "agreement_version", "accepted_at", "ip"]
     list_filter = ["accepted_at"]
     search_fields = ["=checkout_id", "customer__user__email", "terms__version", "agreement__version"]
@@ -25,13 +27,3 @@ class LegalAcceptanceAdmin(admin.ModelAdmin):
     @admin.display(description="agreement version", ordering="agreement__version")
     def agreement_version(self, acceptance: LegalAcceptance) -> str:
         return acceptance.agreement.version
-
-    # What the customer accepted, as recorded: changing it would make it lie.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -3,13 +3,15 @@
 from decimal import Decimal
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from domains.models import Renewal
+from storefront.admin_read_only import ReadOnlyAdmin
 
 
 @admin.register(Renewal)
-class RenewalAdmin(admin.ModelAdmin):
+class RenewalAdmin(ReadOnlyAdmin):
+    """A record of what happened at the provider: staff read it; changing it would make it lie."""
+
     list_display = [
         "domain_name",
         "customer_email",
@@ -36,13 +38,3 @@ class RenewalAdmin(admin.ModelAdmin):
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, renewal: Renewal) -> str:
         return renewal.customer.email
-
-    # A record of what happened at the provider: staff read it; changing it would make it lie.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Renewal | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Renewal | None = None) -> bool:
-        return False

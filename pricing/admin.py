@@ -19,6 +19,7 @@ from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
 from pricing.money import format_money
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
+from storefront.admin_read_only import ReadOnlyAdmin  # the provider's data: staff read it; only a sync writes it
 
 # The prices of the page being rendered: loaded once per request, not once per row (admin instances are shared
 # by every thread, so this cannot live on the instance).
@@ -26,19 +27,6 @@ _page_book: ContextVar[PriceBook | None] = ContextVar("pricing_admin_book", defa
 
 # A cost table older than this is worth a warning: the provider may have changed prices since.
 STALE_AFTER = dt.timedelta(days=2)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """The provider's data: staff read it; only a sync writes it."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 def pricing_warnings(request: HttpRequest) -> None:

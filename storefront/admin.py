@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
+from storefront.admin_read_only import ReadOnlyAdmin
 from storefront.models import LegalText
 
 admin.site.unregister(DBTaskResult)
@@ -49,19 +50,10 @@ class TaskResultAdmin(DBTaskResultAdmin):
 
 
 @admin.register(LegalText)
-class LegalTextAdmin(admin.ModelAdmin):
+class LegalTextAdmin(ReadOnlyAdmin):
     """Each version of a legal page that customers accepted, with its words (the pages are edited under Flat
     pages; a version is kept here the first time it is accepted)."""
 
     list_display = ("url", "version", "title", "first_accepted_at")
     list_filter = ("url",)
     search_fields = ("=version",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
