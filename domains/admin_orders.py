@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from domains.models import Order
 from domains.orders import EXPIRING_SOON_DAYS
+from storefront.admin_read_only import ReadOnlyAdmin
 
 
 class ExpiringSoonFilter(admin.SimpleListFilter):
@@ -39,7 +40,10 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Order)
-class OrderAdmin(admin.ModelAdmin):
+class OrderAdmin(ReadOnlyAdmin):
+    """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
+    copy cancels nothing at the provider (the next refresh would bring it back)."""
+
     list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "last_synced_at")
     list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
     search_fields = ("domain_name", "customer__user__email")
@@ -61,15 +65,3 @@ class OrderAdmin(admin.ModelAdmin):
         "auto_renew_failure",
         "auto_renew_notified_at",
     )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
-        # Viewable, not editable: a change here would be overwritten by the next listing refresh.
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
-        # Deleting our copy cancels nothing at the provider, and the next refresh would bring it back.
-        # Without delete permission the admin also drops "Delete selected" from the list's actions.
-        return False
