@@ -24,21 +24,9 @@ from storefront.gateway import (
     gateway,
 )
 from tests.fakes.gateway import FakeGateway
+from tests.storefront.test_gateway_contract import CUSTOMER  # the same customer as the client-only contract
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CUSTOMER = {
-    "name": "Grace Hopper",
-    "address": "1 Navy Yard",
-    "city": "Arlington",
-    "state": "Virginia",
-    "country": "US",
-    "zipcode": "22202",
-    "country_code": "1",
-    "phone": "7035550123",
-    "email": "grace@example.org",
-    "password": "Cobol#1959x",
-}
 
 
 @dataclass
