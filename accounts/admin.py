@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -43,6 +44,16 @@ class ProviderLinkFilter(admin.SimpleListFilter):
         return queryset
 
 
+# Inlines other apps add to the customer's page (their domains, their payments): accounts, the lower layer, must not
+# import them, so each app hands its inline over with `customer_inline_add` when its admin module is imported.
+_EXTRA_INLINES: list[type[InlineModelAdmin]] = []
+
+
+def customer_inline_add(inline: type[InlineModelAdmin]) -> None:
+    if inline not in _EXTRA_INLINES:
+        _EXTRA_INLINES.append(inline)
+
+
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
     list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
@@ -59,6 +70,9 @@ class CustomerAdmin(admin.ModelAdmin):
 
     class Media:
         css = {"all": ("css/admin-lists.css",)}
+
+    def get_inlines(self, request: HttpRequest, obj: Customer | None) -> list[type[InlineModelAdmin]]:
+        return [*super().get_inlines(request, obj), *_EXTRA_INLINES]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # customers come from signup, which also creates them at the provider

@@ -167,7 +167,7 @@ def _renewals(env: dict[str, str], order_id: int) -> dict[str, object]:
     code = f"""
 import json
 from domains.models import Order, Renewal
-from domains.orders import order_fetch
+from domains.orders.services import order_fetch
 order = Order.objects.get(order_id={order_id})
 current = order_fetch(order=order)
 print(json.dumps({{"renewed": Renewal.objects.filter(status="renewed").count(), "rows": Renewal.objects.count(),
@@ -219,7 +219,7 @@ def run() -> Report:
             "SITE_URL": f"http://127.0.0.1:{store_port}",
             "RATE_LIMIT_CART": f"{CART_LIMIT}/600",
             # The replays race the renewal itself (the reseller bills offline); paying first is raced in
-            # tests/domains/test_order_renew_payment.py (the webhook replayed against the return).
+            # tests/domains/orders/test_order_renew_payment.py (the webhook replayed against the return).
             "PAYMENTS_DISABLED": "true",
         }
         processes: list[subprocess.Popen] = []

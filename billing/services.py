@@ -13,17 +13,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from accounts.models import Customer
 from billing import stripe_client
@@ -38,9 +36,9 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
+from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
 from billing.tasks import send_credit_note_email, send_receipt_email
-from pricing.money import Money
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -55,35 +53,9 @@ STALE_CLAIM = dt.timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
-class LineToPay:
-    """One reviewed line at its quoted retail price."""
-
-    reference: str  # unique in the checkout; the registering side finds its line by it (the domain name)
-    description: str
-    price: Money
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class StartedPayment:
     payment: Payment
     url: str  # Stripe's hosted payment page: answer the checkout POST with a 303 to it
-
-
-class LineOutcome(StrEnum):
-    REGISTERED = "registered"
-    FAILED = "failed"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class LineResult:
-    outcome: LineOutcome
-    reference: str = ""  # e.g. the registration's id, shown to staff
-
-
-# Registers one paid line; must be idempotent (it may be called again for a line whose first call was abandoned).
-Registrar = Callable[[PaymentLine], LineResult]
 
 
 def _attention(payment: Payment, reason: str) -> None:
@@ -232,13 +204,7 @@ def _session_params(
 # --- Settling: the one step both doors call ---------------------------------------------------------------------
 
 
-def default_registrar() -> Registrar | None:
-    """The registering side, as configured (settings.BILLING_LINE_REGISTRAR, a dotted path), or None."""
-    path = getattr(settings, "BILLING_LINE_REGISTRAR", "")
-    return import_string(path) if path else None
-
-
-def payment_settle(*, session_id: str, register: Registrar | None = None) -> Payment:
+def payment_settle(*, session_id: str) -> Payment:
     """Move the session's payment as far as Stripe's state allows; safe to call any number of times, in any order.
 
     Reads the session back from Stripe (never trusts what a caller says about it), records the authorisation,
@@ -255,14 +221,14 @@ def payment_settle(*, session_id: str, register: Registrar | None = None) -> Pay
             lambda client: client.v1.checkout.sessions.retrieve(session_id, params={"expand": ["payment_intent"]}),
         )
         payment = _record_authorisation(payment, session)
-    return _settle_authorised(payment, register)
+    return _settle_authorised(payment)
 
 
-def _settle_authorised(payment: Payment, register: Registrar | None) -> Payment:
+def _settle_authorised(payment: Payment) -> Payment:
     """Register the lines of an authorised payment (each once), then capture or release once."""
     if payment.status != Payment.Status.AUTHORISED:
         return payment
-    _register_lines(payment, register if register is not None else default_registrar())
+    _deliver_lines(payment)
     return _capture_when_decided(payment)
 
 
@@ -308,9 +274,7 @@ class ChargeDeclined(PaymentRefused):
     message = "Your saved card was declined, so nothing was charged."
 
 
-def payment_charge_saved(
-    *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, register: Registrar | None = None
-) -> Payment:
+def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID) -> Payment:
     """Authorise the lines' total on the customer's saved card without them (manual capture), then register each
     line once and capture or release once, as a Checkout payment is settled. Safe to call again for the same
     `checkout_id` (the same Payment, and Stripe's answer to the same idempotency key): it charges once.
@@ -330,7 +294,7 @@ def payment_charge_saved(
         payment = _authorise_off_session(
             payment, card_id=card.payment_method_id, stripe_customer=card.stripe_customer_id
         )
-    return _settle_authorised(payment, register)
+    return _settle_authorised(payment)
 
 
 def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: str) -> Payment:
@@ -411,18 +375,19 @@ def _claim_line(line: PaymentLine) -> bool:
     )
 
 
-def _register_lines(payment: Payment, register: Registrar | None) -> None:
-    if register is None:
-        _attention(payment, "authorised, but no registrar is configured (settings.BILLING_LINE_REGISTRAR)")
-        return
+def _deliver_lines(payment: Payment) -> None:
     for line in payment.lines.filter(status__in=[PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING]):
+        kind = line_kind_of(line)
+        if kind is None:
+            _attention(payment, f"no app delivers lines of kind {line.details.get('kind')!r}: line {line.pk} waits")
+            continue
         if not _claim_line(line):
-            continue  # another door is registering it
+            continue  # another door is delivering it
         try:
-            result = register(line)
+            result = kind.deliver(line)
         except Exception:
-            # We cannot tell whether it was registered: it holds its part until reconciled.
-            logger.exception("registering line %s of payment %s failed unexpectedly", line.pk, payment.pk)
+            # We cannot tell whether it was delivered: it holds its part until reconciled.
+            logger.exception("delivering line %s of payment %s failed unexpectedly", line.pk, payment.pk)
             result = LineResult(LineOutcome.UNKNOWN)
         PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERING).update(
             status=result.outcome.value, registration_ref=result.reference[:255]
@@ -436,6 +401,21 @@ def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str 
         registration_ref=reference[:255] or F("registration_ref"),
     )
     return _capture_when_decided(Payment.objects.get(pk=line.payment_id))
+
+
+def paid_lines_resolve() -> int:
+    """Settle the paid lines whose delivery outcome was lost, once their kind can tell (a registration found in the
+    provider's listing, a renewal's expiry moved), so their payment captures or releases their part. Lines
+    resolved."""
+    resolved = 0
+    waiting = PaymentLine.objects.filter(status=PaymentLine.Status.UNKNOWN, payment__status=Payment.Status.AUTHORISED)
+    for line in waiting.select_related("payment__customer"):
+        kind = line_kind_of(line)
+        delivered = kind.resolve(line) if kind is not None else None
+        if delivered is not None:
+            payment_line_resolve(line=line, registered=delivered)
+            resolved += 1
+    return resolved
 
 
 def _capture_when_decided(payment: Payment) -> Payment:

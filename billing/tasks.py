@@ -9,6 +9,7 @@ from django_tasks import task
 from billing.alerts import authorisation_expiry_alerts_send
 from billing.emails import credit_note_email_send, documents_not_emailed, receipt_email_send
 from storefront.background import retry_later
+from storefront.scheduler import job_schedule
 
 
 @task()
@@ -47,3 +48,9 @@ def send_pending_billing_emails() -> int:
 def alert_expiring_authorisations() -> int:
     """Mail staff, once per payment, about authorisations still not captured after PAYMENT_AUTHORISATION_ALERT_DAYS."""
     return authorisation_expiry_alerts_send()
+
+
+# Receipts and credit notes whose email failed or whose enqueue was lost.
+job_schedule("billing-emails", "*/5 * * * *", send_pending_billing_emails)
+# Hourly: an authorisation lapses days after it was made; staff hear of it once, before it does.
+job_schedule("authorisation-expiry", "37 * * * *", alert_expiring_authorisations)

@@ -23,7 +23,7 @@ from dns.forms import ALL_RECORD_TYPES, ChangeRecordForm, DeleteRecordForm, Reco
 from dns.presets import PRESETS, Plan, Preset
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
-from domains.ownership import get_order_for_user
+from domains.orders.ownership import get_order_for_user
 from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
     DnsRecord,

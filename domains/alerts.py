@@ -14,8 +14,8 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Customer
 from billing.alerts import authorisations_expiring
 from billing.services import payments_needing_attention
+from domains.checkout.registrations import registrations_needing_attention
 from domains.models import CustomerSync, Order
-from domains.registrations import registrations_needing_attention
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
 _SIGNUP_SETTLE = dt.timedelta(minutes=10)

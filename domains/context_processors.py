@@ -1,6 +1,6 @@
 from django.http import HttpRequest
 
-from domains.cart import Cart
+from domains.cart.basket import Cart
 
 
 def cart(request: HttpRequest) -> dict[str, int]:

@@ -12,7 +12,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from domains.models import Order, Registration
-from domains.orders import OrderRow
+from domains.orders.services import OrderRow
 from storefront.gateway import RegistrationRefused
 
 # --- A registered line --------------------------------------------------------------------------------------

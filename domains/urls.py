@@ -1,6 +1,9 @@
 from django.urls import path
 
-from domains import cart_views, checkout_views, order_views, search_views
+from domains.cart import views as cart_views
+from domains.checkout import views as checkout_views
+from domains.orders import views as order_views
+from domains.search import views as search_views
 
 urlpatterns = [
     path("search/", search_views.search, name="search"),

@@ -1,4 +1,4 @@
-"""The pricing app's background task: the daily refresh of the cost table (scheduled in storefront/scheduler.py).
+"""The pricing app's background task: the daily refresh of the cost table (scheduled daily, below).
 
 A failed refresh keeps the last table pricing the store, so nothing breaks for customers: staff are mailed
 (ADMINS) so that prices do not silently go stale. Rules that the new costs put below cost are mailed too.
@@ -14,6 +14,7 @@ from django.urls import reverse
 from django_tasks import task
 
 from pricing.sync import prices_sync
+from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -44,3 +45,7 @@ def _mail(*, subject: str, lines: list[str]) -> None:
     except Exception:
         # The failure is still recorded (PriceSync, the task result); a mail server down must not hide it.
         logger.exception("could not mail ADMINS about the price sync")
+
+
+# Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
+job_schedule("price-sync", "23 4 * * *", sync_prices)

@@ -4,7 +4,8 @@ Any number of scheduler processes may run (two dynos, a restart overlapping the 
 job is a row of `ScheduledRun` under a unique constraint, inserted in the same transaction as the enqueued task,
 so only the first process to tick in a period enqueues it. Periods are cron expressions (croniter), in UTC.
 
-Jobs name their task by dotted path: the storefront package imports no app.
+Each app schedules its own jobs beside the tasks they run (`job_schedule(...)` at the end of its tasks module, which
+its AppConfig imports): the storefront package imports no app, and the task is an object an editor can follow.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from croniter import croniter
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
+from django_tasks.base import Task
 
 from storefront.models import ScheduledRun
 
@@ -28,31 +29,28 @@ logger = logging.getLogger(__name__)
 class Job:
     name: str
     cron: str
-    task: str
+    task: Task
 
 
-# Overridable with settings.SCHEDULED_JOBS (a list of (name, cron, task path)).
-DEFAULT_JOBS = [
-    Job("reconcile-registrations", "*/5 * * * *", "domains.tasks.reconcile_registrations"),
-    Job("checkout-emails", "*/5 * * * *", "domains.tasks.send_pending_checkout_emails"),
-    Job("order-sync", "*/15 * * * *", "domains.tasks.sync_orders"),
-    # Hourly, so a reminder whose send failed goes out within the hour; the unique row keeps it to one.
-    Job("renewal-reminders", "7 * * * *", "domains.tasks.send_renewal_reminders"),
-    # Daily: domains on auto-renew are charged and renewed AUTO_RENEW_DAYS_BEFORE days before expiry.
-    Job("auto-renew", "37 5 * * *", "domains.tasks.auto_renew_domains"),
-    Job("staff-alerts", "0 */6 * * *", "domains.tasks.send_staff_alerts"),
-    # Receipts and credit notes whose email failed or whose enqueue was lost.
-    Job("billing-emails", "*/5 * * * *", "billing.tasks.send_pending_billing_emails"),
-    # Hourly: an authorisation lapses 7 days after it was made; staff hear of it once, days before.
-    Job("authorisation-expiry", "37 * * * *", "billing.tasks.alert_expiring_authorisations"),
-    # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
-    Job("price-sync", "23 4 * * *", "pricing.tasks.sync_prices"),
-]
+_JOBS: dict[str, Job] = {}
+
+
+def job_schedule(name: str, cron: str, task: Task) -> Job:
+    """Run `task` (enqueued with no arguments) once in every period of `cron` (UTC). Called once per job, beside
+    the task, when its app is loaded; a second call with the same name replaces the first."""
+    job = Job(name, cron, task)
+    _JOBS[name] = job
+    return job
+
+
+def job_unschedule(name: str) -> None:
+    _JOBS.pop(name, None)
 
 
 def jobs() -> list[Job]:
-    configured = getattr(settings, "SCHEDULED_JOBS", None)
-    return [Job(*job) for job in configured] if configured is not None else DEFAULT_JOBS
+    """Every scheduled job, or only those settings.SCHEDULED_JOBS names (a list of job names) when it is set."""
+    only = getattr(settings, "SCHEDULED_JOBS", None)
+    return [job for name, job in sorted(_JOBS.items()) if only is None or name in only]
 
 
 def period_start(*, cron: str, now: dt.datetime) -> dt.datetime:
@@ -71,7 +69,7 @@ def scheduler_tick(*, now: dt.datetime | None = None) -> list[str]:
         try:
             with transaction.atomic():
                 run = ScheduledRun.objects.create(job=job.name, period_start=start)
-                result = import_string(job.task).enqueue()
+                result = job.task.enqueue()
                 run.task_result_id = str(result.id)
                 run.save(update_fields=["task_result_id"])
         except IntegrityError:

@@ -354,8 +354,6 @@ if not DEBUG and STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHO
 # Seconds. A capture whose answer takes longer is read back from Stripe, never repeated blindly.
 STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
-# The registering side that payment_settle hands each paid line to (a dotted path to a Registrar callable).
-BILLING_LINE_REGISTRAR = env.str("BILLING_LINE_REGISTRAR", default="domains.payments.register_paid_line")
 # Stripe lets an uncaptured authorisation lapse after 7 days: staff are mailed about one still held this many days
 # after its payment began (once per payment), so a line left unknown is settled while it can still be captured.
 PAYMENT_AUTHORISATION_ALERT_DAYS = env.int("PAYMENT_AUTHORISATION_ALERT_DAYS", default=5)

@@ -8,7 +8,7 @@ from django import template
 from django.utils.functional import Promise
 
 from domains import presentation
-from domains.orders import OrderRow
+from domains.orders.services import OrderRow
 from domains.presentation import order_status_badge, order_status_label, order_status_meaning
 
 register = template.Library()

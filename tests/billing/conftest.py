@@ -6,10 +6,12 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client, override_settings
+from django.test import Client
 
 from accounts.models import Customer
-from billing.services import LineToPay, StartedPayment, payment_start
+from billing import lines
+from billing.lines import DEFAULT_KIND, LineKind, LineToPay
+from billing.services import StartedPayment, payment_start
 from pricing.money import Money
 from tests.billing.fakes import REGISTRAR, FakeRegistrar
 from tests.domains.conftest import CONTACT
@@ -27,10 +29,14 @@ AUTHENTICATION_CARD = "4000 0025 0000 3155"
 
 
 @pytest.fixture
-def registrar() -> Iterator[FakeRegistrar]:
+def registrar(monkeypatch) -> Iterator[FakeRegistrar]:
+    """The fake delivers the tests' lines (their kind is the default one, a registration) in every door: the return
+    page, the webhook and the off-session charge alike."""
     REGISTRAR.reset()
-    with override_settings(BILLING_LINE_REGISTRAR="tests.billing.fakes.register"):
-        yield REGISTRAR
+    monkeypatch.setitem(
+        lines._KINDS, DEFAULT_KIND, LineKind(DEFAULT_KIND, deliver=REGISTRAR, resolve=REGISTRAR.resolve)
+    )
+    yield REGISTRAR
     REGISTRAR.reset()
 
 

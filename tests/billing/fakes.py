@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
+from billing.lines import LineOutcome, LineResult
 from billing.models import PaymentLine
-from billing.services import LineOutcome, LineResult
 
 
 class FakeRegistrar:
@@ -26,10 +26,9 @@ class FakeRegistrar:
         outcome = self.outcomes.get(line.reference, LineOutcome.REGISTERED)
         return LineResult(outcome, reference=f"reg-{line.reference}")
 
+    def resolve(self, line: PaymentLine) -> bool | None:
+        """A line left unknown stays unknown until the test settles it itself (payment_line_resolve)."""
+        return None
+
 
 REGISTRAR = FakeRegistrar()
-
-
-def register(line: PaymentLine) -> LineResult:
-    """The dotted path tests give settings.BILLING_LINE_REGISTRAR (the webhook door takes the configured one)."""
-    return REGISTRAR(line)

@@ -9,10 +9,11 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from billing.lines import LineOutcome
 from billing.models import Payment
-from billing.services import LineOutcome, payment_settle
+from billing.services import payment_settle
 from billing.tasks import alert_expiring_authorisations
-from storefront.scheduler import DEFAULT_JOBS
+from storefront.scheduler import jobs
 from tests.billing.conftest import GOOD_CARD
 
 pytestmark = pytest.mark.django_db
@@ -91,5 +92,5 @@ def test_without_admins_nothing_is_marked_and_the_admin_banner_shows_it(held, ad
 
 
 def test_the_scheduler_runs_the_check_hourly():
-    job = next(job for job in DEFAULT_JOBS if job.task == "billing.tasks.alert_expiring_authorisations")
+    job = next(job for job in jobs() if job.task is alert_expiring_authorisations)
     assert job.cron == "37 * * * *"

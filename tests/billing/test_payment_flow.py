@@ -10,8 +10,9 @@ from django.db import connections
 from django.test import Client
 
 from billing.errors import CheckoutChanged, PaymentsDisabled, PaymentUnavailable
+from billing.lines import LineOutcome
 from billing.models import Payment, PaymentLine, Receipt, WebhookEvent
-from billing.services import LineOutcome, payment_line_resolve, payment_settle, refund_line
+from billing.services import payment_line_resolve, payment_settle, refund_line
 from tests.billing.conftest import AUTHENTICATION_CARD, DECLINED_CARD, GOOD_CARD, LINES, TOTAL, post_event
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client
 
+from billing.lines import LineOutcome
 from billing.models import Payment, PaymentLine, Receipt
-from billing.services import LineOutcome, payment_settle, receipt_issue
+from billing.services import payment_settle, receipt_issue
 from tests.billing.conftest import GOOD_CARD
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ import pytest
 from django.core import mail
 
 from accounts.models import Customer
-from domains.cart import CartLine
+from domains.cart.basket import CartLine
 from tests.conftest import CONTACT, CUSTOMER_PASSWORD, signup_customer  # noqa: F401 - shared with the domain tests
 from tests.fakes.gateway import FakeGateway
 from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory, for tests that price

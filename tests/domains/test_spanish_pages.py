@@ -16,8 +16,8 @@ from django.utils import formats, timezone, translation
 from accounts.models import Customer
 from billing.models import Payment, PaymentLine, SavedCard
 from billing.services import receipt_issue
-from domains.auto_renew import auto_renew_failure_send
 from domains.models import Order
+from domains.orders.auto_renew import auto_renew_failure_send
 from tests.catalogue import english_left, visible_text
 
 pytest_plugins = ["tests.domains.fixtures_orders"]

@@ -10,7 +10,7 @@ from django.test import override_settings
 
 from pricing.models import CostPrice, PriceRule, PriceSync
 from pricing.tasks import sync_prices
-from storefront.scheduler import DEFAULT_JOBS
+from storefront.scheduler import jobs
 from tests.pricing.conftest import price_list, tld_prices
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ ADMINS = [("Ops", "ops@example.com")]
 
 
 def test_the_sync_is_scheduled_daily():
-    job = next(job for job in DEFAULT_JOBS if job.task == "pricing.tasks.sync_prices")
+    job = next(job for job in jobs() if job.task is sync_prices)
     assert job.cron.split()[2:] == ["*", "*", "*"] and "*" not in job.cron.split()[:2]
 
 

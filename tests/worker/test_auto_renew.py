@@ -12,12 +12,12 @@ from django.urls import reverse
 
 from billing.models import Payment, SavedCard
 from domains.alerts import staff_alerts
-from domains.auto_renew import auto_renew_checkout_id
 from domains.models import Order, Renewal
-from domains.orders import order_fetch, renew_quote
-from domains.tasks import auto_renew_domains, send_renewal_reminders
+from domains.orders.auto_renew import auto_renew_checkout_id
+from domains.orders.services import order_fetch, renew_quote
+from domains.orders.tasks import auto_renew_domains, send_renewal_reminders
 from tests.billing.conftest import GOOD_CARD
-from tests.domains.test_order_renew import confirm, open_page, renew_calls, years_later
+from tests.domains.orders.test_order_renew import confirm, open_page, renew_calls, years_later
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)

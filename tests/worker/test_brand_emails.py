@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import override_settings
 
+from domains.checkout.tasks import send_checkout_email
 from domains.models import Registration
-from domains.tasks import send_checkout_email
 from storefront.apps import _sync_site
 
 pytestmark = pytest.mark.django_db

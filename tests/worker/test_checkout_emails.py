@@ -7,9 +7,9 @@ import uuid
 import pytest
 from django.core import mail
 
-from domains.emails import queue_checkout_confirmation
+from domains.checkout.emails import queue_checkout_confirmation
+from domains.checkout.tasks import send_checkout_email, send_pending_checkout_emails
 from domains.models import Registration
-from domains.tasks import send_checkout_email, send_pending_checkout_emails
 
 pytestmark = pytest.mark.django_db
 

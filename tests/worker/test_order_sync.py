@@ -11,9 +11,9 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from domains import sync
 from domains.models import CustomerSync, Order
-from domains.tasks import sync_orders
+from domains.orders import sync
+from domains.orders.tasks import sync_orders
 from storefront.gateway import gateway, transport
 from tests.fakes.gateway import FakeGateway, FakeOrder
 

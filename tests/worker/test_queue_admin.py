@@ -12,8 +12,8 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from domains.checkout.registrations import unknown_limit
 from domains.models import CustomerSync, Registration
-from domains.registrations import unknown_limit
 from tests.worker.jobs import Mailbox, deliver
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,7 +85,7 @@ def test_a_quiet_day_sends_no_alert(mailoutbox):
 
 @override_settings(TASKS=DATABASE_TASKS)
 def test_a_failed_email_is_retried_later_with_backoff(offline_customer, mail_server, mailoutbox):
-    from domains.tasks import send_checkout_email
+    from domains.checkout.tasks import send_checkout_email
 
     checkout_id = uuid.uuid4()
     Registration.objects.create(

@@ -11,19 +11,16 @@ from django.core import mail
 from django.test import override_settings
 from django.utils import timezone
 
-from domains import registrations
+from domains.checkout import registrations
+from domains.checkout.tasks import reconcile_registrations
 from domains.models import Registration
-from domains.tasks import reconcile_registrations
 from storefront.gateway import gateway
 from storefront.scheduler import scheduler_tick
 from tests.domains.conftest import line
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ONLY_RECONCILE = [
-    ("reconcile-registrations", "*/5 * * * *", "domains.tasks.reconcile_registrations"),
-    ("checkout-emails", "*/5 * * * *", "domains.tasks.send_pending_checkout_emails"),
-]
+ONLY_RECONCILE = ["reconcile-registrations", "checkout-emails"]
 
 
 def fresh() -> str:

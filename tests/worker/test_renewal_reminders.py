@@ -11,7 +11,7 @@ from django.core import mail
 from django.test import override_settings
 
 from domains.models import Order, RenewalReminder
-from domains.tasks import send_renewal_reminders
+from domains.orders.tasks import send_renewal_reminders
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

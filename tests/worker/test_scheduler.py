@@ -10,17 +10,20 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from storefront.models import ScheduledRun
-from storefront.scheduler import DEFAULT_JOBS, period_start, scheduler_tick
-from tests.worker import jobs
+from storefront.scheduler import job_schedule, job_unschedule, jobs, period_start, scheduler_tick
+from tests.worker import jobs as counting
 
 pytestmark = pytest.mark.django_db
 
-EVERY_FIVE = [("counted", "*/5 * * * *", "tests.worker.jobs.count_run")]
+EVERY_FIVE = ["counted"]
 
 
 @pytest.fixture(autouse=True)
-def _no_runs():
-    jobs.RUNS.clear()
+def _counted_job():
+    counting.RUNS.clear()
+    job_schedule("counted", "*/5 * * * *", counting.count_run)
+    yield
+    job_unschedule("counted")
 
 
 @override_settings(SCHEDULED_JOBS=EVERY_FIVE)
@@ -32,7 +35,7 @@ def test_each_period_is_enqueued_once_whatever_the_number_of_ticks():
         assert scheduler_tick() == []
     with time_machine.travel(dt.datetime(2026, 3, 1, 10, 5, 0, tzinfo=dt.UTC), tick=False):
         assert scheduler_tick() == ["counted"]
-    assert jobs.RUNS == ["ran", "ran"]
+    assert counting.RUNS == ["ran", "ran"]
     assert list(ScheduledRun.objects.order_by("period_start").values_list("period_start__minute", flat=True)) == [0, 5]
 
 
@@ -40,7 +43,7 @@ def test_each_period_is_enqueued_once_whatever_the_number_of_ticks():
 def test_the_command_ticks_once():
     call_command("run_scheduler", "--once")
     call_command("run_scheduler", "--once")
-    assert jobs.RUNS == ["ran"]
+    assert counting.RUNS == ["ran"]
 
 
 def test_a_time_on_the_boundary_starts_its_own_period():
@@ -49,8 +52,18 @@ def test_a_time_on_the_boundary_starts_its_own_period():
     assert period_start(cron="*/5 * * * *", now=boundary - dt.timedelta(seconds=1)) == boundary.replace(minute=0)
 
 
-def test_every_default_job_names_a_task():
-    from django.utils.module_loading import import_string
-
-    for job in DEFAULT_JOBS:
-        assert hasattr(import_string(job.task), "enqueue"), job.name
+def test_every_app_schedules_its_jobs_at_start_up():
+    scheduled = {job.name: job for job in jobs()}
+    assert {
+        "reconcile-registrations",
+        "checkout-emails",
+        "order-sync",
+        "renewal-reminders",
+        "auto-renew",
+        "staff-alerts",
+        "billing-emails",
+        "authorisation-expiry",
+        "price-sync",
+    } <= set(scheduled)
+    for job in scheduled.values():
+        assert hasattr(job.task, "enqueue"), job.name

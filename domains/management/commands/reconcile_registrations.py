@@ -7,8 +7,8 @@ only after a grace period.
 
 from django.core.management.base import BaseCommand
 
+from domains.checkout.registrations import registration_reconcile, registrations_to_reconcile
 from domains.models import Registration
-from domains.registrations import registration_reconcile, registrations_to_reconcile
 
 
 class Command(BaseCommand):

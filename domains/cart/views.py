@@ -1,0 +1,150 @@
+"""The cart: `/cart/` and its three POST actions. htmx requests get the cart (or the add button's) fragment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext
+from django.views.decorators.http import require_POST, require_safe
+
+from domains.cart.basket import MAX_LINES, Cart, line_quote
+from domains.cart.forms import DomainNameForm, DurationForm, normalise_domain
+from domains.search.services import metasearch_cached, why_not_buyable
+from pricing.quotes import price_book
+from storefront.gateway import GatewayError, MetaSearchResult
+from storefront.provider_errors import ProviderError, provider_error
+from storefront.ratelimit import rate_limit
+from storefront.request_helpers import HtmxHttpRequest, safe_next
+
+
+@require_safe
+def cart(request: HttpRequest) -> HttpResponse:
+    return _render_cart(request)
+
+
+@require_POST
+@rate_limit("cart")
+def cart_add(request: HtmxHttpRequest) -> HttpResponse:
+    form = DomainNameForm(request.POST)
+    if not form.is_valid():
+        return _added(request, ok=False, message=str(form.errors["domain_name"][0]), domain_name="")
+    name = form.cleaned_data["domain_name"]
+    basket = Cart(request.session)
+    if name in basket:
+        return _added(
+            request,
+            ok=True,
+            message=gettext("%(domain)s is already in your cart.") % {"domain": name},
+            domain_name=name,
+        )
+    if len(basket) >= MAX_LINES:
+        message = gettext("Your cart holds up to %(limit)d domains. Check out or remove one first.") % {
+            "limit": MAX_LINES
+        }
+        return _added(request, ok=False, message=message, domain_name=name)
+    try:
+        row = _lookup(name)
+    except GatewayError as err:
+        return _added(request, ok=False, message=provider_error(err), domain_name=name)
+    problem = _why_not_buyable(name, row)
+    if problem:
+        return _added(request, ok=False, message=problem, domain_name=name)
+    line = line_quote(book=price_book(tlds=[name.rpartition(".")[2]]), domain_name=name)
+    if line is None:
+        return _added(
+            request, ok=False, message=gettext("%(domain)s is not sold here.") % {"domain": name}, domain_name=name
+        )
+    basket.put(line)
+    return _added(request, ok=True, message=gettext("%(domain)s is in your cart.") % {"domain": name}, domain_name=name)
+
+
+@require_POST
+def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
+    name = normalise_domain(request.POST.get("domain_name", ""))
+    if Cart(request.session).remove(name):
+        messages.success(request, gettext("%(domain)s was removed from your cart.") % {"domain": name})
+    if request.htmx:
+        return _render_cart(request, fragment=True)
+    return redirect("cart")
+
+
+@require_POST
+def cart_update(request: HtmxHttpRequest) -> HttpResponse:
+    basket = Cart(request.session)
+    name = normalise_domain(request.POST.get("domain_name", ""))
+    line = basket.get(name)
+    if line is None:
+        messages.error(request, gettext("That domain is not in your cart any more."))
+        if request.htmx:
+            return _render_cart(request, fragment=True)
+        return redirect("cart")
+    form = DurationForm(request.POST, line=line)
+    if not form.is_valid():
+        errors: dict[str, Any] = {name: form.errors.get("duration") or form.errors.get("domain_name")}
+        if request.htmx:
+            return _render_cart(request, fragment=True, errors=errors)
+        return _render_cart(request, errors=errors, status=400)
+    # A new term is a new quote: the line's price is always the one for its term.
+    book = price_book(tlds=[line.tld])
+    priced = line_quote(book=book, domain_name=name, duration=form.cleaned_data["duration"], min_term=line.min_term)
+    if priced is None or priced.duration != form.cleaned_data["duration"]:
+        errors = {
+            name: [
+                gettext("%(domain)s cannot be bought for that term any more. Remove it or choose another term.")
+                % {"domain": name}
+            ]
+        }
+        if request.htmx:
+            return _render_cart(request, fragment=True, errors=errors)
+        return _render_cart(request, errors=errors, status=400)
+    basket.put(priced)
+    if request.htmx:
+        return _render_cart(request, fragment=True)
+    return redirect("cart")
+
+
+def _lookup(name: str) -> MetaSearchResult | None:
+    # The answer without AI suggestions: adding to the cart never waits for MetaSearch's slow AI.
+    answer = metasearch_cached(name)
+    return next((row for row in answer.results if row.domain_name.lower() == name), None)
+
+
+def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
+    reason = why_not_buyable(row)
+    if reason == "not_found":
+        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
+    if reason == "premium":
+        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
+    if reason == "taken":
+        return gettext("%(domain)s is already taken.") % {"domain": name}
+    return ""
+
+
+def _added(request: HtmxHttpRequest, *, ok: bool, message: str | ProviderError, domain_name: str) -> HttpResponse:
+    if request.htmx:
+        context = {"ok": ok, "message": message, "domain_name": domain_name}
+        return render(request, "domains/_cart_added.html", context)
+    (messages.success if ok else messages.error)(request, str(message))
+    back = safe_next(request, request.headers.get("referer", ""))
+    if back:
+        return redirect(back)
+    return redirect("cart")
+
+
+def _render_cart(
+    request: HttpRequest, *, fragment: bool = False, errors: dict[str, Any] | None = None, status: int = 200
+) -> HttpResponse:
+    basket = Cart(request.session)
+    lines = basket.lines()
+    context = {
+        "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
+        "totals": basket.totals(),
+        "oob_count": fragment,
+        "checkout_url": reverse("checkout"),
+    }
+    template = "domains/_cart.html" if fragment else "domains/cart.html"
+    return render(request, template, context, status=status)

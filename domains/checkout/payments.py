@@ -1,0 +1,76 @@
+"""What a checkout pays for and how a paid line is registered: the reviewed cart lines as billing's lines to pay,
+and the `registration` line kind billing hands each paid line to (billing.lines).
+
+Registration stays the exactly-once machinery of domains.checkout.registrations: a line is registered under the
+payment's checkout id, so a second call for the same line (a door that took over an abandoned claim) reuses its row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.utils.translation import ngettext
+
+from billing.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
+from billing.models import PaymentLine
+from domains.cart.basket import CartLine, line_from_session
+from domains.checkout import registrations
+from domains.models import Registration
+
+# A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
+REGISTRATION = DEFAULT_KIND
+
+_OUTCOMES: dict[str, LineOutcome] = {
+    Registration.Status.REGISTERED: LineOutcome.REGISTERED,
+    Registration.Status.FAILED: LineOutcome.FAILED,
+    Registration.Status.RELEASED: LineOutcome.FAILED,
+    Registration.Status.UNKNOWN: LineOutcome.UNKNOWN,
+    Registration.Status.PENDING: LineOutcome.UNKNOWN,
+}
+
+
+def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
+    """The reviewed cart lines at their quoted prices; each carries what registering it needs."""
+    return [
+        LineToPay(
+            reference=line.domain_name,
+            # Stored and shown on the payment page and the receipt, in the language the customer bought in.
+            description=ngettext(
+                "%(domain)s, registration for %(years)d year",
+                "%(domain)s, registration for %(years)d years",
+                line.duration,
+            )
+            % {"domain": line.domain_name, "years": line.duration},
+            price=line.total,
+            details={**line.as_session(), "kind": REGISTRATION},
+        )
+        for line in lines
+    ]
+
+
+def _cart_line(line: PaymentLine) -> CartLine:
+    """The paid line as the cart held it at review (`lines_to_pay` stored `CartLine.as_session()`)."""
+    parsed = line_from_session(line.reference, line.details)
+    if parsed is None:
+        raise ValueError(f"payment line {line.pk}: unreadable details for {line.reference!r}")
+    return parsed
+
+
+def register_paid_line(line: PaymentLine) -> LineResult:
+    """Register one paid line once, under the payment's checkout id."""
+    payment = line.payment
+    registration = registrations.registration_place(
+        customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
+    )
+    return LineResult(_OUTCOMES.get(registration.status, LineOutcome.UNKNOWN), reference=str(registration.pk))
+
+
+def registration_resolved(line: PaymentLine) -> bool | None:
+    """Whether a paid registration whose answer was lost went through, once reconciling has settled its row."""
+    registration = Registration.objects.filter(checkout_id=line.payment.checkout_id, domain_name=line.reference).first()
+    if registration is None or _OUTCOMES.get(registration.status) == LineOutcome.UNKNOWN:
+        return None
+    return registration.status == Registration.Status.REGISTERED
+
+
+line_kind_register(LineKind(REGISTRATION, deliver=register_paid_line, resolve=registration_resolved))

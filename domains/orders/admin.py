@@ -1,0 +1,126 @@
+"""Staff views of the customers' domains: our copies of their orders (also shown inside each customer's page)
+and their renewals.
+
+Order rows are refreshed from the provider's order listing; staff read them here (the provider stays the source
+of truth), so nothing is added or edited by hand. Renewals are a record of what happened at the provider.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from accounts.admin import customer_inline_add
+from accounts.models import Customer
+from domains.models import Order, Renewal
+from domains.orders.services import EXPIRING_SOON_DAYS
+from storefront.admin_read_only import ReadOnlyAdmin
+
+
+class ExpiringSoonFilter(admin.SimpleListFilter):
+    title = "expiry"
+    parameter_name = "expiry"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [
+            ("soon", f"Expiring within {EXPIRING_SOON_DAYS} days"),
+            ("expired", "Expired"),
+            ("attention", "Expiring soon or expired"),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Order]) -> QuerySet[Order]:
+        now = timezone.now()
+        soon = now + dt.timedelta(days=EXPIRING_SOON_DAYS)
+        if self.value() == "soon":
+            return queryset.filter(expires_at__gte=now, expires_at__lt=soon)
+        if self.value() == "expired":
+            return queryset.filter(expires_at__lt=now)
+        if self.value() == "attention":
+            return queryset.filter(expires_at__lt=soon)
+        return queryset
+
+
+@admin.register(Order)
+class OrderAdmin(ReadOnlyAdmin):
+    """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
+    copy cancels nothing at the provider (the next refresh would bring it back)."""
+
+    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "last_synced_at")
+    list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
+    search_fields = ("domain_name", "customer__user__email")
+    list_select_related = ("customer__user",)
+    date_hierarchy = "expires_at"
+    ordering = ("expires_at", "domain_name")
+    readonly_fields = (
+        "order_id",
+        "customer",
+        "domain_name",
+        "status",
+        "expiry_timestamp",
+        "expires_at",
+        "dns_active",
+        "last_synced_at",
+        "created_at",
+        "auto_renew",
+        "auto_renew_failed_at",
+        "auto_renew_failure",
+        "auto_renew_notified_at",
+    )
+
+
+@admin.register(Renewal)
+class RenewalAdmin(ReadOnlyAdmin):
+    """A record of what happened at the provider: staff read it; changing it would make it lie."""
+
+    list_display = [
+        "domain_name",
+        "customer_email",
+        "status",
+        "duration",
+        "price",
+        "cost_price",
+        "margin",
+        "currency",
+        "old_expires_at",
+        "new_expires_at",
+        "failure_kind",
+        "created_at",
+    ]
+    list_filter = ["status", "failure_kind", "created_at"]
+    search_fields = ["domain_name", "customer__user__email", "=provider_order_id", "=token"]
+    list_select_related = ["customer__user"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="margin")
+    def margin(self, renewal: Renewal) -> Decimal | None:
+        return renewal.margin
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_email(self, renewal: Renewal) -> str:
+        return renewal.customer.email
+
+
+class OrderInline(admin.TabularInline):
+    model = Order
+    fk_name = "customer"
+    fields = ("order_id", "domain_name", "status", "expires_at", "dns_active", "last_synced_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ("expires_at", "domain_name")
+
+    def has_add_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Customer | None = None) -> bool:
+        return False
+
+
+# The customer's page (accounts' admin) shows their domains too; accounts, the lower layer, never imports us.
+customer_inline_add(OrderInline)

@@ -1,0 +1,194 @@
+"""Auto-renew: domains switched to it are renewed AUTO_RENEW_DAYS_BEFORE days before expiry, on the saved card.
+
+For each due domain, once per (order, expiry): the expiry is read afresh from the provider, the renewal's retail
+price is authorised off-session on the customer's saved card (manual capture; the payment's checkout id, which is
+also the renewal's token and Stripe's idempotency key, is derived from the order and that expiry), then the domain
+is renewed by the same exactly-once machinery as a renewal paid on the page (renewal_place, from that expiry), then
+the money is captured; a refused renewal releases it. So the job run twice, or by two workers, charges and renews
+once: the second run finds the same payment, and after the renewal the domain is no longer due.
+
+A declined charge or a refused renewal switches auto-renew off (the reminders take over), and the customer and
+staff are emailed (by the worker: domains.orders.tasks.send_auto_renew_failure).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from enum import StrEnum
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives, mail_admins
+from django.db import transaction
+from django.db.models import QuerySet
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from accounts.language import customer_language
+from billing.cards import saved_card_for
+from billing.errors import PaymentError, PaymentUnavailable
+from billing.models import Payment
+from billing.services import payment_charge_saved
+from domains.models import Order, Renewal
+from domains.orders import renewals
+from domains.orders.payments import renewal_line_to_pay
+from domains.orders.services import order_fetch, renew_quote
+from storefront.gateway import GatewayError
+
+logger = logging.getLogger(__name__)
+
+# The checkout ids of auto-renewals: one per order and expiry, the same in every process and run.
+_NAMESPACE = uuid.UUID("6f6b7a52-2d3c-4a51-9e55-61d2a8c3b0a1")
+_RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
+# An expired domain is still renewed within this many days after expiry (then it is being deleted).
+_AFTER_EXPIRY = dt.timedelta(days=25)
+
+# What the customer reads about a failure (the card's or the provider's own words never reach them).
+REASONS: dict[str, str | Promise] = {
+    "card_declined": _("your saved card was declined"),
+    "authentication_required": _("your bank asks you to confirm this payment yourself, which cannot be done for you"),
+    "expired_card": _("your saved card has expired"),
+    "insufficient_funds": _("your saved card was declined"),
+    "no_saved_card": _("no card is saved on your account"),
+    "no_price": _("it has no renewal price in our list right now"),
+    "not_renewed": _("the domain service did not renew it"),
+}
+
+
+class Outcome(StrEnum):
+    RENEWED = "renewed"
+    FAILED = "failed"
+    HELD = "held"  # the renewal's answer was lost: the money is held until reconciliation settles it
+    RETRY = "retry"  # Stripe or the provider could not be asked: the next run tries again
+    NOT_DUE = "not_due"
+
+
+def auto_renew_checkout_id(*, order: Order, expiry_timestamp: int) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"auto-renew:{order.order_id}:{expiry_timestamp}")
+
+
+def orders_due(*, now: dt.datetime) -> QuerySet[Order]:
+    """Domains on auto-renew whose expiry (as last synced) is within AUTO_RENEW_DAYS_BEFORE days."""
+    return Order.objects.filter(
+        auto_renew=True,
+        status__in=_RENEWABLE,
+        expires_at__lte=now + dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE),
+        expires_at__gt=now - _AFTER_EXPIRY,
+    ).select_related("customer")
+
+
+def auto_renew_all(*, now: dt.datetime | None = None) -> dict[str, int]:
+    """Renew every due domain (each once). Counts per outcome."""
+    now = now or timezone.now()
+    counts: dict[str, int] = {}
+    for order in orders_due(now=now):
+        try:
+            outcome = str(auto_renew_order(order=order, now=now))
+        except Exception:
+            # One domain's surprise must not keep the others from being renewed; the run then fails, for staff.
+            logger.exception("auto-renew of order %s failed unexpectedly", order.order_id)
+            outcome = "error"
+        counts[outcome] = counts.get(outcome, 0) + 1
+    if counts.get("error"):
+        raise RuntimeError(f"auto-renew: {counts['error']} domain(s) failed unexpectedly ({counts})")
+    return counts
+
+
+def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome:
+    now = now or timezone.now()
+    if settings.PAYMENTS_DISABLED:
+        return Outcome.NOT_DUE  # the reseller bills offline: nothing can be charged (the switch is not offered)
+    if saved_card_for(order.customer) is None:
+        return _failed(order, "no_saved_card")
+    try:
+        current = order_fetch(order=order)
+    except GatewayError:
+        return Outcome.RETRY
+    if current is None or current.expires_at is None or current.expiry_timestamp is None:
+        return Outcome.NOT_DUE
+    if current.expires_at > now + dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE):
+        return Outcome.NOT_DUE  # renewed meanwhile (on the page, or by an earlier run)
+    terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=current.expires_at, now=now)
+    quote = renew_quote(domain_name=order.domain_name, years=terms[0]) if terms else None
+    if quote is None:
+        return _failed(order, "no_price")
+    request = renewals.RenewRequest(
+        duration=terms[0],
+        shown_expiry_timestamp=current.expiry_timestamp,
+        token=auto_renew_checkout_id(order=order, expiry_timestamp=current.expiry_timestamp),
+        price=quote.retail.amount,
+        currency=quote.retail.currency,
+        cost=quote.cost.amount,
+    )
+    try:
+        payment = payment_charge_saved(
+            customer=order.customer,
+            lines=[renewal_line_to_pay(order=order, request=request)],
+            checkout_id=request.token,
+        )
+    except PaymentUnavailable:
+        return Outcome.RETRY  # a lost answer too: the next run asks again with the same idempotency key
+    except PaymentError as err:
+        return _failed(order, err.code or "payment_error")
+    if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
+        return Outcome.RENEWED
+    if payment.status == Payment.Status.CANCELLED:
+        return _failed(order, payment.failure_code or "not_renewed")
+    return Outcome.HELD
+
+
+def _failed(order: Order, code: str) -> Outcome:
+    """Switch auto-renew off (the reminders take over) and have the customer and staff told, once."""
+    with transaction.atomic():
+        switched = Order.objects.filter(pk=order.pk, auto_renew=True).update(
+            auto_renew=False,
+            auto_renew_failed_at=timezone.now(),
+            auto_renew_failure=code[:200],
+            auto_renew_notified_at=None,
+        )
+        if switched:
+            logger.warning("auto-renew of order %s failed: %s", order.order_id, code)
+            from domains.orders.tasks import send_auto_renew_failure  # the tasks module imports this one
+
+            transaction.on_commit(lambda: send_auto_renew_failure.enqueue(order_pk=order.pk), robust=True)
+    return Outcome.FAILED
+
+
+def failure_reason(order: Order) -> str:
+    """Why the auto-renewal failed, in the active language (the customer's, in their email)."""
+    reason = REASONS.get(order.auto_renew_failure)
+    return str(reason) if reason is not None else gettext("the payment could not be completed")
+
+
+def auto_renew_failure_send(*, order_pk: int) -> bool:
+    """Email the customer and staff about a failed auto-renewal; marked told only once the mail went out."""
+    order = Order.objects.select_related("customer__user").get(pk=order_pk)
+    if order.auto_renew_failed_at is None or order.auto_renew_notified_at is not None:
+        return False
+    last = Renewal.objects.filter(order=order).order_by("-created_at").first()
+    with customer_language(order.customer):
+        context = {
+            "order": order,
+            "customer": order.customer,
+            "reason": failure_reason(order),
+            "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
+            "store_name": settings.STORE_NAME,
+        }
+        subject = render_to_string("domains/email/auto_renew_failed_subject.txt", context).strip()
+        text = render_to_string("domains/email/auto_renew_failed_body.txt", context)
+    EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [order.customer.email]).send()
+    mail_admins(
+        f"Auto-renew failed: {order.domain_name}",
+        f"The auto-renewal of {order.domain_name} (order {order.order_id}, customer {order.customer.email}) "
+        f"failed: {order.auto_renew_failure}. Auto-renew is off for it; the customer was emailed and gets reminders."
+        f"\nLast renewal record: {last.get_status_display() if last else 'none'}"
+        f" {('(' + last.failure_kind + ')') if last and last.failure_kind else ''}\n",
+        fail_silently=False,
+    )
+    Order.objects.filter(pk=order.pk).update(auto_renew_notified_at=timezone.now())
+    return True

@@ -1,0 +1,102 @@
+"""What a renewal pays for and how a paid renewal is made: one renewal as billing's line to pay, and the `renewal`
+line kind billing hands each paid renewal line to (billing.lines).
+
+A renewal line is renewed by domains.orders.renewals under the payment's checkout id as the renewal's token: the
+same line renewed twice finds its Renewal row instead of renewing again, and the provider renews only from the
+expiry the customer confirmed (checked afresh before it is asked).
+"""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from typing import Any
+
+from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
+from billing.models import PaymentLine
+from domains.models import Order, Renewal
+from domains.orders import renewals
+from pricing.money import Money
+from storefront.gateway import GatewayError, OutcomeUnknown
+
+logger = logging.getLogger(__name__)
+
+RENEWAL = "renewal"
+
+_RENEWAL_OUTCOMES: dict[str, LineOutcome] = {
+    Renewal.RENEWED: LineOutcome.REGISTERED,
+    Renewal.FAILED: LineOutcome.FAILED,
+    Renewal.UNKNOWN: LineOutcome.UNKNOWN,
+    Renewal.PENDING: LineOutcome.UNKNOWN,
+}
+
+
+def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest) -> LineToPay:
+    """One renewal at the retail price the customer confirmed; its details are what renewing it needs."""
+    if request.price is None:
+        raise ValueError("a renewal is paid for at a known price")
+    years = f"{request.duration} year{'s' if request.duration != 1 else ''}"
+    return LineToPay(
+        reference=order.domain_name,
+        description=f"{order.domain_name}, renewal for {years}",
+        price=Money(request.price, request.currency),
+        details={
+            "kind": RENEWAL,
+            "order_id": order.order_id,
+            "duration": request.duration,
+            "shown_expiry_timestamp": request.shown_expiry_timestamp,
+            "cost": None if request.cost is None else str(request.cost),
+        },
+    )
+
+
+def _renew_request(line: PaymentLine) -> tuple[Order | None, renewals.RenewRequest]:
+    details: dict[str, Any] = line.details
+    payment = line.payment
+    order = Order.objects.filter(order_id=details["order_id"], customer=payment.customer).first()
+    return order, renewals.RenewRequest(
+        duration=int(details["duration"]),
+        shown_expiry_timestamp=int(details["shown_expiry_timestamp"]),
+        token=payment.checkout_id,
+        price=line.amount,
+        currency=payment.currency,
+        cost=None if details.get("cost") is None else Decimal(details["cost"]),
+    )
+
+
+def renew_paid_line(line: PaymentLine) -> LineResult:
+    """Renew one paid renewal line once, under the payment's checkout id as the renewal's token."""
+    order, request = _renew_request(line)
+    if order is None:
+        return LineResult(LineOutcome.FAILED)  # no longer the customer's: nothing is renewed, nothing charged
+    try:
+        renewal = renewals.renewal_place(order=order, request=request)
+    except renewals.RenewAlreadySubmitted:
+        # This line's renewal was sent before (a door that took over an abandoned claim): its row tells.
+        found = Renewal.objects.filter(token=request.token, order=order).first()
+        if found is None:
+            return LineResult(LineOutcome.FAILED)
+        return LineResult(_RENEWAL_OUTCOMES[found.status], reference=str(found.pk))
+    except OutcomeUnknown:
+        found = Renewal.objects.get(token=request.token)
+        return LineResult(LineOutcome.UNKNOWN, reference=str(found.pk))
+    except (renewals.RenewRefused, GatewayError) as err:
+        # Certainly not renewed (expiry moved, refused, provider down): the line's part is released.
+        logger.info("paid renewal of order %s not renewed: %s", order.order_id, type(err).__name__)
+        found = Renewal.objects.filter(token=request.token).first()
+        return LineResult(LineOutcome.FAILED, reference=str(found.pk) if found else "")
+    return LineResult(LineOutcome.REGISTERED, reference=str(renewal.pk))
+
+
+def renewal_resolved(line: PaymentLine) -> bool | None:
+    """Whether a paid renewal whose answer was lost did renew (reconciled from the provider), None if not yet known."""
+    renewal = Renewal.objects.filter(token=line.payment.checkout_id).select_related("order").first()
+    if renewal is None:
+        return None
+    if renewal.status == Renewal.UNKNOWN:
+        renewal = renewals.renewal_reconcile(renewal=renewal)
+    outcome = _RENEWAL_OUTCOMES.get(renewal.status, LineOutcome.UNKNOWN)
+    return None if outcome == LineOutcome.UNKNOWN else outcome == LineOutcome.REGISTERED
+
+
+line_kind_register(LineKind(RENEWAL, deliver=renew_paid_line, resolve=renewal_resolved))
