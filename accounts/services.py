@@ -27,8 +27,10 @@ import datetime as dt
 import logging
 import secrets
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -138,3 +140,11 @@ def provider_password() -> str:
 
 def _notify_staff(customer: Customer, why: str) -> None:
     logger.error("Signup of local customer pk %s needs reconciliation: %s", customer.pk, why)
+
+
+def panel_login_url(*, email: str) -> str:
+    """The control panel's one-time auto-login address for the signed-in customer with this email (a fresh token
+    each time).
+    Never store, log or cache it: it signs the customer in."""
+    issued = gateway().customer_auto_login(email=email)
+    return f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})

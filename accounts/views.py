@@ -5,7 +5,6 @@ from urllib.parse import urlencode, urlsplit
 from allauth.account.decorators import reauthentication_required
 from allauth.account.internal.flows.signup import complete_signup
 from allauth.mfa.utils import is_mfa_enabled
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth import logout as auth_logout
@@ -26,8 +25,9 @@ from accounts.forms import SignupForm, initial_state
 from accounts.models import customer_for_user
 from accounts.verification import is_verified
 from storefront import countries
-from storefront.gateway import GatewayError, gateway
-from storefront.provider_errors import provider_error, provider_error_status
+from storefront.errors import error_status
+from storefront.gateway import GatewayError
+from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, safe_next
 
@@ -50,7 +50,7 @@ def _login_url(next_url: str) -> str:
 
 
 def _status_for(err: GatewayError) -> int:
-    return provider_error_status(err)
+    return error_status(err)
 
 
 @sensitive_post_parameters("password", "password2")
@@ -167,16 +167,14 @@ def panel(request: HttpRequest) -> HttpResponse:
         # After signing in the customer lands back where the button was (a GET here would be refused).
         return redirect_to_login(back)
     try:
-        issued = gateway().customer_auto_login(email=request.user.email)
+        address = services.panel_login_url(email=request.user.email)
     except GatewayError as err:
         messages.error(
             request, gettext("We could not open your control panel. %(reason)s") % {"reason": provider_error(err)}
         )
         return redirect(back)
     # The token goes straight into the redirect: it is never stored, logged, cached or rendered.
-    return HttpResponseRedirect(
-        f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})
-    )
+    return HttpResponseRedirect(address)
 
 
 @login_required

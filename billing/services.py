@@ -271,7 +271,7 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
 class ChargeDeclined(PaymentRefused):
     """The saved card was refused without the customer present (declined, or its bank asks for authentication)."""
 
-    message = "Your saved card was declined, so nothing was charged."
+    default_message = "Your saved card was declined, so nothing was charged."
 
 
 def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID) -> Payment:

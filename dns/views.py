@@ -24,13 +24,14 @@ from dns.presets import PRESETS, Plan, Preset
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
 from domains.orders.ownership import get_order_for_user
+from storefront.errors import error_status
 from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
     DnsRecord,
     GatewayError,
     RecordType,
 )
-from storefront.provider_errors import ProviderError, provider_error, provider_error_status
+from storefront.provider_errors import ProviderError, provider_error
 from storefront.request_helpers import is_fragment
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
@@ -46,7 +47,7 @@ def _record_type(raw: str | None) -> RecordType:
 
 
 def _error_status(request: HttpRequest, err: GatewayError) -> int:
-    return provider_error_status(err, fragment=is_fragment(request))
+    return error_status(err, fragment=is_fragment(request))
 
 
 def _provider_message(err: GatewayError, record: RecordData) -> str:
@@ -334,37 +335,44 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
     context: dict[str, Any] = {"order": order, "preset": chosen, "form": form}
     if data is not None and form.is_valid():
         try:
-            plan = chosen.plan(
-                data=form.cleaned_data,
-                domain_name=order.domain_name,
-                existing=_lookup(order),
-                choice=data.get("existing", ""),
-            )
+            context.update(_preset_step(order, chosen, form, data, apply=request.method == "POST"))
         except DnsNotActive:
             return _not_active(request, order, "A")
-        except GatewayError as err:
-            form.add_error(
-                None,
-                gettext("We couldn't read the domain's current records to check them: %(reason)s")
-                % {"reason": err.message},
-            )
-            plan = None
-        if plan is not None:
-            checks = _check_records(order, plan.add)
-            context.update(
-                plan=plan, rows=_preview_rows(plan, checks), choice_links=_choice_links(order, chosen, form, plan)
-            )
-            if request.method == "POST":
-                if plan.conflicts and data.get("seen") != plan.fingerprint:
-                    # What would be removed or merged is not what the customer was shown: show it again.
-                    context["changed_since_preview"] = True
-                else:
-                    context["outcomes"] = _apply(order, plan, checks)
     template = "dns/_preset.html" if is_fragment(request) else "dns/preset.html"
     response = render(request, template, context)
     if "outcomes" in context and is_fragment(request):
         response["HX-Trigger"] = "dns-changed"
     return response
+
+
+def _preset_step(order: Order, chosen: Preset, form: Any, data: Any, *, apply: bool) -> dict[str, Any]:
+    """The preview of a preset's answered form (and, when `apply`, its changes made): what the page adds."""
+    try:
+        plan = chosen.plan(
+            data=form.cleaned_data,
+            domain_name=order.domain_name,
+            existing=_lookup(order),
+            choice=data.get("existing", ""),
+        )
+    except DnsNotActive:
+        raise  # the view shows how to switch DNS on
+    except GatewayError as err:
+        reason = gettext("We couldn't read the domain's current records to check them: %(reason)s")
+        form.add_error(None, reason % {"reason": err.message})
+        return {}
+    checks = _check_records(order, plan.add)
+    step: dict[str, Any] = {
+        "plan": plan,
+        "rows": _preview_rows(plan, checks),
+        "choice_links": _choice_links(order, chosen, form, plan),
+    }
+    if apply:
+        if plan.conflicts and data.get("seen") != plan.fingerprint:
+            # What would be removed or merged is not what the customer was shown: show it again.
+            step["changed_since_preview"] = True
+        else:
+            step["outcomes"] = _apply(order, plan, checks)
+    return step
 
 
 def _preview_rows(plan: Plan, checks: list[tuple[RecordData, list[str]]]) -> list[PreviewRow]:

@@ -1,4 +1,5 @@
-"""How registrations and orders are shown to the customer: the short label, the badge and the sentence under it.
+"""How registrations, orders and paid renewals are shown to the customer: the short label, the badge and the
+sentence under it.
 
 Services record what happened (a Registration's status and failure kind, an order's status at the provider); this
 module words it, for the pages, the emails and (through `domains/templatetags/order_status.py`) the templates.
@@ -8,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils import formats
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
-from domains.models import Order, Registration
+from billing.models import Payment
+from domains.models import Order, Registration, Renewal
 from domains.orders.services import OrderRow
+from pricing.money import Money, format_money
 from storefront.gateway import RegistrationRefused
 
 # --- A registered line --------------------------------------------------------------------------------------
@@ -165,3 +169,55 @@ def _rounded_span(seconds: float) -> str:
         years = round(seconds / 86400 / 365.25)
         return ngettext("%(count)d year", "%(count)d years", years) % {"count": years}
     return ngettext("%(count)d month", "%(count)d months", months) % {"count": months}
+
+
+# --- A paid renewal, back from the payment page ---------------------------------------------------------------
+
+_RENEWAL_FAILURES: dict[str, str | Promise] = {
+    "expiry_changed": gettext_lazy(
+        "because its expiry date changed since the page was opened (it was renewed meanwhile?)"
+    ),
+    "not_renewable": gettext_lazy("because it can no longer be renewed here"),
+    "minimum_term": gettext_lazy("for this term"),
+}
+
+
+def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[str, str]:
+    """(tone, sentence) of a renewal paid on the payment page: success, info, error or warning."""
+    charged = Money(payment.amount_captured, payment.currency)
+    if renewal is not None and renewal.status == Renewal.RENEWED:
+        if renewal.new_expires_at:
+            until = formats.date_format(renewal.new_expires_at, "DATE_FORMAT")
+            done = gettext("Renewed until %(date)s.") % {"date": until}
+        else:
+            done = gettext("Renewed.")
+        if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
+            charge = gettext("Your card was charged %(amount)s.") % {"amount": format_money(charged)}
+            return "success", f"{done} {charge}"
+        return "success", f"{done} {gettext('Your payment is being completed.')}"
+    if payment.status == Payment.Status.CREATED:
+        return "info", gettext(
+            "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
+        )
+    if payment.status == Payment.Status.CANCELLED or (renewal is not None and renewal.status == Renewal.FAILED):
+        reason = _RENEWAL_FAILURES.get(renewal.failure_kind if renewal else "")
+        failed = (
+            gettext("The domain could not be renewed %(reason)s.") % {"reason": reason}
+            if reason is not None
+            else gettext("The domain could not be renewed.")
+        )
+        return "error", f"{failed} {gettext('You have not been charged: the hold on your card was released.')}"
+    return "warning", gettext(
+        "We could not confirm the renewal with the domain service yet. Your card is only charged once it is "
+        "confirmed; please check back shortly."
+    )
+
+
+def renewed_sentence(renewal: Renewal) -> str:
+    """What the customer reads after a renewal made on the page (no payment: the store bills offline)."""
+    if renewal.new_expires_at is not None:
+        return gettext("Renewed until %(date)s.") % {"date": formats.date_format(renewal.new_expires_at, "DATE_FORMAT")}
+    text = ngettext(
+        "%(domain)s was renewed for %(years)d year.", "%(domain)s was renewed for %(years)d years.", renewal.duration
+    )
+    return text % {"domain": renewal.domain_name, "years": renewal.duration}

@@ -1,4 +1,6 @@
-"""One structured log line per request: what was asked, how it ended, how long it and its provider calls took."""
+"""The storefront's middleware: one structured log line per request (what was asked, how it ended, how long it and
+its provider calls took), the guard that turns away what no page takes, and the one place an outside service's
+error becomes a response."""
 
 import logging
 import time
@@ -6,8 +8,12 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import render
 
 from storefront import request_stats
+from storefront.errors import StoreError, error_status
+from storefront.provider_errors import provider_error
+from storefront.request_helpers import is_fragment
 
 logger = logging.getLogger("storefront.requests")
 
@@ -60,3 +66,24 @@ class RequestGuardMiddleware:
         if request.content_type == "multipart/form-data":
             return HttpResponse("File uploads are not accepted here.", status=415, content_type="text/plain")
         return self.get_response(request)
+
+
+class StoreErrorMiddleware:
+    """The one place an outside service's error that a view let escape becomes a response: the full error page, or
+    the error fragment for an htmx request (swapped in where the view's answer would have gone). The status and
+    the customer's sentence come from the error itself (storefront.errors)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, StoreError):
+            return None  # a bug: Django's own handling (500, the error report)
+        logger.info("store error %s on %s", type(exception).__name__, request.path_info)
+        fragment = is_fragment(request)
+        template = "storefront/_error.html" if fragment else "storefront/error.html"
+        context = {"error": provider_error(exception)}
+        return render(request, template, context, status=error_status(exception, fragment=fragment))

@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so it sees what the views raise: an outside service's error becomes its page or fragment.
+    "storefront.middleware.StoreErrorMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"

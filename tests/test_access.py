@@ -1,4 +1,4 @@
-"""Who may reach every customer URL, and how: one table, three rules.
+"""Who may reach every customer URL, and how: one table, three rules, and a URLconf with nothing left out.
 
 - anonymous → sent to sign in (the URL comes back as `next`), and the provider is asked nothing;
 - another customer's object (their domain, their checkout, a receipt that is not theirs) → 404, the provider asked
@@ -6,6 +6,10 @@
 - a method the URL does not take → 405, the provider asked nothing.
 
 The provider is the in-memory one (tests/fakes/gateway.py), so "asked nothing" is its call log staying empty.
+
+Every URL the project serves is classified here: a customer URL (the table), a public one (with why), staff's
+(the admin), or a library's own (allauth's account pages, which guard themselves). A URL added to the URLconf and
+not to one of these fails `test_every_url_is_classified`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from urllib.parse import unquote
 
 import pytest
 from django.test import Client
-from django.urls import reverse
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.models import Customer
 from domains.models import Order, Registration
@@ -60,6 +64,7 @@ URLS = [
     Url("order_detail", ("GET",), _order),
     Url("order_renew", ("POST",), _order),
     Url("order_transfer_code", ("POST",), _order),
+    Url("order_auto_renew", ("POST",), _order),
     Url("dns", ("GET",), _order),
     Url("dns_activate", ("POST",), _order),
     Url("dns_add", ("POST",), _order),
@@ -68,6 +73,9 @@ URLS = [
     Url("dns_preset", ("GET", "POST"), lambda t: [t.order.order_id, "server"]),
     Url("checkout_done", ("GET",), lambda t: [t.checkout_id]),
     Url("billing:receipt", ("GET",), lambda t: [987654]),  # a number that is not one of the customer's receipts
+    Url("billing:credit_note", ("GET",), lambda t: [987654]),
+    Url("billing:billing", ("GET",)),
+    Url("billing:card_remove", ("POST",)),
     Url("account", ("GET",)),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
@@ -75,6 +83,63 @@ URLS = [
     Url("panel", ("POST",), back_to="/orders/"),
 ]
 OWNED = [url for url in URLS if url.args is not None]
+
+# Served to anyone, each for a reason; none names a customer's object.
+PUBLIC = {
+    "home": "the shop's front page",
+    "brand_css": "the brand colour, a stylesheet",
+    "healthz": "the platform's liveness probe",
+    "readyz": "the platform's readiness probe",
+    "legal_terms": "legal pages are public",
+    "legal_privacy": "legal pages are public",
+    "legal_agreement": "legal pages are public",
+    "mailbox": "the development mailbox (refused outside development: tests/storefront/test_mailbox.py)",
+    "set_language": "the language switcher",
+    "signup": "signing up",
+    "signup_states": "the signup form's state list",
+    "search": "searching",
+    "search_suggestions": "searching",
+    "cart": "a visitor's cart lives in the session",
+    "cart_add": "a visitor's cart lives in the session",
+    "cart_remove": "a visitor's cart lives in the session",
+    "cart_update": "a visitor's cart lives in the session",
+    "checkout": "the review is shown to visitors too (Buy asks to sign in)",
+    "billing:stripe_webhook": "the payment service's webhook (its signature is checked)",
+}
+# Pages of a library that guards them itself (allauth: sign-in, password, email, two-factor pages).
+LIBRARY_MODULES = ("allauth.", "django.views.generic.base", "django.contrib.flatpages.", "django.views.i18n")
+
+
+def _served() -> list[tuple[str, str, str]]:
+    """(name, route, view module) of every URL pattern, admin's aside."""
+    found = []
+
+    def walk(patterns, prefix: str, namespace: str) -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                inner = ":".join(part for part in (namespace, pattern.namespace or "") if part)
+                walk(pattern.url_patterns, prefix + str(pattern.pattern), inner)
+            elif isinstance(pattern, URLPattern):
+                route = prefix + str(pattern.pattern)
+                name = ":".join(part for part in (namespace, pattern.name or "") if part) if pattern.name else ""
+                found.append((name, route, pattern.callback.__module__))
+
+    walk(get_resolver().url_patterns, "", "")
+    return [row for row in found if not row[1].startswith("admin/")]
+
+
+def test_every_url_is_classified():
+    customer = {url.name for url in URLS}
+    unclassified = [
+        f"{name or '(unnamed)'} {route} ({module})"
+        for name, route, module in _served()
+        if name not in customer and name not in PUBLIC and not module.startswith(LIBRARY_MODULES)
+    ]
+    assert unclassified == [], "classify these URLs in tests/test_access.py: " + "; ".join(unclassified)
+    served = {name for name, _, _ in _served()}
+    assert not (customer | set(PUBLIC)) - served, "the table names URLs that are no longer served"
+
+
 METHODS = ("GET", "POST", "PUT", "DELETE")
 
 

@@ -32,12 +32,13 @@ from django.utils.translation import gettext_lazy as _
 from accounts.language import customer_language
 from billing.cards import saved_card_for
 from billing.errors import PaymentError, PaymentUnavailable
-from billing.models import Payment
+from billing.models import Payment, SavedCard
 from billing.services import payment_charge_saved
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
+from storefront.errors import StoreError
 from storefront.gateway import GatewayError
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,34 @@ class Outcome(StrEnum):
     HELD = "held"  # the renewal's answer was lost: the money is held until reconciliation settles it
     RETRY = "retry"  # Stripe or the provider could not be asked: the next run tries again
     NOT_DUE = "not_due"
+
+
+class AutoRenewRefused(StoreError):
+    """Auto-renew cannot be switched on: `message` says why and what to do instead."""
+
+
+def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
+    """Switch auto-renew on (only with a saved card to charge: that card is returned) or off (None). A switch turned
+    on clears the last failure, so the page and the alerts stop showing it."""
+    if not on:
+        Order.objects.filter(pk=order.pk).update(auto_renew=False)
+        return None
+    if settings.PAYMENTS_DISABLED:
+        raise AutoRenewRefused(
+            message=gettext("Auto-renew is not available on this store: renewals are billed separately.")
+        )
+    card = saved_card_for(order.customer)
+    if card is None:
+        raise AutoRenewRefused(
+            message=gettext(
+                "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
+                "you pay with is kept for auto-renew. Then switch it on here."
+            )
+        )
+    Order.objects.filter(pk=order.pk).update(
+        auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="", auto_renew_notified_at=None
+    )
+    return card
 
 
 def auto_renew_checkout_id(*, order: Order, expiry_timestamp: int) -> uuid.UUID:

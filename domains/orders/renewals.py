@@ -1,4 +1,4 @@
-"""Renewals (customer issue 1, security #13): the terms a domain may be renewed for, and renewing it once.
+"""Renewals: the terms a domain may be renewed for, and renewing it once.
 
 Every renewal asked for is a `Renewal` row, claimed by the form's one-time token under a unique constraint
 before the provider is called: the same form sent twice, from one tab or four, from one worker process or
@@ -22,6 +22,7 @@ from django.utils.translation import gettext, gettext_lazy
 from domains.models import Order, Renewal
 from domains.orders.services import RENEW_YEARS, order_fetch, orders_cache_invalidate
 from domains.terms import renew_min_term
+from storefront.errors import StoreError
 from storefront.gateway import ExpiryChanged, GatewayError, MinimumTerm, OutcomeUnknown, RenewalRefused, gateway
 from storefront.gateway import Order as ProviderOrder
 
@@ -46,12 +47,11 @@ _ALREADY = {
 }
 
 
-class RenewRefused(Exception):
+class RenewRefused(StoreError):
     """A renewal we did not send; `message` is safe to show."""
 
     def __init__(self, message: StrOrPromise) -> None:
-        self.message = message
-        super().__init__(message)
+        super().__init__(message=message)
 
 
 class RenewAlreadySubmitted(RenewRefused):
@@ -87,6 +87,19 @@ def renew_terms(*, domain_name: str, expires_at: dt.datetime | None, now: dt.dat
         return [years for years in RENEW_YEARS if years >= minimum]
     limit = add_years(now or timezone.now(), REGISTRY_MAX_YEARS)
     return [years for years in RENEW_YEARS if years >= minimum and add_years(expires_at, years) <= limit]
+
+
+def terms_sentence(terms: list[int]) -> str:
+    """Why the term asked for cannot be renewed: the terms that can, or that none can now."""
+    if not terms:
+        return gettext(
+            "This domain is already renewed as far as the registry allows (%(limit)d years "
+            "from today). It can be renewed again later."
+        ) % {"limit": REGISTRY_MAX_YEARS}
+    return gettext("Choose a renewal term between %(shortest)d and %(longest)d years.") % {
+        "shortest": terms[0],
+        "longest": terms[-1],
+    }
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from storefront.errors import StoreError
+
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise
 
 
-class GatewayError(Exception):
+class GatewayError(StoreError):
     """Root of everything the gateway raises."""
 
     default_message = _("The domain service could not complete the request.")
@@ -30,12 +32,11 @@ class GatewayError(Exception):
         retryable: bool = False,
     ) -> None:
         self.provider_message = provider_message
-        # The provider's prose is never shown to customers: each class says what happened in our words.
-        self.message = message or self.default_message
         self.status = status
         # True where asking again may succeed (a dropped connection, a gateway timeout): GETs only.
         self.retryable = retryable
-        super().__init__(self.provider_message or self.message)
+        # The provider's prose is never shown to customers: each class says what happened in our words (message).
+        super().__init__(provider_message, message=message)
 
 
 class Unauthorized(GatewayError):
@@ -43,10 +44,14 @@ class Unauthorized(GatewayError):
 
     # Customers cannot act on a refused key (and must not learn about it); staff see provider_message.
     default_message = _("The domain service is unavailable right now. Please try again later.")
+    http_status = 503
+    tone = "warn"
 
 
 class RateLimited(GatewayError):
     default_message = _("The domain service is busy right now. Please wait a moment and try again.")
+    http_status = 429
+    tone = "warn"
 
     def __init__(
         self, provider_message: str = "", *, status: int | None = 429, retry_after: float | None = None
@@ -59,6 +64,8 @@ class Unavailable(GatewayError):
     """The provider could not be reached or answered with a server error or an unreadable body."""
 
     default_message = _("The domain service is unavailable right now. Please try again in a moment.")
+    http_status = 503
+    tone = "warn"
 
 
 class OutcomeUnknown(Unavailable):

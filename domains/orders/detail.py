@@ -1,0 +1,81 @@
+"""What the domain page shows: the provider's current view of the order (our copy when it cannot be asked), what a
+renewal of it would cost and for which terms, its recent renewals and its auto-renew state."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from billing.cards import saved_card_for
+from billing.models import SavedCard
+from domains.models import Order, Renewal
+from domains.orders import auto_renew, renewals
+from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
+from pricing.money import Money
+from pricing.quotes import Quote
+from storefront.gateway import GatewayError
+
+RENEWALS_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class AutoRenewState:
+    offered: bool
+    on: bool
+    card: SavedCard | None
+    days: int
+    failed_at: dt.datetime | None
+    failure: str
+
+
+@dataclass(frozen=True)
+class OrderPage:
+    order: Order
+    row: OrderRow
+    listed: bool  # False: the provider no longer lists it (nothing can be done with it here)
+    error: GatewayError | None  # the provider could not be asked: the row is our copy
+    pricing: Quote | None  # renewing for one year, when renewable
+    renew_options: list[tuple[int, Money | None]]
+    terms: list[int]  # the renewal terms allowed now
+    expiry_timestamp: int | None  # the expiry a renewal form is sent with
+    renewals: list[Renewal]
+    auto_renew: AutoRenewState
+
+
+def order_page(*, order: Order) -> OrderPage:
+    """Asks the provider once for the order's current state (errors are kept, never raised)."""
+    error: GatewayError | None = None
+    try:
+        current = order_fetch(order=order)
+    except GatewayError as err:
+        current, error = None, err
+    listed = current is not None or error is not None
+    row = order_row(current) if current is not None else order_row(order)
+    renewable = listed and row.can_renew
+    terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=row.expires_at)
+    options = [(years, total) for years, total in renew_options(domain_name=order.domain_name) if years in terms]
+    return OrderPage(
+        order=order,
+        row=row,
+        listed=listed,
+        error=error,
+        pricing=renew_pricing(domain_name=order.domain_name) if renewable else None,
+        renew_options=options if renewable else [],
+        terms=terms,
+        expiry_timestamp=current.expiry_timestamp if current is not None else order.expiry_timestamp,
+        renewals=list(order.renewals.all()[:RENEWALS_SHOWN]),
+        auto_renew=_auto_renew_state(order, renewable=renewable),
+    )
+
+
+def _auto_renew_state(order: Order, *, renewable: bool) -> AutoRenewState:
+    return AutoRenewState(
+        offered=renewable and not settings.PAYMENTS_DISABLED,
+        on=order.auto_renew,
+        card=saved_card_for(order.customer),
+        days=settings.AUTO_RENEW_DAYS_BEFORE,
+        failed_at=order.auto_renew_failed_at,
+        failure=auto_renew.failure_reason(order) if order.auto_renew_failed_at else "",
+    )

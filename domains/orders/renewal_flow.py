@@ -1,0 +1,173 @@
+"""The renewal a customer asks for on the domain page, in two steps: the chosen term's price and new expiry (from
+the expiry as it is now), then, confirmed, a payment (authorise on the payment page, renew, capture: one payment per
+renewal form, its token being the payment's checkout id) or, where the store bills offline, the renewal itself.
+
+The payment's return to the domain page (and the payment service's webhook) renew it once; `renewal_paid_return`
+settles it from that door. Auto-renew (domains.orders.auto_renew) charges the saved card instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.utils.translation import gettext
+
+from billing.errors import CheckoutChanged, PaymentError, SessionClosed
+from billing.models import Payment
+from billing.services import payment_settle, payment_start
+from domains.models import Order, Renewal
+from domains.orders import renewals
+from domains.orders.payments import renewal_line_to_pay
+from domains.orders.services import order_fetch, renew_quote
+from pricing.money import Money
+
+
+@dataclass(frozen=True)
+class RenewalAsked:
+    """What the renewal form posted: its one-time token, the term, the expiry the page showed, and whether this
+    is the confirmation (the second step)."""
+
+    token: uuid.UUID
+    duration: int
+    shown_expiry_timestamp: int
+    confirm: bool
+
+
+@dataclass(frozen=True)
+class ToConfirm:
+    """The first step's answer: what the renewal would cost and do."""
+
+    duration: int
+    price: Money | None
+    old_expires_at: dt.datetime | None
+    new_expires_at: dt.datetime | None
+    token: uuid.UUID
+    expiry_timestamp: int
+    pay_online: bool
+
+
+@dataclass(frozen=True)
+class ToPay:
+    """Confirmed and paid for online: the payment page's address (answer with a 303 to it)."""
+
+    url: str
+
+
+@dataclass(frozen=True)
+class Renewed:
+    renewal: Renewal
+
+
+class PaymentAlreadyStarted(Exception):
+    """This form's renewal was paid for already: its return page tells how it went."""
+
+
+def renewal_request(
+    *, order: Order, asked: RenewalAsked, token_issued: bool, return_url: str
+) -> ToConfirm | ToPay | Renewed:
+    """Take one step of the renewal the customer asked for. `token_issued`: the form's token is one this browser
+    was given for this order; `return_url` is the domain page's absolute address (the payment returns there).
+
+    Raises RenewRefused (RenewAlreadySubmitted, ExpiryMoved, a term or price that cannot be renewed), the gateway's
+    errors (OutcomeUnknown: it may have been renewed), PaymentError, PaymentAlreadyStarted.
+    """
+    if not token_issued:
+        raise renewals.RenewRefused(gettext("This form has expired. Please check and try again."))
+    shown_at = dt.datetime.fromtimestamp(asked.shown_expiry_timestamp, tz=dt.UTC)
+    terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=shown_at)
+    if asked.duration not in terms:
+        raise renewals.RenewRefused(renewals.terms_sentence(terms))
+    # The retail price of this very term (the price list may price longer terms differently from n times one year).
+    quote = renew_quote(domain_name=order.domain_name, years=asked.duration)
+    price = quote.retail.amount if quote else None
+    currency = quote.retail.currency if quote else ""
+    if not asked.confirm:
+        return _to_confirm(order, asked, price=price, currency=currency)
+    request = renewals.RenewRequest(
+        duration=asked.duration,
+        shown_expiry_timestamp=asked.shown_expiry_timestamp,
+        token=asked.token,
+        price=price,
+        currency=currency,
+        cost=quote.cost.amount if quote else None,
+    )
+    if renewal_is_paid(price):
+        return _to_pay(order, request, return_url=return_url)
+    if not settings.PAYMENTS_DISABLED and price is None:
+        raise renewals.RenewRefused(
+            gettext(
+                "This renewal has no price in our list right now, so it cannot be paid online. "
+                "Nothing was renewed or charged; please try again later or contact support."
+            )
+        )
+    return Renewed(renewals.renewal_place(order=order, request=request))
+
+
+def renewal_is_paid(price: Decimal | None) -> bool:
+    """Renewals are paid through the payment page like purchases, unless the reseller bills offline."""
+    return not settings.PAYMENTS_DISABLED and price is not None and price > 0
+
+
+def _check_expiry_unchanged(order: Order, shown_expiry_timestamp: int) -> dt.datetime | None:
+    """The current expiry, when it is still the one the page showed; ExpiryMoved otherwise (nothing sent)."""
+    current = order_fetch(order=order)
+    if current is None or current.expiry_timestamp != shown_expiry_timestamp:
+        raise renewals.ExpiryMoved(current.expires_at if current else None)
+    return current.expires_at
+
+
+def _to_confirm(order: Order, asked: RenewalAsked, *, price: Decimal | None, currency: str) -> ToConfirm:
+    """The price and the new expiry, from the expiry as it is now; a page showing an old one starts again."""
+    expires_at = _check_expiry_unchanged(order, asked.shown_expiry_timestamp)
+    return ToConfirm(
+        duration=asked.duration,
+        price=Money(price, currency) if price is not None else None,
+        old_expires_at=expires_at,
+        new_expires_at=renewals.add_years(expires_at, asked.duration) if expires_at else None,
+        token=asked.token,
+        expiry_timestamp=asked.shown_expiry_timestamp,
+        pay_online=renewal_is_paid(price),
+    )
+
+
+def _to_pay(order: Order, request: renewals.RenewRequest, *, return_url: str) -> ToPay:
+    if not Payment.objects.filter(checkout_id=request.token).exists():
+        # Nobody pays for a renewal that can no longer be sent: the expiry is checked before the payment page.
+        _check_expiry_unchanged(order, request.shown_expiry_timestamp)
+    try:
+        started = payment_start(
+            customer=order.customer,
+            lines=[renewal_line_to_pay(order=order, request=request)],
+            checkout_id=request.token,
+            success_url=f"{return_url}?renewal={request.token}",
+            cancel_url=return_url,
+        )
+    except (CheckoutChanged, SessionClosed) as err:
+        raise renewals.RenewRefused(err.message) from err
+    except PaymentError as err:
+        if err.code == "already_paid":
+            raise PaymentAlreadyStarted from err
+        raise
+    return ToPay(url=started.url)
+
+
+def renewal_paid_return(*, order: Order, token: str) -> tuple[Payment, Renewal | None] | None:
+    """The return door of a renewal's payment: settled as the webhook does (whichever comes first renews it, once).
+    The payment and its renewal, or None when `token` names no payment of this order's customer."""
+    try:
+        checkout_id = uuid.UUID(token)
+    except ValueError:
+        return None
+    payment = Payment.objects.filter(checkout_id=checkout_id, customer=order.customer).first()
+    if payment is None:
+        return None
+    if not payment.is_final and payment.stripe_session_id:
+        try:
+            payment = payment_settle(session_id=payment.stripe_session_id)
+        except PaymentError:
+            pass  # the payment service is not answering: the webhook (or a reload) finishes it
+    return payment, Renewal.objects.filter(token=checkout_id, order=order).first()
