@@ -112,6 +112,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction starts, so a read-then-write transaction waits its turn instead
     # of failing at once with "database is locked" when it tries to upgrade.
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # Write-ahead logging: readers never wait for a writer, and a commit appends to the log without waiting for
+    # the disk (synchronous=NORMAL) instead of syncing the database file several times; a crash of the process
+    # loses nothing committed, a power cut may lose the last commits but never corrupts the file. Without it each
+    # write (a search answer cached in the database cache, a rate-limit count) waited for the disk, tens of ms.
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Shared by every process by default: one-time claims, rate limits and lockouts must count across gunicorn's

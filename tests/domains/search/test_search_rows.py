@@ -1,4 +1,4 @@
-"""The search result rows, built as HTML in Python (domains/search_views.py Row.html): every value is escaped.
+"""The search result rows (templates/domains/_search_row.html, drawn per shape, Row.html): every value is escaped.
 
 The page tests (test_escaping.py) feed markup through MetaSearch; this one builds each kind of row directly with
 markup in every value that reaches the HTML (the name, the price text), so that dropping any one escape fails.
