@@ -447,12 +447,14 @@ REGISTRATION_UNKNOWN_LIMIT_HOURS = env.float("REGISTRATION_UNKNOWN_LIMIT_HOURS",
 # A line declared not registered keeps being looked for in the listing this long, and flips to registered if
 # it appears.
 REGISTRATION_WATCH_DAYS = env.int("REGISTRATION_WATCH_DAYS", default=14)
-# Order sync: provider calls per second at most (the provider allows 10/s for non-search calls; leave headroom
-# for the web processes), and how often an order is refreshed, closer to expiry more often.
+# Order sync (domains/orders/sync.py): provider calls per second at most, all workers together (the provider allows
+# 10/s for non-search calls; leave headroom for the web processes); every customer's listing is read every
+# ORDER_SYNC_EVERY_HOURS_FAR hours, and an order within ORDER_SYNC_NEAR_DAYS of its expiry (before or after) on its
+# own every ORDER_SYNC_EVERY_HOURS_NEAR hours.
 ORDER_SYNC_REQUESTS_PER_SECOND = env.float("ORDER_SYNC_REQUESTS_PER_SECOND", default=4.0)
 ORDER_SYNC_EVERY_HOURS_FAR = env.float("ORDER_SYNC_EVERY_HOURS_FAR", default=24.0)
 ORDER_SYNC_EVERY_HOURS_NEAR = env.float("ORDER_SYNC_EVERY_HOURS_NEAR", default=2.0)
-ORDER_SYNC_NEAR_DAYS = env.int("ORDER_SYNC_NEAR_DAYS", default=35)
+ORDER_SYNC_NEAR_DAYS = env.int("ORDER_SYNC_NEAR_DAYS", default=3)
 # Auto-renew: domains switched to it are renewed (and charged on the saved card) this many days before expiry.
 AUTO_RENEW_DAYS_BEFORE = env.int("AUTO_RENEW_DAYS_BEFORE", default=14)
 # Renewal reminders: days before expiry (negative: after). Env: RENEWAL_REMINDER_DAYS=60,30,7,1,-3

@@ -193,20 +193,41 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
 
 
 def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
-    """Upsert our copy of these orders from the provider's listing of this customer."""
+    """Upsert our copy of these orders from the provider's listing of this customer: a page of the listing in a
+    few queries (one read, one bulk update, one bulk insert), whatever its length."""
     now = timezone.now()
-    for order in orders:
-        Order.objects.update_or_create(
-            order_id=order.order_id,
-            defaults={
-                "customer": customer,
-                "domain_name": order.domain_name,
-                "status": order.status,
-                "expiry_timestamp": order.expiry_timestamp,
-                "expires_at": order.expires_at,
-                "last_synced_at": now,
-            },
-        )
+    listed = {order.order_id: order for order in orders}
+    if not listed:
+        return
+    fields = ("customer", "domain_name", "status", "expiry_timestamp", "expires_at", "last_synced_at")
+    ours = {order.order_id: order for order in Order.objects.filter(order_id__in=listed)}
+    changed, added = [], []
+    for order_id, order in listed.items():
+        values = {
+            "customer": customer,
+            "domain_name": order.domain_name,
+            "status": order.status,
+            "expiry_timestamp": order.expiry_timestamp,
+            "expires_at": order.expires_at,
+            "last_synced_at": now,
+        }
+        row = ours.get(order_id)
+        if row is None:
+            added.append(Order(order_id=order_id, **values))
+            continue
+        for name, value in values.items():
+            setattr(row, name, value)
+        changed.append(row)
+    if changed:
+        Order.objects.bulk_update(changed, fields)
+    if added:
+        # Two syncs of the same new order at once (a page view and the worker): the second insert is a no-op.
+        Order.objects.bulk_create(added, ignore_conflicts=True)
+
+
+def listing_page_size() -> int:
+    """Orders per page of the provider's listing, as a full first page showed it (10 until one has)."""
+    return int(cache.get(_PAGE_SIZE_KEY) or 10)
 
 
 def order_pages(fetch: Callable[[int], OrderPage], *, max_pages: int) -> Iterator[OrderPage]:
