@@ -14,6 +14,7 @@ from billing.alerts import authorisations_expiring
 from billing.errors import PaymentError
 from billing.models import CreditNote, Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
 from billing.services import payments_needing_attention, refund_line
+from storefront.admin_lists import LargeListAdmin
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -62,7 +63,7 @@ class PaymentLineInline(admin.TabularInline):
 
 
 @admin.register(Payment)
-class PaymentAdmin(admin.ModelAdmin):
+class PaymentAdmin(LargeListAdmin):
     list_display = [
         "id",
         "customer",
@@ -79,7 +80,8 @@ class PaymentAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = [NeedsAttentionFilter, "status", "created_at"]
-    search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
+    search_fields = ["=checkout_id", "=stripe_session_id", "=stripe_payment_intent_id"]
+    search_by_email = ("^customer__user__email",)
     list_select_related = ["customer__user", "receipt"]
     inlines = [PaymentLineInline]
     actions = ["refund_registered_lines"]
@@ -173,10 +175,11 @@ class CreditNoteInline(admin.TabularInline):
 
 
 @admin.register(Receipt)
-class ReceiptAdmin(admin.ModelAdmin):
+class ReceiptAdmin(LargeListAdmin):
     list_display = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
     readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    search_fields = ["=number", "payment__customer__user__email"]
+    search_fields = ["=number"]
+    search_by_email = ("^payment__customer__user__email",)
     inlines = [CreditNoteInline]
 
     def has_add_permission(self, request) -> bool:

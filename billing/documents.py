@@ -91,11 +91,35 @@ def credit_note_context(note: CreditNote) -> dict[str, Any]:
     }
 
 
-def billing_documents(*, customer: Customer) -> list[DocumentRow]:
-    """Every receipt and credit note of this customer in this store, newest first."""
-    receipts = Receipt.objects.filter(store=settings.STORE_NAME, payment__customer=customer)
-    notes = CreditNote.objects.filter(store=settings.STORE_NAME, receipt__payment__customer=customer).select_related(
-        "receipt", "line"
+# Rows on one page of the Billing page.
+DOCUMENTS_PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    rows: list[DocumentRow]
+    number: int
+    has_next: bool
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+
+def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCUMENTS_PER_PAGE) -> DocumentPage:
+    """One page of this customer's receipts and credit notes in this store, newest first.
+
+    Each kind is read, newest first, only as far as the end of the page (and one more, to know whether a next page
+    exists); the two are merged and the page cut out. A page costs two queries whatever the customer has.
+    """
+    end = page * per_page
+    receipts = Receipt.objects.filter(store=settings.STORE_NAME, payment__customer=customer).order_by(
+        "-issued_at", "-number"
+    )[: end + 1]
+    notes = (
+        CreditNote.objects.filter(store=settings.STORE_NAME, receipt__payment__customer=customer)
+        .select_related("receipt", "line")
+        .order_by("-issued_at", "-number")[: end + 1]
     )
     rows = [
         DocumentRow("receipt", r.number, r.issued_at, r.total, reverse("billing:receipt", args=[r.number]))
@@ -112,4 +136,5 @@ def billing_documents(*, customer: Customer) -> list[DocumentRow]:
         )
         for n in notes
     ]
-    return sorted(rows, key=lambda row: (row.issued_at, row.kind == "credit note", row.number), reverse=True)
+    rows.sort(key=lambda row: (row.issued_at, row.kind == "credit note", row.number), reverse=True)
+    return DocumentPage(rows=rows[end - per_page : end], number=page, has_next=len(rows) > end)

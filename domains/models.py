@@ -132,6 +132,11 @@ class Registration(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # The admin's list, newest first, and its filter by outcome.
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="registration_created_idx"),
+            models.Index(fields=["status", "created_at", "id"], name="registration_status_idx"),
+        ]
         constraints = [
             # Enforced by the database, so double clicks, two tabs and concurrent requests register once.
             models.UniqueConstraint(
@@ -250,6 +255,7 @@ class Renewal(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["created_at", "id"], name="renewal_created_idx")]
 
     def __str__(self) -> str:
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"

@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
@@ -254,8 +256,33 @@ def store_rate() -> Decimal | None:
     return row.rate if row else None
 
 
+# Inside `one_price_book()`, the books already read are reused: a page that prices the same TLD from several places
+# (the order page: the renewal price, its terms, its minimum term) reads the table once.
+_books_in_use: ContextVar[dict[tuple[str, ...] | None, PriceBook] | None] = ContextVar("price_books", default=None)
+
+
+@contextmanager
+def one_price_book() -> Iterator[None]:
+    """Within the block, `price_book(tlds=...)` reads each set of TLDs once (a snapshot for one page)."""
+    token = _books_in_use.set({})
+    try:
+        yield
+    finally:
+        _books_in_use.reset(token)
+
+
 def price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     """The prices of these TLDs (all when None), read from the database in three queries."""
+    books = _books_in_use.get()
+    if books is None:
+        return _price_book(tlds=tlds)
+    key = None if tlds is None else tuple(sorted({_normal_tld(t) for t in tlds}))
+    if key not in books:
+        books[key] = _price_book(tlds=tlds)
+    return books[key]
+
+
+def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     rows = CostPrice.objects.filter(current=True, tld__sold=True)
     if tlds is not None:
         rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])

@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 from storefront.models import LegalText
 
@@ -14,10 +15,11 @@ admin.site.unregister(DBTaskResult)
 
 
 @admin.register(DBTaskResult)
-class TaskResultAdmin(DBTaskResultAdmin):
+class TaskResultAdmin(LargeListAdmin, DBTaskResultAdmin):
     # django-tasks-db declares these tuples unannotated, so mypy takes their exact lengths for their types.
     list_display = ("task_name", "status", "error", "enqueued_at", "run_after", "finished_at", "attempts")  # type: ignore[assignment]
     list_filter = ("status", "queue_name")  # type: ignore[assignment]
+    # The task's name as the list shows it (the end of its path) or its path's start; an exception's class.
     search_fields = ("task_path", "exception_class_path")
     actions = ["retry"]
 

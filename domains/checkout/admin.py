@@ -17,6 +17,7 @@ from django.urls import URLPattern, path
 from domains.checkout import registrations
 from domains.models import LegalAcceptance, Registration
 from pricing.money import Money, format_money
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
 
@@ -79,7 +80,7 @@ class FailureKindFilter(admin.SimpleListFilter):
 
 
 @admin.register(Registration)
-class RegistrationAdmin(admin.ModelAdmin):
+class RegistrationAdmin(LargeListAdmin):
     list_display = [
         "domain_name",
         "customer_email",
@@ -94,9 +95,10 @@ class RegistrationAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = ["status", FailureKindFilter, "created_at"]
-    search_fields = ["domain_name", "customer__user__email", "=checkout_id", "=provider_order_id"]
+    search_fields = ["^domain_name", "=checkout_id"]
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("=provider_order_id",)
     list_select_related = ["customer__user"]
-    date_hierarchy = "created_at"
     actions = ["recheck_unconfirmed"]
     change_list_template = "admin/domains/registration/change_list.html"
     # A registration is a record of what happened with the provider: staff read it, they do not edit it.

@@ -19,6 +19,7 @@ from accounts.admin import customer_inline_add
 from accounts.models import Customer
 from domains.models import Order, Renewal
 from domains.orders.services import EXPIRING_SOON_DAYS
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
 
@@ -46,15 +47,16 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Order)
-class OrderAdmin(ReadOnlyAdmin):
+class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
     """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
     copy cancels nothing at the provider (the next refresh would bring it back)."""
 
     list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "last_synced_at")
     list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
-    search_fields = ("domain_name", "customer__user__email")
+    search_fields = ("^domain_name",)
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("=order_id",)
     list_select_related = ("customer__user",)
-    date_hierarchy = "expires_at"
     ordering = ("expires_at", "domain_name")
     readonly_fields = (
         "order_id",
@@ -74,7 +76,7 @@ class OrderAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Renewal)
-class RenewalAdmin(ReadOnlyAdmin):
+class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
     """A record of what happened at the provider: staff read it; changing it would make it lie."""
 
     list_display = [
@@ -92,9 +94,10 @@ class RenewalAdmin(ReadOnlyAdmin):
         "created_at",
     ]
     list_filter = ["status", "failure_kind", "created_at"]
-    search_fields = ["domain_name", "customer__user__email", "=provider_order_id", "=token"]
+    search_fields = ["^domain_name", "=token"]
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("=provider_order_id",)
     list_select_related = ["customer__user"]
-    date_hierarchy = "created_at"
 
     @admin.display(description="margin")
     def margin(self, renewal: Renewal) -> Decimal | None:

@@ -192,15 +192,18 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
     )
 
 
-def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
+def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder], known: Iterable[Order] = ()) -> None:
     """Upsert our copy of these orders from the provider's listing of this customer: a page of the listing in a
-    few queries (one read, one bulk update, one bulk insert), whatever its length."""
+    few queries (one read, one bulk update, one bulk insert), whatever its length. `known`: our rows already read
+    (they are updated in place, and not read again)."""
     now = timezone.now()
     listed = {order.order_id: order for order in orders}
     if not listed:
         return
     fields = ("customer", "domain_name", "status", "expiry_timestamp", "expires_at", "last_synced_at")
-    ours = {order.order_id: order for order in Order.objects.filter(order_id__in=listed)}
+    ours = {order.order_id: order for order in known if order.order_id in listed}
+    if len(ours) < len(listed):
+        ours |= {order.order_id: order for order in Order.objects.filter(order_id__in=set(listed) - set(ours))}
     changed, added = [], []
     for order_id, order in listed.items():
         values = {
@@ -261,7 +264,7 @@ def order_fetch(*, order: Order) -> ProviderOrder | None:
     for data in pages:
         match = next((o for o in data.orders if o.order_id == order.order_id), None)
         if match is not None:
-            orders_sync(customer=customer, orders=[match])
+            orders_sync(customer=customer, orders=[match], known=[order])
             return match
     return None
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from accounts.models import Customer
@@ -200,6 +200,39 @@ def orders_sync_plan(*, now: dt.datetime | None = None, max_calls: int | None = 
     if in_batch:
         plan.batches.append(batch)
     return plan
+
+
+@dataclass(frozen=True)
+class DailyCalls:
+    """The provider calls the sync makes in a day in the steady state, from our copy of the listings."""
+
+    walks: int  # every customer's listing once, page by page
+    near: int  # each order near its expiry, every ORDER_SYNC_EVERY_HOURS_NEAR hours
+
+    def describe(self) -> str:
+        total = self.walks + self.near
+        share = settings.ORDER_SYNC_REQUESTS_PER_SECOND * 86_400
+        return (
+            f"{self.walks:,} for the daily walks + {self.near:,} for near orders = {total:,} a day, "
+            f"{total / share:.0%} of the {settings.ORDER_SYNC_REQUESTS_PER_SECOND:g}/s share "
+            f"({total / settings.ORDER_SYNC_REQUESTS_PER_SECOND / 60:.0f} min of calls)"
+        )
+
+
+def orders_sync_daily_calls(*, now: dt.datetime | None = None) -> DailyCalls:
+    now = now or timezone.now()
+    page_size = listing_page_size()
+    per_day = 24 / max(settings.ORDER_SYNC_EVERY_HOURS_FAR, 1)
+    counts = Order.objects.filter(customer__customer_id__isnull=False).values("customer_id").annotate(n=Count("pk"))
+    pages = sum(math.ceil(row["n"] / page_size) for row in counts)
+    # A listing without orders still takes its one call.
+    pages += Customer.objects.filter(customer_id__isnull=False).count() - len(counts)
+    walks = pages * per_day
+    near = dt.timedelta(days=settings.ORDER_SYNC_NEAR_DAYS)
+    close = Order.objects.filter(
+        Q(expires_at__gte=now - near, expires_at__lte=now + near) | Q(status=Order.Status.PENDING_DELETE_RESTORABLE)
+    ).count()
+    return DailyCalls(walks=round(walks), near=round(close * 24 / settings.ORDER_SYNC_EVERY_HOURS_NEAR))
 
 
 # --- Doing it ------------------------------------------------------------------------------------------------
