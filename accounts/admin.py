@@ -63,7 +63,7 @@ class CustomerAdmin(LargeListAdmin):
     # number the provider's customer id.
     search_fields = ("name",)
     search_by_email = ("^user__email",)
-    search_by_number = ("=customer_id",)
+    search_by_number = ("customer_id",)
     list_select_related = ("user",)
     readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS)
     fieldsets = (

@@ -80,8 +80,9 @@ class PaymentAdmin(LargeListAdmin):
         "created_at",
     ]
     list_filter = [NeedsAttentionFilter, "status", "created_at"]
-    search_fields = ["=checkout_id", "=stripe_session_id", "=stripe_payment_intent_id"]
+    search_fields = ["stripe_session_id__exact", "stripe_payment_intent_id__exact"]
     search_by_email = ("^customer__user__email",)
+    search_by_uuid = ("checkout_id",)
     list_select_related = ["customer__user", "receipt"]
     inlines = [PaymentLineInline]
     actions = ["refund_registered_lines"]
@@ -178,8 +179,8 @@ class CreditNoteInline(admin.TabularInline):
 class ReceiptAdmin(LargeListAdmin):
     list_display = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
     readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    search_fields = ["=number"]
-    search_by_email = ("^payment__customer__user__email",)
+    search_fields = ["^payment__customer__user__email"]
+    search_by_number = ("number",)
     inlines = [CreditNoteInline]
 
     def has_add_permission(self, request) -> bool:

@@ -136,6 +136,7 @@ class Registration(models.Model):
         indexes = [
             models.Index(fields=["created_at", "id"], name="registration_created_idx"),
             models.Index(fields=["status", "created_at", "id"], name="registration_status_idx"),
+            models.Index(fields=["provider_order_id"], name="registration_provider_idx"),
         ]
         constraints = [
             # Enforced by the database, so double clicks, two tabs and concurrent requests register once.
@@ -255,7 +256,10 @@ class Renewal(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["created_at", "id"], name="renewal_created_idx")]
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="renewal_created_idx"),
+            models.Index(fields=["provider_order_id"], name="renewal_provider_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"

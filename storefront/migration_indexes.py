@@ -24,10 +24,12 @@ def prefix_search_index(*, table: str, column: str, name: str) -> migrations.Run
     return migrations.RunPython(create, _drop(name), elidable=False)
 
 
-def plain_index(*, table: str, columns: str, name: str) -> migrations.RunPython:
-    """An index on `columns` (SQL: '"created_at" DESC, "id" DESC')."""
+def plain_index(*, table: str, columns: str, name: str, postgresql_only: bool = False) -> migrations.RunPython:
+    """An index on `columns` (SQL: '"created_at", "id"'); `postgresql_only` for one other databases cannot make."""
 
     def create(apps: object, schema_editor: object) -> None:
+        if postgresql_only and schema_editor.connection.vendor != "postgresql":  # type: ignore[attr-defined]
+            return
         schema_editor.execute(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" ({columns})')  # type: ignore[attr-defined]
 
     return migrations.RunPython(create, _drop(name), elidable=False)

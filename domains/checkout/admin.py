@@ -95,9 +95,10 @@ class RegistrationAdmin(LargeListAdmin):
         "created_at",
     ]
     list_filter = ["status", FailureKindFilter, "created_at"]
-    search_fields = ["^domain_name", "=checkout_id"]
+    search_fields = ["^domain_name"]
     search_by_email = ("^customer__user__email",)
-    search_by_number = ("=provider_order_id",)
+    search_by_number = ("provider_order_id",)
+    search_by_uuid = ("checkout_id",)
     list_select_related = ["customer__user"]
     actions = ["recheck_unconfirmed"]
     change_list_template = "admin/domains/registration/change_list.html"

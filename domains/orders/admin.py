@@ -55,7 +55,7 @@ class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
     list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
     search_fields = ("^domain_name",)
     search_by_email = ("^customer__user__email",)
-    search_by_number = ("=order_id",)
+    search_by_number = ("order_id",)
     list_select_related = ("customer__user",)
     ordering = ("expires_at", "domain_name")
     readonly_fields = (
@@ -94,9 +94,10 @@ class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
         "created_at",
     ]
     list_filter = ["status", "failure_kind", "created_at"]
-    search_fields = ["^domain_name", "=token"]
+    search_fields = ["^domain_name"]
     search_by_email = ("^customer__user__email",)
-    search_by_number = ("=provider_order_id",)
+    search_by_number = ("provider_order_id",)
+    search_by_uuid = ("token",)
     list_select_related = ["customer__user"]
 
     @admin.display(description="margin")
