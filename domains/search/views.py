@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -43,6 +45,7 @@ from pricing.quotes import PriceBook, display_price_book
 from storefront.gateway import (
     DomainResult,
     GatewayError,
+    MetaSearch,
     MetaSearchResult,
     Unauthorized,
     Unavailable,
@@ -206,8 +209,27 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     cached = ai_suggestions_if_cached(asked)
     # One price book for every TLD on the page: a few queries, whatever the number of rows.
     book = display_price_book()
-    shown = [*answer.listed, *([answer.hero] if answer.hero else []), *(cached or [])]
-    seen = seen.among(result.domain_name for result in shown)
+    names = _names_shown(answer, cached)
+    seen = seen.among(names)
+    # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
+    # asks for them itself once the results are on screen.
+    return {
+        "state": "results",
+        "searched": term.domain,
+        "ai_state": "loading" if cached is None else "loaded",
+        "listing_html": _listing_block(
+            answer, cached=cached, book=book, asked=asked, exact=exact, seen=seen, names=names
+        ),
+    }
+
+
+def _names_shown(answer: MetaSearch, cached: list[MetaSearchResult] | None) -> frozenset[str]:
+    return frozenset(result.domain_name.lower() for result in (*answer.results, *(cached or ())))
+
+
+def _listing(
+    answer: MetaSearch, *, cached: list[MetaSearchResult] | None, book: PriceBook, asked: str, exact: str, seen: Seen
+) -> dict[str, Any]:
     # Only the name typed is "Your search" (MetaSearch marks the name it searched after its own clean-up).
     listed = tuple(
         sorted(
@@ -222,14 +244,55 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
         more=listed[VISIBLE_RESULTS:],
         more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
     )
-    # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
-    # asks for them itself once the results are on screen.
     ai: dict[str, Any]
     if cached is None:
         ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': asked})}"}
     else:
         ai = _ai_rows(tuple(_row(result, book=book, seen=seen) for result in cached))
-    return {"state": "results", "searched": term.domain, "listing": listing, **ai}
+    return {"listing": listing, **ai}
+
+
+# The HTML of an answer's rows and AI block, kept per process for as long as the answer, the price book and the AI
+# suggestions are the same objects (this process's copies: up to 10 s), per language, script prefix and what the
+# visitor has among the names shown (in the cart, their own domains). Many customers searching a name as they
+# type, or one visitor's repeated search, draw it once; nothing from the request is in it (the CSRF token is
+# outside). Each entry holds its answer, so an entry is only ever matched by the very object it was drawn for.
+_LISTING_BLOCKS_MAX = 512
+_listing_blocks: OrderedDict[tuple[object, ...], tuple[MetaSearch, PriceBook, object, SafeString]] = OrderedDict()
+_listing_blocks_lock = threading.Lock()
+
+
+def _listing_block(
+    answer: MetaSearch,
+    *,
+    cached: list[MetaSearchResult] | None,
+    book: PriceBook,
+    asked: str,
+    exact: str,
+    seen: Seen,
+    names: frozenset[str],
+) -> SafeString:
+    owned = tuple(sorted(seen.owned.items()))
+    key = (id(answer), id(cached), asked, exact, get_language(), get_script_prefix(), seen.in_cart & names, owned)
+    with _listing_blocks_lock:
+        found = _listing_blocks.get(key)
+        if found is not None and found[0] is answer and found[1] is book and found[2] is cached:
+            _listing_blocks.move_to_end(key)
+            return found[3]
+    context = _listing(answer, cached=cached, book=book, asked=asked, exact=exact, seen=seen)
+    html = mark_safe(render_to_string("domains/_search_listing.html", context))  # noqa: S308 - the template escapes
+    if not settings.DEBUG:  # templates may change while a development server runs
+        with _listing_blocks_lock:
+            _listing_blocks[key] = (answer, book, cached, html)
+            while len(_listing_blocks) > _LISTING_BLOCKS_MAX:
+                _listing_blocks.popitem(last=False)
+    return html
+
+
+def search_listings_forget() -> None:
+    """Forget the drawn listings (tests start each from nothing)."""
+    with _listing_blocks_lock:
+        _listing_blocks.clear()
 
 
 def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
