@@ -123,6 +123,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # workers. Without CACHE_URL that is the database cache (its table is made by the release step and bin/run);
 # Redis (`rediscache://…`) when set. A per-process cache with DEBUG off fails the deploy check.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same backend, reusing one Redis client per connection pool (storefront/redis_cache.py).
+    CACHES["default"]["BACKEND"] = "storefront.redis_cache.RedisCache"
 
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.
