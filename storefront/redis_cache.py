@@ -20,12 +20,14 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
 
+    # Django's own private helpers, which its stubs leave out: the pool for a read or a write, and redis.Redis.
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
             # Two threads may both make one the first time: either serves, the other is dropped.
-            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._clients[index] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
