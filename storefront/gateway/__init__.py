@@ -2,7 +2,8 @@
 
 `errors` (one exception family, decided once from the provider's documented texts), `results` (typed
 dataclasses), `transport` (session, retries, breaker, call slots, rate limits), `client` (one method per
-endpoint). Everything callers import is re-exported here: `from storefront.gateway import X`.
+endpoint), `guard` (the provider's "coming soon" endpoints run only while their capability is on, see
+storefront/capabilities.py). Everything callers import is re-exported here: `from storefront.gateway import X`.
 """
 
 from storefront.gateway.client import (
@@ -17,6 +18,7 @@ from storefront.gateway.client import (
 )
 from storefront.gateway.errors import (
     REFUSALS,
+    CapabilityOff,
     CustomerExists,
     DnsNotActive,
     DuplicateRecord,
@@ -38,6 +40,7 @@ from storefront.gateway.errors import (
     ValidationRejected,
     refusal_class,
 )
+from storefront.gateway.guard import requires_capability
 from storefront.gateway.results import (
     Ack,
     AutoLoginToken,
@@ -64,6 +67,7 @@ __all__ = [
     "Ack",
     "AutoLoginToken",
     "CallSlots",
+    "CapabilityOff",
     "CircuitBreaker",
     "CustomerCreated",
     "CustomerExists",
@@ -107,4 +111,5 @@ __all__ = [
     "normalise_metasearch_url",
     "record_provider_call",
     "refusal_class",
+    "requires_capability",
 ]

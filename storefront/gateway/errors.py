@@ -70,6 +70,17 @@ class OutcomeUnknown(Unavailable):
     default_message = _("We could not confirm the result with the domain service.")
 
 
+class CapabilityOff(GatewayError):
+    """The provider announces this feature as coming soon and `RESELLER_CAPABILITIES` does not name it: raised
+    before any call (its placeholder would answer 200 and do nothing). The page says what to do instead."""
+
+    default_message = _("This cannot be done through this store yet.")
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(f"capability {capability} is off (RESELLER_CAPABILITIES)")
+        self.capability = capability
+
+
 # --- Refusals: the provider answered and said no ------------------------------------------------------------
 
 
