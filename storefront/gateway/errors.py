@@ -177,6 +177,11 @@ REFUSALS: Mapping[tuple[str, str], type[GatewayError]] = {
     ("*", "Invalid customer email"): NotFound,
     ("signup", "User already exists"): CustomerExists,
     ("signup", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
+    # Coming-soon endpoints (no texts of their own documented yet): changing a customer's details or a domain's
+    # contacts follows signup's rules, and the sandbox refuses with signup's texts; any other text is generic.
+    ("customer-details", "User already exists"): CustomerExists,
+    ("customer-details", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
+    ("contacts", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
     ("register", "Unable to register domain"): RegistrationRefused,
     ("renew", "Invalid current expiry timestamp"): ExpiryChanged,
     ("renew", "Failed to renew the domain order"): RenewalRefused,
