@@ -118,3 +118,29 @@ def test_the_lapse_event_is_delivered_signed(live_server, settings):
     assert payloads[1]["data"]["object"]["id"] == intent["id"]
     for payload, header in received:
         stripe.Webhook.construct_event(payload, header, WEBHOOK_SECRET)  # signed in real time, whatever the clock
+
+
+def test_staff_advance_the_clock_in_the_admin(api):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    intent = authorised(api)
+    setup = Setup.current()
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("staff", "staff@example.org", "x"))
+    asked = admin.post("/admin/stripe_api/setup/", {"action": "advance_clock", "_selected_action": [setup.pk]})
+    assert b'name="days"' in asked.content
+    done = admin.post(
+        "/admin/stripe_api/setup/",
+        {
+            "action": "advance_clock",
+            "_selected_action": [setup.pk],
+            "apply": "1",
+            "days": "8",
+            "hours": "0",
+            "minutes": "0",
+        },
+        follow=True,
+    )
+    assert b"1 object(s) fell due" in done.content
+    assert api.get(f"payment_intents/{intent['id']}").json()["status"] == "canceled"
