@@ -16,7 +16,7 @@ from sandbox.stripe_api.webhooks import caused_by
 
 
 def catch_up() -> int:
-    """Do everything due by now; how many objects were due."""
+    """Do everything due by now; how many objects it changed."""
     moment = clock.now()
     if not StripeObject.objects.filter(due_at__lte=moment).exists():
         return 0
@@ -30,8 +30,9 @@ def catch_up() -> int:
                 payments.expire(session=row)
             elif row.object == "refund" and row.data["status"] == "pending":
                 refunds.settle(refund=row)
-            else:  # no longer in the state that had a deadline
+            else:  # no longer in the state that had a deadline (a session paid, say)
                 row.due_at = None
                 row.save_data()
+                continue
             done += 1
     return done

@@ -112,6 +112,7 @@ def authorise(*, session: StripeObject, intent: StripeObject) -> None:
     steps = _authorised(intent, off_session=False)
     _attach_if_saved(intent)
     session.data.update(status="complete", payment_status="paid", customer_details=customer_details(session))
+    session.due_at = None
     session.save_data()
     webhooks.record([*steps, ("checkout.session.completed", session.data)], api_key=session.api_key)
 

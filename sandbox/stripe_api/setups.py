@@ -73,6 +73,7 @@ def _succeed(*, session: StripeObject, intent: StripeObject) -> None:
     if session.data["customer"]:
         attach(method_id=intent.data["payment_method"], customer=session.data["customer"])
     session.data.update(status="complete", customer_details=customer_details(session))
+    session.due_at = None
     session.save_data()
     webhooks.record([("checkout.session.completed", session.data)], api_key=session.api_key)
 
