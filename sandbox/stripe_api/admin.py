@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
@@ -216,6 +216,8 @@ class SetupAdmin(admin.ModelAdmin):
     )
     readonly_fields = ("clock_offset_seconds",)
     actions = ("advance_clock",)
+    # A webhook URL typed without a scheme is a local receiver (bin/run's storefront), which speaks plain HTTP.
+    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
 
     @admin.display(description="sandbox clock")
     def sandbox_time(self, row: Setup) -> str:
