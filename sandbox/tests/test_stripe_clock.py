@@ -144,3 +144,12 @@ def test_staff_advance_the_clock_in_the_admin(api):
     )
     assert b"1 object(s) fell due" in done.content
     assert api.get(f"payment_intents/{intent['id']}").json()["status"] == "canceled"
+
+
+def test_tick_does_what_fell_due_without_moving_the_clock(api):
+    intent = authorised(api)
+    Setup.objects.filter(pk=1).update(clock_offset_seconds=8 * DAY)
+    assert control("POST", "tick") == {"due": 1}
+    assert Event.objects.filter(type="payment_intent.canceled").count() == 1
+    assert control("POST", "tick") == {"due": 0}
+    assert api.get(f"payment_intents/{intent['id']}").json()["status"] == "canceled"
