@@ -143,3 +143,24 @@ def test_the_sdk_retrieves_a_dispute(live_server):
     dispute = sdk(live_server).v1.disputes.retrieve(made["id"])
     assert (dispute.status, dispute.reason, dispute.amount) == ("needs_response", "product_not_received", 3799)
     assert dispute.balance_transactions[0].fee == 1500
+
+
+def test_every_payment_sandbox_list_in_the_admin_shows_its_objects(api, captured):
+    dispute = control("POST", f"charges/{captured['id']}/dispute", {"inquiry": True})
+    refund = control("POST", f"charges/{captured['id']}/refund", {"amount": 100})
+    admin = _admin()
+    shown = {
+        "paymentintent": captured["id"],
+        "charge": captured["latest_charge"],
+        "refund": refund["id"],
+        "dispute": dispute["id"],
+        "stripeobject": captured["id"],
+        "event": "charge.dispute.created",
+        "setup": " UTC</td>",
+    }
+    for model, text in shown.items():
+        page = admin.get(f"/admin/stripe_api/{model}/")
+        assert page.status_code == 200, model
+        assert text in page.content.decode(), model
+    detail = admin.get(f"/admin/stripe_api/charge/{captured['latest_charge']}/change/")
+    assert detail.status_code == 200
