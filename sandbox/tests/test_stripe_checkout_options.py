@@ -63,7 +63,7 @@ def test_a_card_only_session_offers_no_link(api):
     made = session(api, **{"payment_method_types[0]": "card"})
     assert made["payment_method_types"] == ["card"]
     page = Client().get(page_path(made)).content.decode()
-    assert 'name="card_number"' in page and "Pay with Link" not in page
+    assert 'name="card_number"' in page and "Continue with Link" not in page
     assert control("POST", f"sessions/{made['id']}/pay", {"method": "link"})["outcome"] == "invalid"
     assert api.get(f"checkout/sessions/{made['id']}").json()["status"] == "open"
 
@@ -73,7 +73,7 @@ def test_an_unrestricted_session_offers_link_which_saves_no_card(api):
     made = session(api, customer=customer, **{"payment_intent_data[setup_future_usage]": "off_session"})
     assert made["payment_method_types"] == ["card", "link"]
     page = Client().get(page_path(made)).content.decode()
-    assert 'name="card_number"' in page and "Pay with Link" in page
+    assert 'name="card_number"' in page and "Continue with Link" in page
     assert control("POST", f"sessions/{made['id']}/pay", {"method": "link"})["outcome"] == "authorised"
     intent = api.get(f"checkout/sessions/{made['id']}", "expand[]=payment_intent").json()["payment_intent"]
     assert intent["status"] == "requires_capture"
