@@ -75,8 +75,14 @@ def test_inclusive_tax_is_inside_the_amount_rounded_per_line_as_stripes_guide_sh
         9546,
         105000,
     )
-    lines = api.get(f"checkout/sessions/{made['id']}/line_items").json()["data"]
-    assert [(line["amount_tax"], line["taxes"][0]["taxable_amount"]) for line in lines] == [(9091, 90909), (455, 4545)]
+    listed = api.get(f"checkout/sessions/{made['id']}/line_items").json()
+    assert listed["url"] == f"/v1/checkout/sessions/{made['id']}/line_items"
+    assert [(line["amount_tax"], line["taxes"][0]["taxable_amount"]) for line in listed["data"]] == [
+        (9091, 90909),
+        (455, 4545),
+    ]
+    expanded = api.get(f"checkout/sessions/{made['id']}", "expand[]=line_items").json()["line_items"]
+    assert expanded == listed
 
 
 def test_inclusive_and_exclusive_rates_on_one_line(api):

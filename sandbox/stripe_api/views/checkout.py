@@ -184,6 +184,8 @@ def sessions(request: HttpRequest, *, key: str, params: dict, after: list) -> tu
         adaptive_pricing=not ("enabled" in adaptive and not truthy(adaptive["enabled"])),
     )
     data.update(built["extra"])
+    if "line_items" in data.get("_expandable", {}):
+        data["_expandable"]["line_items"]["url"] = f"/v1/checkout/sessions/{session_id}/line_items"
     row = StripeObject.make(data, api_key=key, due_at=data["expires_at"])
     return 200, shown(row, params, key)
 
@@ -193,8 +195,8 @@ def session_line_items(
     request: HttpRequest, session_id: str, *, key: str, params: dict, after: list
 ) -> tuple[int, dict]:
     row = get_object(key, session_id, "checkout.session")
-    items = row.data.get("_expandable", {}).get("line_items") or {"object": "list", "data": [], "has_more": False}
-    return 200, {**items, "url": f"/v1/checkout/sessions/{session_id}/line_items"}
+    empty = {"object": "list", "data": [], "has_more": False, "url": f"/v1/checkout/sessions/{session_id}/line_items"}
+    return 200, row.data.get("_expandable", {}).get("line_items") or empty
 
 
 @api("POST")
