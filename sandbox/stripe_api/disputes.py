@@ -46,7 +46,9 @@ def _due_by() -> int:
     return int(dt.datetime.combine(day, dt.time(23, 59, 59), tzinfo=dt.UTC).timestamp())
 
 
-def open_dispute(*, charge: StripeObject, reason: str = "general", amount: int | None = None, inquiry: bool = False):
+def open_dispute(
+    *, charge: StripeObject, reason: str = "general", amount: int | None = None, inquiry: bool = False
+) -> StripeObject:
     """The cardholder's bank disputes the charge: a chargeback, or (`inquiry`) a request for information first."""
     data = charge.data
     if not data["captured"]:
