@@ -76,9 +76,10 @@ class RegistrationFactory(factory.django.DjangoModelFactory):
     domain_name = factory.Sequence(lambda n: f"bought{n}.com")
     duration = 1
     currency = "USD"
-    register_price = Decimal("12.99")
-    renew_price = Decimal("14.99")
-    total_price = Decimal("12.99")
+    # The demo catalogue's .com at the tests' default markup (tests/settings.py): what a customer pays, not its cost.
+    register_price = Decimal("14.49")
+    renew_price = Decimal("16.49")
+    total_price = Decimal("14.49")
     status = "registered"
     checkout_id = factory.LazyFunction(uuid.uuid4)
 
@@ -92,7 +93,7 @@ class RenewalFactory(factory.django.DjangoModelFactory):
     provider_order_id = factory.SelfAttribute("order.order_id")
     domain_name = factory.SelfAttribute("order.domain_name")
     duration = 1
-    price = Decimal("14.99")
+    price = Decimal("16.49")  # .com's retail renewal price, as RegistrationFactory's
     currency = "USD"
     status = "renewed"
     token = factory.LazyFunction(uuid.uuid4)

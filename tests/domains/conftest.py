@@ -26,7 +26,7 @@ from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory,
 @pytest.fixture
 def seeded_partner(fake_priced) -> FakeGateway:
     """The in-memory provider (tests/fakes/gateway.py) with the sandbox's demo catalogue, and our cost table synced
-    from its price list (retail prices at the default markup: none in the tests' settings)."""
+    from its price list (retail prices at the default markup: cost + 1.50 per year in the tests' settings)."""
     return fake_priced
 
 
@@ -47,17 +47,17 @@ def register_calls(calls: Iterable[tuple[str, dict[str, Any]]], domain_name: str
 
 
 def line(domain_name: str, **fields: Any) -> CartLine:
-    """A cart line at the demo catalogue's .com retail price (no markup in the tests' settings) unless told
-    otherwise; `price` is the total for the line's term."""
+    """A cart line at the demo catalogue's .com retail price unless told otherwise (its cost, 12.99 then 14.99/yr,
+    plus the tests' default markup of 1.50 per year); `price` is the total for the line's term."""
     values: dict[str, Any] = {
         "domain_name": domain_name,
         "duration": 1,
         "currency": "USD",
-        "price": Decimal("12.99"),
-        "renew": Decimal("14.99"),
+        "price": Decimal("14.49"),
+        "renew": Decimal("16.49"),
         "terms": (1, 2, 3, 5, 10),
         "min_term": 1,
-        "text": "$12.99 first year, then $14.99/yr",
+        "text": "$14.49 first year, then $16.49/yr",
     }
     values.update(fields)
     return CartLine(**values)

@@ -14,7 +14,7 @@ from storefront.gateway import PriceList, TldPrices, Unavailable
 
 def markup(*, percent: str = "0", fixed: str = "0", rounding: str = "none") -> override_settings:
     """The store's default rule (PRICE_MARKUP_*), stated whole by a test of the pricing itself instead of taken from
-    the suite's settings (a markup of 1.00 per year): `@markup()` is no markup at all, so retail equals cost;
+    the suite's settings (a markup of 1.50 a year): `@markup()` is no markup at all, so retail equals cost;
     `@markup(percent="20")` is 20 % and nothing else."""
     return override_settings(
         PRICE_MARKUP_PERCENT=Decimal(percent), PRICE_MARKUP_FIXED=Decimal(fixed), PRICE_ROUNDING=rounding
