@@ -1,8 +1,8 @@
-"""Fixtures of the domains tests: the in-memory provider with the demo catalogue, customers signed up at it, a
-cart helper.
+"""Fixtures of the domains tests: the in-memory provider with the demo catalogue priced, a cart helper.
 
-`customer` and `other_customer` are storefront customers (User + accounts.Customer) with a provider customer_id
-from the fake (`seeded_partner` is the fake itself: arrange it, script its failures, read its `calls`).
+`customer` and `other_customer` are the shared ones (tests/conftest.py), signed up at the provider the test uses;
+here `customer` comes with the demo catalogue priced (`seeded_partner` is the fake itself: arrange it, script its
+failures, read its `calls`; a module that tests the HTTP boundary overrides it with the sandbox).
 `provider_calls` (tests/conftest.py) is the fake's call log from the moment a test asks for it.
 """
 
@@ -18,7 +18,6 @@ from django.core import mail
 
 from accounts.models import Customer
 from domains.cart.basket import CartLine
-from tests.conftest import CONTACT, CUSTOMER_PASSWORD, signup_customer  # noqa: F401 - shared with the domain tests
 from tests.fakes.gateway import FakeGateway
 from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory, for tests that price
 
@@ -31,13 +30,9 @@ def seeded_partner(fake_priced) -> FakeGateway:
 
 
 @pytest.fixture
-def customer(seeded_partner) -> Customer:
-    return signup_customer()
-
-
-@pytest.fixture
-def other_customer(seeded_partner) -> Customer:
-    return signup_customer(name="Alan Turing")
+def customer(seeded_partner, customer) -> Customer:
+    """The shared `customer`, with the catalogue priced first: the domain tests search, buy and renew."""
+    return customer
 
 
 def register_calls(calls: Iterable[tuple[str, dict[str, Any]]], domain_name: str | None = None) -> int:

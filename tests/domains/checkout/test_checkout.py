@@ -19,16 +19,8 @@ from django_tasks_db.models import DBTaskResult
 
 from domains.models import Order, Registration
 from storefront.gateway import Unavailable, gateway
-from tests.domains.conftest import (
-    CONTACT,
-    cart_of,
-    line,
-    put_in_cart,
-    register_calls,
-    signup_customer,
-    wait_for_mail,
-)
-from tests.factories import RegistrationFactory
+from tests.domains.conftest import cart_of, line, put_in_cart, register_calls, wait_for_mail
+from tests.factories import CONTACT, RegistrationFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 
@@ -205,11 +197,11 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
     assert register_calls(provider_calls) == 2
 
 
-def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, buyer):
+def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, buyer, other_customer):
     name, lost = fresh(), fresh()
     put_in_cart(client, line(name), line(lost))
     checkout_id = review(client).context["checkout_id"]
-    gateway().domain_register(customer_id=signup_customer().customer_id, domain_name=lost, duration=1)
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     place(client, checkout_id)
     place(client, checkout_id)
     client.get(f"/checkout/{checkout_id}/")
@@ -416,9 +408,8 @@ def test_only_post_and_get_are_allowed(client):
     assert client.put("/checkout/").status_code == 405
 
 
-def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
-    owner = signup_customer()
-    intruder = signup_customer()
+def test_someone_elses_checkout_id_cannot_be_reused(client, customer, other_customer):
+    owner, intruder = customer, other_customer
     name = fresh()
     owner_client = Client()
     owner_client.force_login(owner.user)
