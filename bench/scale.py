@@ -366,8 +366,8 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
         DBTaskResult.objects.bulk_create(
             [
                 DBTaskResult(
-                    task_path="domains.orders.tasks.send_renewal_email",
-                    args_kwargs={"args": [], "kwargs": {"renewal_id": i}},
+                    task_path="storefront.tasks.send_email",
+                    args_kwargs={"args": [], "kwargs": {"email_id": i}},
                     status="SUCCESSFUL" if i % 50 else "FAILED",
                     queue_name="default",
                     backend_name="default",
@@ -482,7 +482,7 @@ def _measure(args: argparse.Namespace, *, zone_order: int, big_customer: int) ->
         ("admin: prices (rules)", "/admin/pricing/pricerule/"),
         ("admin: tasks", "/admin/django_tasks_database/dbtaskresult/"),
         ("admin: tasks, failed", "/admin/django_tasks_database/dbtaskresult/?status__exact=FAILED"),
-        ("admin: tasks, search", "/admin/django_tasks_database/dbtaskresult/?q=send_renewal"),
+        ("admin: tasks, search", "/admin/django_tasks_database/dbtaskresult/?q=send_email"),
         ("admin: index", "/admin/"),
     ]
     results = [page(admin, label, url) for label, url in admin_pages]

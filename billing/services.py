@@ -26,6 +26,7 @@ from django.utils import timezone
 from accounts.models import Customer
 from billing import stripe_client
 from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
+from billing.emails import credit_note_email_queue, receipt_email_queue
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -38,7 +39,6 @@ from billing.errors import (
 )
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
-from billing.tasks import send_credit_note_email, send_receipt_email
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -608,7 +608,7 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
             amount=payment.amount_captured,
             currency=payment.currency,
         )
-        _email_after_commit(send_receipt_email, receipt_id=receipt.pk)
+        receipt_email_queue(receipt=receipt)
         return receipt
 
 
@@ -630,14 +630,8 @@ def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: s
             currency=receipt.currency,
             stripe_refund_id=stripe_refund_id,
         )
-        _email_after_commit(send_credit_note_email, credit_note_id=note.pk)
+        credit_note_email_queue(note=note)
         return note
-
-
-def _email_after_commit(task: Any, **kwargs: int) -> None:
-    # Only once the document is committed (a rolled-back one takes its number back and must not be mailed); a
-    # lost enqueue is picked up by the billing-emails sweep.
-    transaction.on_commit(lambda: task.enqueue(**kwargs), robust=True)
 
 
 def payments_needing_attention():

@@ -13,6 +13,8 @@ from urllib.parse import urlparse
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from storefront.capabilities import CAPABILITIES, unknown_capabilities
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -292,7 +294,7 @@ RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default
 # MetaSearch's AI suggestions take 8 to 17 s on a cache miss (the provider's demo allows 25 s). They are asked for
 # in a second request of their own, so only that block waits; keep it under a PaaS router's 30 s request limit.
 RESELLER_AI_READ_TIMEOUT = env.float("RESELLER_AI_READ_TIMEOUT", default=25.0)
-# One request's provider work is bounded (security #10): at most this many calls (a review re-checks each of
+# One request's provider work is bounded: at most this many calls (a review re-checks each of
 # up to 20 cart lines), and no call started or still waited for past this many seconds, below a router's 30 s.
 REQUEST_PROVIDER_CALLS_MAX = env.int("REQUEST_PROVIDER_CALLS_MAX", default=30)
 REQUEST_PROVIDER_DEADLINE = env.float("REQUEST_PROVIDER_DEADLINE", default=27.0)
@@ -316,6 +318,18 @@ if not RESELLER_SANDBOX and not RESELLER_PANEL_URL:
 # per second for search (MetaSearch, availability, suggestions) and for everything else. 0: no limit.
 RESELLER_SEARCH_RATE_LIMIT = env.int("RESELLER_SEARCH_RATE_LIMIT", default=50)
 RESELLER_RATE_LIMIT = env.int("RESELLER_RATE_LIMIT", default=10)
+# The provider's "coming soon" endpoints the store may use (storefront/capabilities.py): none for the real provider
+# until it ships them (its placeholders answer 200 and do nothing), all of them with the sandbox, which has them.
+RESELLER_CAPABILITIES = [
+    name.strip().lower()
+    for name in env.list("RESELLER_CAPABILITIES", default=list(CAPABILITIES) if RESELLER_SANDBOX else [])
+    if name.strip()
+]
+if unknown_capabilities(RESELLER_CAPABILITIES):
+    raise ImproperlyConfigured(
+        f"RESELLER_CAPABILITIES names {', '.join(unknown_capabilities(RESELLER_CAPABILITIES))}, which this store "
+        f"does not know; the known capabilities are {', '.join(CAPABILITIES)} (comma-separated, or empty for none)."
+    )
 
 # --- Retail prices (pricing/) ---------------------------------------------------------------------------------
 # The default rule over the provider's cost, for every TLD and operation staff have no rule for in the admin:

@@ -71,7 +71,6 @@ class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
         "auto_renew",
         "auto_renew_failed_at",
         "auto_renew_failure",
-        "auto_renew_notified_at",
     )
 
 

@@ -14,9 +14,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import Customer
 from billing.models import Payment, PaymentLine, Receipt
 from domains.models import Order, Registration, Renewal
-from tests.conftest import signup_customer
+from tests.factories import CustomerFactory
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db
@@ -40,7 +41,7 @@ def grow(customer, start: int, count: int) -> None:
     """`count` more domains, registrations, renewals and payments with receipts for `customer`, and as many for
     another customer (rows the pages must not read)."""
     now = timezone.now()
-    other = signup_customer(email=f"other{start}@example.com", name="Other Customer")
+    other: Customer = CustomerFactory.create(user__email=f"other{start}@example.com", name="Other Customer")
     for owner in (customer, other):
         for i in range(start, start + count):
             name = f"grown{i}-{owner.pk}.com"
@@ -96,8 +97,8 @@ def tasks(count: int) -> None:
     DBTaskResult.objects.bulk_create(
         [
             DBTaskResult(
-                task_path="domains.orders.tasks.send_renewal_email",
-                args_kwargs={"args": [], "kwargs": {"renewal_id": i}},
+                task_path="storefront.tasks.send_email",
+                args_kwargs={"args": [], "kwargs": {"email_id": i}},
                 status="FAILED",
                 queue_name="default",
                 backend_name="default",

@@ -29,16 +29,17 @@ def result(path: str) -> DBTaskResult:
 
 def test_tasks_are_found_by_name_path_or_id(client):
     client.force_login(get_user_model().objects.create_superuser("staff", "staff@example.org", "Staff#12345"))
-    email = result("domains.orders.tasks.send_renewal_email")
+    email = result("storefront.tasks.send_email")
     sync = result("domains.orders.tasks.sync_orders")
+    batch = result("domains.orders.tasks.sync_orders_batch")
 
     def found(term: str) -> set[str]:
         page = client.get(URL, {"q": term}).content.decode()
-        return {name for name in ("send_renewal_email", "sync_orders") if f">{name}<" in page}
+        return {name for name in ("send_email", "sync_orders", "sync_orders_batch") if f">{name}<" in page}
 
-    assert found("send_renewal_email") == {"send_renewal_email"}
-    assert found("renewal_email") == {"send_renewal_email"}  # the end of the name
-    assert found("domains.orders") == {"send_renewal_email", "sync_orders"}  # the start of the path
+    assert found("send_email") == {"send_email"}
+    assert found("orders_batch") == {"sync_orders_batch"}  # the end of the name
+    assert found("domains.orders") == {"sync_orders", "sync_orders_batch"}  # the start of the path
     assert found(str(sync.id)) == {"sync_orders"}
     assert found("nothing_like_it") == set()
-    assert email.id != sync.id
+    assert len({email.id, sync.id, batch.id}) == 3

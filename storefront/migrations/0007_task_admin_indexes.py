@@ -8,7 +8,7 @@ from storefront.migration_indexes import plain_index, prefix_search_index
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("storefront", "0005_legal_pages"),
+        ("storefront", "0006_outgoing_email"),
         ("django_tasks_database", "0021_conditional_partial_index_ordering"),
     ]
 
