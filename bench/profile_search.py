@@ -65,7 +65,8 @@ def main() -> int:
             "RESELLER_METASEARCH_URL": f"{root}/metasearch",
             "RESELLER_PANEL_URL": f"{root}/panel",
             "CACHE_URL": cache_url,
-            "LOG_LEVEL": "WARNING",
+            # The request log line is written as in production (to a file, not the terminal).
+            "LOG_LEVEL": "INFO",
         }
         for command in (["migrate", "--noinput"], ["createcachetable"], ["collectstatic", "--noinput"]):
             bench._manage(env, command)
@@ -82,10 +83,17 @@ def main() -> int:
 
 
 def _profile(args: argparse.Namespace, session_key: str) -> None:
+    import logging
+
     import django
 
     django.setup()
     from django.test import Client
+
+    # Production's handler writes each line to stdout; here to a file, so the profile's report stays readable.
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(open(os.devnull, "w"))  # noqa: SIM115 - for the process's lifetime
 
     client = Client(HTTP_HOST="127.0.0.1")
     kind = args.kind.replace("-", " ")

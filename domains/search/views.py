@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
@@ -84,9 +85,15 @@ def search(request: HttpRequest) -> HttpResponse:
         context.update(state="prompt", message=EMPTY_MESSAGE)
 
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
-    fragment = is_fragment(request)
-    template = "domains/_search_results.html" if fragment else "domains/search.html"
-    response = render(request, template, context)
+    response: HttpResponse
+    if is_fragment(request):
+        # The fragment reads nothing the context processors add (the brand, the cart count and messages are the
+        # page's): it is drawn without them, given the request and the CSRF token it does use. A search as the
+        # customer types is mostly this fragment.
+        context.update(request=request, csrf_token=get_token(request))
+        response = HttpResponse(render_to_string("domains/_search_results.html", context))
+    else:
+        response = render(request, "domains/search.html", context)
     # The same URL answers a page or a fragment: caches must key on the header that tells them apart.
     patch_vary_headers(response, ("HX-Request",))
     return response
