@@ -93,7 +93,7 @@ def _profile(args: argparse.Namespace, session_key: str) -> None:
     # Production's handler writes each line to stdout; here to a file, so the profile's report stays readable.
     for handler in logging.getLogger().handlers:
         if isinstance(handler, logging.StreamHandler):
-            handler.setStream(open(os.devnull, "w"))  # noqa: SIM115 - for the process's lifetime
+            handler.setStream(open(os.devnull, "w"))
 
     client = Client(HTTP_HOST="127.0.0.1")
     kind = args.kind.replace("-", " ")
