@@ -88,6 +88,7 @@ def payment_start(
     if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
         raise PaymentError("lines must share one currency and cost 0 or more")
     total = sum((line.price.amount for line in lines), Decimal(0))
+    _check_chargeable(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
@@ -108,6 +109,15 @@ def payment_start(
     Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
     payment.refresh_from_db()
     return StartedPayment(payment=payment, url=session.url)
+
+
+def _check_chargeable(lines: Sequence[LineToPay]) -> None:
+    """Every price must be an amount Stripe takes in its currency (a price in fractions of a króna is not)."""
+    try:
+        for line in lines:
+            stripe_client.to_minor(line.price.amount, line.price.currency)
+    except stripe_client.NotChargeable as err:
+        raise PaymentError(str(err), code="not_chargeable") from err
 
 
 def _session_create(payment: Payment, *, success_url: str, cancel_url: str) -> Any:
@@ -181,6 +191,12 @@ def _session_params(
         # The Customer carries the email (Stripe takes `customer` or `customer_email`, not both).
         "customer": stripe_customer,
         "metadata": metadata,
+        # Cards only: a card is what auto-renew charges later, and other methods (wallets, bank debits) may settle
+        # days later or leave nothing to save.
+        "allowed_payment_method_types": ["card"],
+        # The customer pays the amount quoted in the store's currency: no conversion at Stripe's page, so the
+        # charge, the receipt and the books are in one currency.
+        "adaptive_pricing": {"enabled": False},
         "payment_intent_data": {
             "capture_method": "manual",
             "metadata": metadata,
