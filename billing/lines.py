@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from billing.models import SaleCause
 from pricing.money import Money
 
-if TYPE_CHECKING:  # types only: models import nothing from here
+if TYPE_CHECKING:
     from billing.models import PaymentLine
 
 # Lines paid before kinds were recorded were all domain registrations.
@@ -30,6 +32,10 @@ class LineToPay:
     description: str
     price: Money
     details: dict[str, Any] = field(default_factory=dict)  # `kind` among them
+    # For the books: why it is sold, the TLD, and what it costs us at the quote (same currency as the price).
+    cause: str = SaleCause.REGISTRATION
+    tld: str = ""
+    cost: Money | None = None
 
 
 class LineOutcome(StrEnum):
@@ -42,6 +48,7 @@ class LineOutcome(StrEnum):
 class LineResult:
     outcome: LineOutcome
     reference: str = ""  # e.g. the registration's id, shown to staff
+    cost: Decimal | None = None  # what delivering it cost us, when the delivering side recorded it
 
 
 @dataclass(frozen=True)

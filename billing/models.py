@@ -1,4 +1,5 @@
-"""Payments (authorise → register → capture), their lines, Stripe's webhook events as received, receipts.
+"""Payments (authorise → register → capture), their lines, the ledger of every money movement, Stripe's webhook
+events as received, receipts and credit notes.
 
 Money is Decimal in the payment's currency; Stripe's integer minor units are converted at the boundary
 (billing/stripe_client.py). Every state change is a conditional update or happens under the payment's row lock, so
@@ -73,6 +74,14 @@ class Payment(models.Model):
         return Money(self.amount_refunded, self.currency)
 
 
+class SaleCause(models.TextChoices):
+    """Why a line was sold: what the ledger and the revenue report group money movements by."""
+
+    REGISTRATION = "registration", "Registration"
+    RENEWAL = "renewal", "Renewal"
+    AUTO_RENEWAL = "auto_renewal", "Auto-renewal"
+
+
 class PaymentLine(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -89,6 +98,11 @@ class PaymentLine(models.Model):
     description = models.CharField(max_length=255)
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     details = models.JSONField(default=dict, blank=True)
+    cause = models.CharField(max_length=16, choices=SaleCause.choices, default=SaleCause.REGISTRATION)
+    tld = models.CharField(max_length=63, blank=True, help_text="The TLD sold, for the revenue report.")
+    # What the line costs us (the provider's price, in the payment's currency), as the delivering side recorded it
+    # when it registered or renewed; the quote's cost until then. Empty when unknown.
+    cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     # Set when a door claimed the line for registration; a claim older than a few minutes may be taken over.
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -109,6 +123,50 @@ class PaymentLine(models.Model):
     @property
     def price(self) -> Money:
         return Money(self.amount, self.payment.currency)
+
+
+class LedgerEntry(models.Model):
+    """One money movement of one paid line, as the payment service made it: the store's books.
+
+    `amount` is signed, in `currency`: money received is positive (a capture, a dispute's funds reinstated),
+    money given back is negative (a refund, a dispute's funds withdrawn). A refund that fails after it was booked
+    is booked back as a positive refund row. A write-off moves no money (`amount` 0): `written_off` is what will
+    not be collected. `cost` is what the line cost us, booked once with its capture (or its write-off); empty when
+    unknown. `source_id` is the payment service's object (charge, refund, dispute) or, for a write-off, ours:
+    with the kind and the line it is unique, so a replayed event never books twice. Written in the same
+    transaction as the state change it records; read by billing.ledger (the revenue report, issues 31 and 32).
+    """
+
+    class Kind(models.TextChoices):
+        CAPTURE = "capture", "Capture"
+        REFUND = "refund", "Refund"
+        DISPUTE_WITHDRAWAL = "dispute_withdrawal", "Dispute: funds withdrawn"
+        DISPUTE_REINSTATEMENT = "dispute_reinstatement", "Dispute: funds reinstated"
+        WRITE_OFF = "write_off", "Write-off"
+
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    cause = models.CharField(max_length=16, choices=SaleCause.choices)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    written_off = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    tld = models.CharField(max_length=63, blank=True)
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="ledger_entries")
+    line = models.ForeignKey(PaymentLine, on_delete=models.PROTECT, related_name="ledger_entries")
+    source_id = models.CharField(max_length=255)
+    occurred_at = models.DateTimeField(db_index=True, help_text="When the payment service made the movement.")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    note = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["occurred_at", "pk"]
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "source_id", "line"], name="one_ledger_entry_per_source_and_line"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.amount} {self.currency} ({self.source_id})"
 
 
 class WebhookEvent(models.Model):

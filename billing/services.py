@@ -36,6 +36,7 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
+from billing.ledger import ledger_capture_book, ledger_refund_book, payment_refunded_total
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
 from billing.tasks import send_credit_note_email, send_receipt_email
@@ -164,6 +165,9 @@ def _payment_for(
                     description=line.description,
                     amount=line.price.amount,
                     details=line.details,
+                    cause=line.cause,
+                    tld=line.tld[:63],
+                    cost=line.cost.amount if line.cost is not None and line.cost.currency == currency else None,
                 )
                 for index, line in enumerate(lines)
             )
@@ -406,7 +410,9 @@ def _deliver_lines(payment: Payment) -> None:
             logger.exception("delivering line %s of payment %s failed unexpectedly", line.pk, payment.pk)
             result = LineResult(LineOutcome.UNKNOWN)
         PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERING).update(
-            status=result.outcome.value, registration_ref=result.reference[:255]
+            status=result.outcome.value,
+            registration_ref=result.reference[:255],
+            cost=result.cost if result.cost is not None else F("cost"),
         )
 
 
@@ -542,6 +548,12 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
             payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
             # What held it (an unknown line, a lost answer) is settled now.
             payment.needs_attention, payment.attention_reason = False, ""
+            ledger_capture_book(
+                payment=payment,
+                source_id=stripe_client.charge_id(intent),
+                amount=payment.amount_captured,
+                occurred_at=timezone.now(),
+            )
         elif intent.status == "canceled":
             payment.status = Payment.Status.CANCELLED
         else:
@@ -587,7 +599,14 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
         ):
             line.refresh_from_db()
             return line
-        payment.amount_refunded += line.amount
+        ledger_refund_book(
+            payment=payment,
+            refund_id=refund.id,
+            amount=line.amount,
+            occurred_at=stripe_client.when(refund.created),
+            line=line,
+        )
+        payment.amount_refunded = payment_refunded_total(payment)
         if payment.amount_refunded == payment.amount_captured:
             payment.status = Payment.Status.REFUNDED
         payment.save(update_fields=["amount_refunded", "status", "updated_at"])

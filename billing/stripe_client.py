@@ -10,11 +10,12 @@ ISK none, so a store selling in ISK would otherwise charge a hundredth of its pr
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from decimal import Decimal
 from functools import cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import stripe
 from django.conf import settings
@@ -106,3 +107,18 @@ def from_minor(minor: int, currency: str) -> Decimal:
     if kept != amount:
         raise NotChargeable(f"{minor} minor units of {currency.upper()} do not fit two decimals")
     return kept
+
+
+def when(timestamp: int | None) -> dt.datetime:
+    """A Stripe timestamp (seconds since the epoch, UTC) as an aware datetime; now when Stripe gave none."""
+    if not timestamp:
+        return dt.datetime.now(tz=dt.UTC)
+    return dt.datetime.fromtimestamp(int(timestamp), tz=dt.UTC)
+
+
+def charge_id(intent: Any) -> str:
+    """The id of a payment intent's charge (expanded or not); the intent's own id when it has none yet."""
+    charge = getattr(intent, "latest_charge", None)
+    if isinstance(charge, str) and charge:
+        return charge
+    return str(getattr(charge, "id", "") or intent.id)

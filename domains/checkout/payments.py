@@ -12,10 +12,13 @@ from collections.abc import Iterable
 from django.utils.translation import ngettext
 
 from billing.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
-from billing.models import PaymentLine
+from billing.models import PaymentLine, SaleCause
 from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
 from domains.models import Registration
+from pricing.models import Operation
+from pricing.money import Money
+from pricing.quotes import retail_price
 
 # A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
 REGISTRATION = DEFAULT_KIND
@@ -30,7 +33,8 @@ _OUTCOMES: dict[str, LineOutcome] = {
 
 
 def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
-    """The reviewed cart lines at their quoted prices; each carries what registering it needs."""
+    """The reviewed cart lines at their quoted prices; each carries what registering it needs, and what it costs us
+    today (for the books; the registration records its own cost when it is made)."""
     return [
         LineToPay(
             reference=line.domain_name,
@@ -43,9 +47,17 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
             % {"domain": line.domain_name, "years": line.duration},
             price=line.total,
             details={**line.as_session(), "kind": REGISTRATION},
+            cause=SaleCause.REGISTRATION,
+            tld=line.tld,
+            cost=_cost(line),
         )
         for line in lines
     ]
+
+
+def _cost(line: CartLine) -> Money | None:
+    quote = retail_price(tld=line.tld, operation=Operation.REGISTER, years=line.duration)
+    return quote.cost if quote is not None else None
 
 
 def _cart_line(line: PaymentLine) -> CartLine:
@@ -62,7 +74,11 @@ def register_paid_line(line: PaymentLine) -> LineResult:
     registration = registrations.registration_place(
         customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
     )
-    return LineResult(_OUTCOMES.get(registration.status, LineOutcome.UNKNOWN), reference=str(registration.pk))
+    return LineResult(
+        _OUTCOMES.get(registration.status, LineOutcome.UNKNOWN),
+        reference=str(registration.pk),
+        cost=registration.cost_price if registration.currency == payment.currency else None,
+    )
 
 
 def registration_resolved(line: PaymentLine) -> bool | None:

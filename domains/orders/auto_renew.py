@@ -32,7 +32,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.language import customer_language
 from billing.cards import saved_card_for
 from billing.errors import PaymentError, PaymentUnavailable
-from billing.models import Payment, SavedCard
+from billing.models import Payment, SaleCause, SavedCard
 from billing.services import payment_charge_saved
 from domains.models import Order, Renewal
 from domains.orders import renewals
@@ -157,7 +157,7 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
     try:
         payment = payment_charge_saved(
             customer=order.customer,
-            lines=[renewal_line_to_pay(order=order, request=request)],
+            lines=[renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL)],
             checkout_id=request.token,
         )
     except PaymentUnavailable:

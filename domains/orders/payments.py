@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
-from billing.models import PaymentLine
+from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from pricing.money import Money
@@ -31,8 +31,9 @@ _RENEWAL_OUTCOMES: dict[str, LineOutcome] = {
 }
 
 
-def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest) -> LineToPay:
-    """One renewal at the retail price the customer confirmed; its details are what renewing it needs."""
+def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest, cause: str = SaleCause.RENEWAL) -> LineToPay:
+    """One renewal at the retail price the customer confirmed (or auto-renew quoted: `cause`); its details are what
+    renewing it needs."""
     if request.price is None:
         raise ValueError("a renewal is paid for at a known price")
     years = f"{request.duration} year{'s' if request.duration != 1 else ''}"
@@ -47,6 +48,9 @@ def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest) -> Line
             "shown_expiry_timestamp": request.shown_expiry_timestamp,
             "cost": None if request.cost is None else str(request.cost),
         },
+        cause=cause,
+        tld=order.domain_name.rpartition(".")[2].lower(),
+        cost=None if request.cost is None else Money(request.cost, request.currency),
     )
 
 
@@ -85,7 +89,7 @@ def renew_paid_line(line: PaymentLine) -> LineResult:
         logger.info("paid renewal of order %s not renewed: %s", order.order_id, type(err).__name__)
         found = Renewal.objects.filter(token=request.token).first()
         return LineResult(LineOutcome.FAILED, reference=str(found.pk) if found else "")
-    return LineResult(LineOutcome.REGISTERED, reference=str(renewal.pk))
+    return LineResult(LineOutcome.REGISTERED, reference=str(renewal.pk), cost=renewal.cost_price)
 
 
 def renewal_resolved(line: PaymentLine) -> bool | None:
