@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from billing.alerts import authorisations_expiring
 from billing.errors import PaymentError
-from billing.models import CreditNote, Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
+from billing.models import Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
 from billing.services import payments_needing_attention, refund_line
 
 
@@ -40,25 +40,27 @@ class PaymentLineInline(admin.TabularInline):
     can_delete = False
     fields = readonly_fields = (
         "description",
+        "cause",
         "amount",
+        "cost",
         "status",
         "registration_ref",
         "stripe_refund_id",
         "refunded_at",
-        "credit_note",
     )
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="credit note")
-    def credit_note(self, line: PaymentLine) -> str:
-        note = getattr(line, "credit_note", None)
-        if note is None:
-            return "—"
-        return format_html(
-            '<a href="{}">{}</a>', reverse("admin:billing_creditnote_change", args=[note.pk]), note.number
-        )
+
+class LedgerEntryInline(admin.TabularInline):
+    model = LedgerEntry
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("occurred_at", "kind", "line", "amount", "written_off", "cost", "source_id", "note")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Payment)
@@ -80,8 +82,8 @@ class PaymentAdmin(admin.ModelAdmin):
     ]
     list_filter = [NeedsAttentionFilter, "status", "created_at"]
     search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
-    list_select_related = ["customer__user", "receipt"]
-    inlines = [PaymentLineInline]
+    list_select_related = ["customer__user"]
+    inlines = [PaymentLineInline, LedgerEntryInline]
     actions = ["refund_registered_lines"]
     readonly_fields = [
         "customer",
@@ -105,7 +107,7 @@ class PaymentAdmin(admin.ModelAdmin):
     fields = [*readonly_fields, "needs_attention", "attention_reason"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
-        return super().get_queryset(request).prefetch_related("lines")
+        return super().get_queryset(request).prefetch_related("lines", "documents")
 
     @admin.display(description="lines")
     def line_summary(self, payment: Payment) -> str:
@@ -114,22 +116,22 @@ class PaymentAdmin(admin.ModelAdmin):
 
     @admin.display(description="receipt")
     def receipt_number(self, payment: Payment) -> str:
-        receipt = getattr(payment, "receipt", None)
+        receipt = next((d for d in payment.documents.all() if d.kind == Document.Kind.RECEIPT), None)
         if receipt is None:
             return "—"
         return format_html(
-            '<a href="{}">{}</a>', reverse("admin:billing_receipt_change", args=[receipt.pk]), receipt.number
+            '<a href="{}">{}</a>', reverse("admin:billing_document_change", args=[receipt.pk]), receipt.number
         )
 
     @admin.display(description="credit notes")
     def credit_notes(self, payment: Payment) -> str:
-        notes = CreditNote.objects.filter(line__payment=payment).order_by("number")
+        notes = payment.documents.filter(kind=Document.Kind.CREDIT_NOTE).order_by("number")
         return (
             format_html_join(
                 ", ",
                 '<a href="{}">{}</a> ({} {})',
                 (
-                    (reverse("admin:billing_creditnote_change", args=[n.pk]), n.number, n.amount, n.currency)
+                    (reverse("admin:billing_document_change", args=[n.pk]), n.number, n.amount, n.currency)
                     for n in notes
                 ),
             )
@@ -162,48 +164,27 @@ class WebhookEventAdmin(admin.ModelAdmin):
     readonly_fields = ["event_id", "type", "payload", "deliveries", "received_at", "processed_at", "error"]
 
 
-class CreditNoteInline(admin.TabularInline):
-    model = CreditNote
-    extra = 0
-    can_delete = False
-    fields = readonly_fields = ("number", "line", "amount", "currency", "stripe_refund_id", "issued_at", "emailed_at")
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    """Receipts and credit notes, issued with captures and refunds, never by hand: each kind's numbers follow each
+    other without gaps, so none is added or deleted here."""
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-
-@admin.register(Receipt)
-class ReceiptAdmin(admin.ModelAdmin):
-    list_display = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    search_fields = ["=number", "payment__customer__user__email"]
-    inlines = [CreditNoteInline]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False  # numbers follow each other without gaps
-
-
-@admin.register(CreditNote)
-class CreditNoteAdmin(admin.ModelAdmin):
-    """Issued by the refund action on payments, never by hand: numbers must follow each other without gaps."""
-
-    list_display = ["store", "number", "receipt", "line", "amount", "currency", "issued_at", "emailed_at"]
+    list_display = ["kind", "number", "store", "payment", "receipt", "amount", "currency", "issued_at", "emailed_at"]
+    list_filter = ["kind", "store"]
     readonly_fields = [
+        "kind",
         "store",
         "number",
+        "payment",
         "receipt",
-        "line",
         "amount",
         "currency",
-        "stripe_refund_id",
+        "refund_id",
         "issued_at",
         "emailed_at",
     ]
-    search_fields = ["=number", "=receipt__number", "stripe_refund_id", "receipt__payment__customer__user__email"]
-    list_select_related = ["receipt", "line"]
+    search_fields = ["=number", "=receipt__number", "refund_id", "payment__customer__user__email"]
+    list_select_related = ["payment", "receipt"]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.language import customer_language
 from billing.documents import credit_note_context, receipt_context
-from billing.models import CreditNote, Receipt
+from billing.models import Document
 from storefront.background import claimed
 
 # A document older than this gets no email from the sweep (it would be news to nobody); one younger than the
@@ -25,35 +25,24 @@ _SWEEP_DAYS = 30
 _SWEEP_GRACE = dt.timedelta(minutes=2)
 
 
-def receipt_email_send(*, receipt_id: int) -> bool:
-    """Email the customer this receipt, once. True if sent now. Raises whatever the mail backend raises."""
-    rows = Receipt.objects.filter(pk=receipt_id, emailed_at__isnull=True).select_related("payment__customer__user")
-    with claimed(rows) as found:
-        if not found:
-            return False
-        receipt = found[0]
-        customer = receipt.payment.customer
-        with customer_language(customer):
-            message = _message("billing/email/receipt", receipt_context(receipt), to=customer.email)
-        message.send()
-        Receipt.objects.filter(pk=receipt.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
-    return True
-
-
-def credit_note_email_send(*, credit_note_id: int) -> bool:
-    """Email the customer this credit note, once. True if sent now. Raises whatever the mail backend raises."""
-    rows = CreditNote.objects.filter(pk=credit_note_id, emailed_at__isnull=True).select_related(
-        "receipt__payment__customer__user", "line"
+def document_email_send(*, document_id: int) -> bool:
+    """Email the customer this receipt or credit note, once. True if sent now. Raises whatever the mail backend
+    raises."""
+    rows = Document.objects.filter(pk=document_id, emailed_at__isnull=True).select_related(
+        "payment__customer__user", "receipt"
     )
     with claimed(rows) as found:
         if not found:
             return False
-        note = found[0]
-        customer = note.receipt.payment.customer
+        document = found[0]
+        customer = document.payment.customer
         with customer_language(customer):
-            message = _message("billing/email/credit_note", credit_note_context(note), to=customer.email)
+            if document.is_credit_note:
+                message = _message("billing/email/credit_note", credit_note_context(document), to=customer.email)
+            else:
+                message = _message("billing/email/receipt", receipt_context(document), to=customer.email)
         message.send()
-        CreditNote.objects.filter(pk=note.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
+        Document.objects.filter(pk=document.pk, emailed_at__isnull=True).update(emailed_at=timezone.now())
     return True
 
 
@@ -63,11 +52,10 @@ def _message(template: str, context: dict, *, to: str) -> EmailMessage:
     return EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
 
 
-def documents_not_emailed(*, now: dt.datetime | None = None) -> tuple[list[int], list[int]]:
+def documents_not_emailed(*, now: dt.datetime | None = None) -> list[int]:
     """Ids of the recent receipts and credit notes whose email has not gone out (a send failed, an enqueue was
-    lost)."""
+    lost), oldest first."""
     now = now or timezone.now()
     window = {"issued_at__gt": now - dt.timedelta(days=_SWEEP_DAYS), "issued_at__lt": now - _SWEEP_GRACE}
-    receipts = Receipt.objects.filter(emailed_at__isnull=True, **window).values_list("pk", flat=True)
-    notes = CreditNote.objects.filter(emailed_at__isnull=True, **window).values_list("pk", flat=True)
-    return list(receipts), list(notes)
+    rows = Document.objects.filter(emailed_at__isnull=True, **window).order_by("issued_at", "pk")
+    return list(rows.values_list("pk", flat=True))

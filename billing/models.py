@@ -73,6 +73,11 @@ class Payment(models.Model):
     def refunded(self) -> Money:
         return Money(self.amount_refunded, self.currency)
 
+    @property
+    def receipt(self) -> Document | None:
+        """The payment's receipt, once it was captured."""
+        return self.documents.filter(kind=Document.Kind.RECEIPT).first()
+
 
 class SaleCause(models.TextChoices):
     """Why a line was sold: what the ledger and the revenue report group money movements by."""
@@ -187,74 +192,76 @@ class WebhookEvent(models.Model):
         return f"{self.event_id} {self.type}"
 
 
-class ReceiptCounter(models.Model):
-    """The last receipt number of a store, moved under its row lock in the transaction that issues a receipt."""
+class Document(models.Model):
+    """A numbered billing document of the customer's: the receipt of a payment (issued with its capture), or a credit
+    note for one refund of it (issued with the refund, ours or one made in Stripe's dashboard). Each kind has its own
+    gap-free series per store (`DocumentSeries`, moved in the issuing transaction). What a credit note refunds,
+    line by line, is the ledger's refund entries of its refund."""
 
-    store = models.CharField(max_length=100, primary_key=True)
-    last_number = models.PositiveIntegerField(default=0)
+    class Kind(models.TextChoices):
+        RECEIPT = "receipt", "Receipt"
+        CREDIT_NOTE = "credit_note", "Credit note"
 
-    def __str__(self) -> str:
-        return f"{self.store}: {self.last_number}"
-
-
-class Receipt(models.Model):
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     store = models.CharField(max_length=100)
     number = models.PositiveIntegerField()
-    payment = models.OneToOneField(Payment, on_delete=models.PROTECT, related_name="receipt")
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="documents")
+    # A credit note's receipt (the document it corrects); empty on a receipt.
+    receipt = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="credit_notes")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
+    # A credit note's refund at the payment service (the ledger's source of its entries).
+    refund_id = models.CharField(max_length=255, blank=True)
     issued_at = models.DateTimeField(auto_now_add=True)
     # Set once the mail server accepted the customer's copy: a failed send leaves it for the next attempt.
     emailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["store", "number"]
-        constraints = [models.UniqueConstraint(fields=["store", "number"], name="one_receipt_number_per_store")]
-
-    def __str__(self) -> str:
-        return f"Receipt {self.number}"
-
-    @property
-    def total(self) -> Money:
-        return Money(self.amount, self.currency)
-
-
-class CreditNoteCounter(models.Model):
-    """The last credit note number of a store: its own series, moved under its row lock like ReceiptCounter."""
-
-    store = models.CharField(max_length=100, primary_key=True)
-    last_number = models.PositiveIntegerField(default=0)
-
-    def __str__(self) -> str:
-        return f"{self.store}: {self.last_number}"
-
-
-class CreditNote(models.Model):
-    """A refunded line, as the customer's document: one per line (the line is unique), numbered per store."""
-
-    store = models.CharField(max_length=100)
-    number = models.PositiveIntegerField()
-    receipt = models.ForeignKey(Receipt, on_delete=models.PROTECT, related_name="credit_notes")
-    line = models.OneToOneField(PaymentLine, on_delete=models.PROTECT, related_name="credit_note")
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    currency = models.CharField(max_length=3)
-    stripe_refund_id = models.CharField(max_length=255, blank=True)
-    issued_at = models.DateTimeField(auto_now_add=True)
-    emailed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["store", "number"]
+        ordering = ["store", "kind", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["store", "number"], name="one_credit_note_number_per_store"),
-            models.CheckConstraint(condition=models.Q(amount__gt=0), name="credit_note_amount_positive"),
+            models.UniqueConstraint(fields=["kind", "store", "number"], name="one_document_number_per_kind_and_store"),
+            models.UniqueConstraint(
+                fields=["payment"], condition=models.Q(kind="receipt"), name="one_receipt_per_payment"
+            ),
+            models.UniqueConstraint(
+                fields=["refund_id"],
+                condition=models.Q(kind="credit_note") & ~models.Q(refund_id=""),
+                name="one_credit_note_per_refund",
+            ),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="document_amount_positive"),
+            models.CheckConstraint(
+                condition=models.Q(kind="receipt", receipt__isnull=True)
+                | models.Q(kind="credit_note", receipt__isnull=False),
+                name="credit_notes_name_their_receipt",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"Credit note {self.number}"
+        return f"{self.get_kind_display()} {self.number}"
 
     @property
     def total(self) -> Money:
         return Money(self.amount, self.currency)
+
+    @property
+    def is_credit_note(self) -> bool:
+        return self.kind == self.Kind.CREDIT_NOTE
+
+
+class DocumentSeries(models.Model):
+    """The last number issued of one kind of document in one store, moved under its row lock in the transaction that
+    issues the next one (a rolled-back document takes its number back with it)."""
+
+    kind = models.CharField(max_length=16, choices=Document.Kind.choices)
+    store = models.CharField(max_length=100)
+    last_number = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "document series"
+        constraints = [models.UniqueConstraint(fields=["kind", "store"], name="one_series_per_kind_and_store")]
+
+    def __str__(self) -> str:
+        return f"{self.store}: {self.kind} {self.last_number}"
 
 
 class SavedCard(models.Model):

@@ -26,6 +26,7 @@ from django.utils import timezone
 from accounts.models import Customer
 from billing import stripe_client
 from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
+from billing.documents import credit_note_issue, receipt_issue
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -38,8 +39,7 @@ from billing.errors import (
 )
 from billing.ledger import ledger_capture_book, ledger_refund_book, payment_refunded_total
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
-from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
-from billing.tasks import send_credit_note_email, send_receipt_email
+from billing.models import Payment, PaymentLine
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -610,69 +610,9 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
         if payment.amount_refunded == payment.amount_captured:
             payment.status = Payment.Status.REFUNDED
         payment.save(update_fields=["amount_refunded", "status", "updated_at"])
-        credit_note_issue(line=line, stripe_refund_id=refund.id)
+        credit_note_issue(payment=payment, refund_id=refund.id, amount=line.amount)
     line.refresh_from_db()
     return line
-
-
-# --- Receipts ---------------------------------------------------------------------------------------------------
-
-
-def _next_number(counter_model: type[ReceiptCounter] | type[CreditNoteCounter], *, store: str) -> int:
-    """The store's next number in a gap-free series: its counter row is locked and moved in the caller's
-    transaction, so a rolled-back document takes its number back with it."""
-    counter_model.objects.get_or_create(store=store)
-    counter = counter_model.objects.select_for_update().get(store=store)
-    counter.last_number += 1
-    counter.save(update_fields=["last_number"])
-    return counter.last_number
-
-
-def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
-    """The payment's receipt, numbered 1, 2, 3… per store without gaps: the counter row is locked and moved in the
-    caller's transaction, so a rolled-back payment takes its number back with it."""
-    store = store or settings.STORE_NAME
-    existing = Receipt.objects.filter(payment=payment).first()
-    if existing is not None:
-        return existing
-    with transaction.atomic():
-        receipt = Receipt.objects.create(
-            store=store,
-            number=_next_number(ReceiptCounter, store=store),
-            payment=payment,
-            amount=payment.amount_captured,
-            currency=payment.currency,
-        )
-        _email_after_commit(send_receipt_email, receipt_id=receipt.pk)
-        return receipt
-
-
-def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: str | None = None) -> CreditNote:
-    """The refunded line's credit note (one per line), numbered 1, 2, 3… per store in its own series without gaps:
-    like receipts, the counter row is locked and moved in the caller's transaction (refund_line's)."""
-    store = store or settings.STORE_NAME
-    existing = CreditNote.objects.filter(line=line).first()
-    if existing is not None:
-        return existing
-    with transaction.atomic():
-        receipt = receipt_issue(payment=line.payment)  # a refunded line was captured, so its receipt exists
-        note = CreditNote.objects.create(
-            store=store,
-            number=_next_number(CreditNoteCounter, store=store),
-            receipt=receipt,
-            line=line,
-            amount=line.amount,
-            currency=receipt.currency,
-            stripe_refund_id=stripe_refund_id,
-        )
-        _email_after_commit(send_credit_note_email, credit_note_id=note.pk)
-        return note
-
-
-def _email_after_commit(task: Any, **kwargs: int) -> None:
-    # Only once the document is committed (a rolled-back one takes its number back and must not be mailed); a
-    # lost enqueue is picked up by the billing-emails sweep.
-    transaction.on_commit(lambda: task.enqueue(**kwargs), robust=True)
 
 
 def payments_needing_attention():

@@ -7,28 +7,18 @@ from __future__ import annotations
 from django_tasks import task
 
 from billing.alerts import authorisation_expiry_alerts_send
-from billing.emails import credit_note_email_send, documents_not_emailed, receipt_email_send
+from billing.emails import document_email_send, documents_not_emailed
 from storefront.background import retry_later
 from storefront.scheduler import job_schedule
 
 
 @task()
-def send_receipt_email(*, receipt_id: int, attempt: int = 1) -> bool:
-    """The customer's copy of one receipt (enqueued when it is issued, after capture)."""
+def send_document_email(*, document_id: int, attempt: int = 1) -> bool:
+    """The customer's copy of one receipt or credit note (enqueued when it is issued)."""
     try:
-        return receipt_email_send(receipt_id=receipt_id)
+        return document_email_send(document_id=document_id)
     except Exception:
-        retry_later(send_receipt_email, attempt=attempt, kwargs={"receipt_id": receipt_id})
-        raise
-
-
-@task()
-def send_credit_note_email(*, credit_note_id: int, attempt: int = 1) -> bool:
-    """The customer's copy of one credit note (enqueued when staff refund a line)."""
-    try:
-        return credit_note_email_send(credit_note_id=credit_note_id)
-    except Exception:
-        retry_later(send_credit_note_email, attempt=attempt, kwargs={"credit_note_id": credit_note_id})
+        retry_later(send_document_email, attempt=attempt, kwargs={"document_id": document_id})
         raise
 
 
@@ -36,12 +26,10 @@ def send_credit_note_email(*, credit_note_id: int, attempt: int = 1) -> bool:
 def send_pending_billing_emails() -> int:
     """Enqueue the email of every recent receipt or credit note not mailed yet (a failed send, a lost enqueue).
     Emails enqueued."""
-    receipts, notes = documents_not_emailed()
-    for receipt_id in receipts:
-        send_receipt_email.enqueue(receipt_id=receipt_id)
-    for credit_note_id in notes:
-        send_credit_note_email.enqueue(credit_note_id=credit_note_id)
-    return len(receipts) + len(notes)
+    pending = documents_not_emailed()
+    for document_id in pending:
+        send_document_email.enqueue(document_id=document_id)
+    return len(pending)
 
 
 @task()

@@ -18,14 +18,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import customer_for_user
 from billing import cards
-from billing.documents import (
-    billing_documents,
-    credit_note_context,
-    credit_note_for_user,
-    receipt_context,
-    receipt_for_user,
-)
+from billing.documents import billing_documents, credit_note_context, document_for_user, receipt_context
 from billing.errors import PaymentError
+from billing.models import Document
 from billing.webhooks import webhook_event_process, webhook_event_record
 from storefront.request_helpers import AuthenticatedHttpRequest
 
@@ -67,7 +62,7 @@ def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
-    found = receipt_for_user(user=request.user, number=number)
+    found = document_for_user(user=request.user, kind=Document.Kind.RECEIPT, number=number)
     if found is None:
         raise Http404("No such receipt")
     return render(request, "billing/receipt.html", receipt_context(found))
@@ -76,7 +71,7 @@ def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
 @login_required
 @require_GET
 def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
-    found = credit_note_for_user(user=request.user, number=number)
+    found = document_for_user(user=request.user, kind=Document.Kind.CREDIT_NOTE, number=number)
     if found is None:
         raise Http404("No such credit note")
     return render(request, "billing/credit_note.html", credit_note_context(found))

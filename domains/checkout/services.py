@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
-from billing.models import Payment, Receipt
+from billing.models import Document, Payment
 from billing.services import payment_settle, payment_start
 from domains.cart.basket import Cart, CartLine, line_quote
 from domains.checkout import registrations
@@ -136,8 +136,8 @@ class Progress:
         )
 
     @property
-    def receipt(self) -> Receipt | None:
-        return getattr(self.payment, "receipt", None)  # issued with the capture
+    def receipt(self) -> Document | None:
+        return self.payment.receipt if self.payment is not None else None  # issued with the capture
 
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
