@@ -1,13 +1,14 @@
-"""django-allauth's hooks: every email through the worker, where to land after confirming, the client address.
+"""django-allauth's hooks: every email through the outbox, where to land after confirming, the client address.
 
-Emails that carry a key (address confirmation, password reset) are queued with ids only: task arguments are
-stored in the database and shown in the admin, and a key there would let anyone who reads it act for the
-customer. The worker makes the key itself when it sends (accounts/tasks.py). Notices carry no key: they are
-rendered here, with the request's address and browser, and queued as they are.
+Emails that carry a key (address confirmation, password reset) are queued with ids only: what the outbox stores is
+shown in the admin, and a key there would let anyone who reads it act for the customer. The worker makes the key
+itself when it sends (accounts/emails.py renders them then). Notices carry no key: they are rendered here, with
+the request's address and browser, and queued as they are.
 """
 
 from __future__ import annotations
 
+import uuid
 from contextvars import ContextVar
 from typing import Any
 
@@ -20,10 +21,12 @@ from django.urls import reverse
 from django.utils.translation import get_language
 
 from storefront.brand import brand_context, from_email
+from storefront.outbox import email_queue, email_queue_rendered_when_sent
 from storefront.request_helpers import client_address, safe_next
 
-# Set while a task sends: then the adapter sends for real instead of queueing again.
-sending_now: ContextVar[bool] = ContextVar("accounts_sending_now", default=False)
+# Set while the worker renders a keyed email (accounts/emails.py): the adapter then hands the message back here
+# instead of queueing it again.
+rendering: ContextVar[list[Any] | None] = ContextVar("accounts_rendering", default=None)
 VERIFY_NEXT_KEY = "accounts:verify-next"
 
 
@@ -49,40 +52,28 @@ class AccountAdapter(DefaultAccountAdapter):
         return safe_next(request, stored) or reverse("checkout")
 
     def send_confirmation_mail(self, request: HttpRequest, emailconfirmation: Any, signup: bool) -> None:
-        if sending_now.get():
+        if rendering.get() is not None:
             super().send_confirmation_mail(request, emailconfirmation, signup)
             return
-        from accounts.tasks import send_email_verification
-
-        send_email_verification.enqueue(
-            email_address_id=emailconfirmation.email_address.pk, signup=signup, language=get_language() or ""
-        )
+        address = emailconfirmation.email_address
+        params = {"email_address_id": address.pk, "signup": signup, "language": get_language() or ""}
+        email_queue_rendered_when_sent(renderer="email_confirmation", params=params, to=[address.email])
 
     def send_password_reset_mail(self, user: Any, email: str, context: dict[str, Any]) -> None:
-        if sending_now.get():
+        if rendering.get() is not None:
             super().send_password_reset_mail(user, email, context)
             return
-        from accounts.tasks import send_password_reset_email
-
-        send_password_reset_email.enqueue(user_id=user.pk, email=email, language=get_language() or "")
+        params = {"user_id": user.pk, "email": email, "language": get_language() or ""}
+        email_queue_rendered_when_sent(renderer="password_reset", params=params, to=[email])
 
     def send_mail(self, template_prefix: str, email: str, context: dict[str, Any]) -> None:
-        if sending_now.get():
-            super().send_mail(template_prefix, email, {**brand_context(), **context})
+        base = {**brand_context(), "email": email, "current_site": get_current_site(self.request)}
+        captured = rendering.get()
+        if captured is not None:
+            captured.append(self.render_mail(template_prefix, email, {**base, **context}))
             return
-        from accounts.tasks import send_rendered_email
-
-        base = {
-            **brand_context(),
-            "email": email,
-            "request": self.request,
-            "current_site": get_current_site(self.request),
-        }
-        message = self.render_mail(template_prefix, email, {**base, **context})
-        html = next((body for body, kind in getattr(message, "alternatives", []) if kind == "text/html"), "")
-        send_rendered_email.enqueue(
-            subject=message.subject, body=message.body, html=html, to=list(message.to), from_email=message.from_email
-        )
+        message = self.render_mail(template_prefix, email, {**base, "request": self.request, **context})
+        email_queue(message, key=f"account:{template_prefix}:{uuid.uuid4()}")
 
 
 class MFAAdapter(DefaultMFAAdapter):

@@ -5,4 +5,4 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self) -> None:
-        from accounts import receivers  # noqa: F401  (connects the signal receivers)
+        from accounts import emails, receivers  # noqa: F401  (registers the keyed emails' renderers; connects receivers)

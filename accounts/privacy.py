@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from accounts.services import CONTACT_FIELDS
-from accounts.tasks import mail_staff
+from storefront.outbox import email_queue_admins
 
 ANONYMOUS = "Deleted customer"
 
@@ -92,13 +92,14 @@ def customer_delete(*, customer: Customer) -> bool:
             user.is_active = False
             user.set_unusable_password()
             user.save()
-    mail_staff.enqueue(
-        subject="A customer deleted their account",
-        body=(
+    email_queue_admins(
+        "A customer deleted their account",
+        (
             f"Provider customer id: {provider_id or 'none (never created at the provider)'}\n"
             f"Email: {email}\n"
             f"Local records {'kept with the contact anonymised' if kept else 'deleted'}.\n"
             "Please ask the provider to delete its customer: its API offers no deletion yet."
         ),
+        key=f"account-deleted:{customer.pk}",
     )
     return not kept

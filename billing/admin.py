@@ -169,7 +169,7 @@ class DocumentAdmin(admin.ModelAdmin):
     """Receipts and credit notes, issued with captures and refunds, never by hand: each kind's numbers follow each
     other without gaps, so none is added or deleted here."""
 
-    list_display = ["kind", "number", "store", "payment", "receipt", "amount", "currency", "issued_at", "emailed_at"]
+    list_display = ["kind", "number", "store", "payment", "receipt", "amount", "currency", "issued_at"]
     list_filter = ["kind", "store"]
     readonly_fields = [
         "kind",
@@ -181,7 +181,6 @@ class DocumentAdmin(admin.ModelAdmin):
         "currency",
         "refund_id",
         "issued_at",
-        "emailed_at",
     ]
     search_fields = ["=number", "=receipt__number", "refund_id", "payment__customer__user__email"]
     list_select_related = ["payment", "receipt"]

@@ -8,13 +8,13 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.core.mail import mail_admins
+from django.db import transaction
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
 from billing.models import Payment
-from storefront.background import claimed
+from storefront.outbox import email_queue_admins
 
 # Stripe's own limit for card authorisations (online payments), stated in the alert.
 STRIPE_AUTHORISATION_DAYS = 7
@@ -31,16 +31,14 @@ def authorisations_expiring(*, now: dt.datetime | None = None) -> QuerySet[Payme
 
 
 def authorisation_expiry_alerts_send(*, now: dt.datetime | None = None) -> int:
-    """Mail ADMINS about the expiring authorisations not alerted yet, then mark them. Payments alerted.
-
-    Nothing is marked when nobody is configured to receive it or the mail server refuses (it raises): the next
-    run tries again.
-    """
+    """Queue one email to ADMINS about the expiring authorisations not alerted yet, and mark them, in one
+    transaction. Payments alerted (none when nobody is configured to receive it: the next run tries again)."""
     if not settings.ADMINS:
         return 0
     now = now or timezone.now()
-    rows = authorisations_expiring(now=now).filter(expiry_alerted_at__isnull=True).select_related("customer__user")
-    with claimed(rows.order_by("created_at")) as payments:
+    with transaction.atomic():
+        rows = authorisations_expiring(now=now).filter(expiry_alerted_at__isnull=True).select_related("customer__user")
+        payments = list(rows.order_by("created_at").select_for_update(of=("self",)))
         if not payments:
             return 0
         lines = [
@@ -49,12 +47,12 @@ def authorisation_expiry_alerts_send(*, now: dt.datetime | None = None) -> int:
             f"  {settings.SITE_URL}{reverse('admin:billing_payment_change', args=[p.pk])}"
             for p in payments
         ]
-        mail_admins(
+        email_queue_admins(
             f"{len(payments)} payment authorisation(s) expire soon",
             f"Stripe releases a card authorisation {STRIPE_AUTHORISATION_DAYS} days after it was made; these are "
             "still not captured. Settle the lines they wait for (a registration whose outcome is unknown: check it "
             "with the provider) so their part is captured in time:\n\n" + "\n".join(lines) + "\n",
-            fail_silently=False,
+            key=f"authorisation-expiry:{now:%Y%m%d%H%M%S}:{payments[0].pk}",
         )
         Payment.objects.filter(pk__in=[p.pk for p in payments], expiry_alerted_at__isnull=True).update(
             expiry_alerted_at=now

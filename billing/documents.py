@@ -37,11 +37,10 @@ def _next_number(kind: str, *, store: str) -> int:
 
 def _issue(**fields: Any) -> Document:
     document = Document.objects.create(number=_next_number(fields["kind"], store=fields["store"]), **fields)
-    from billing.tasks import send_document_email  # the tasks module imports this one
+    from billing.emails import document_email_queue  # the emails module renders with this one's contexts
 
-    # Only once the document is committed (a rolled-back one takes its number back and must not be mailed); a
-    # lost enqueue is picked up by the billing-emails sweep.
-    transaction.on_commit(lambda: send_document_email.enqueue(document_id=document.pk), robust=True)
+    # In the same transaction: a rolled-back document takes its number and its email back with it.
+    document_email_queue(document=document)
     return document
 
 

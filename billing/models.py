@@ -213,8 +213,6 @@ class Document(models.Model):
     # A credit note's refund at the payment service (the ledger's source of its entries).
     refund_id = models.CharField(max_length=255, blank=True)
     issued_at = models.DateTimeField(auto_now_add=True)
-    # Set once the mail server accepted the customer's copy: a failed send leaves it for the next attempt.
-    emailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["store", "kind", "number"]

@@ -6,7 +6,6 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.mail import mail_admins
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -16,6 +15,8 @@ from billing.alerts import authorisations_expiring
 from billing.services import payments_needing_attention
 from domains.checkout.registrations import registrations_needing_attention
 from domains.models import CustomerSync, Order
+from storefront.models import OutgoingEmail
+from storefront.outbox import email_queue_admins
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
 _SIGNUP_SETTLE = dt.timedelta(minutes=10)
@@ -82,6 +83,12 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             reverse("admin:domains_order_changelist") + "?auto_renew_failed_at__isempty=0",
         ),
         Alert(
+            "emails",
+            OutgoingEmail.objects.filter(sent_at__isnull=True, dropped_at__isnull=True, attempts__gte=3).count(),
+            "email(s) the mail server refused three times or more (still retried)",
+            reverse("admin:storefront_outgoingemail_changelist") + "?sent_at__isempty=1",
+        ),
+        Alert(
             "tasks",
             DBTaskResult.objects.failed().filter(finished_at__gt=now - _FAILED_TASKS_WINDOW).count(),
             "background task(s) failed in the last day",
@@ -97,9 +104,9 @@ def staff_alerts_send() -> int:
     if not alerts or not settings.ADMINS:
         return 0
     lines = [f"- {alert.count} {alert.text}: {settings.SITE_URL}{alert.admin_path}" for alert in alerts]
-    mail_admins(
+    email_queue_admins(
         f"{sum(a.count for a in alerts)} item(s) need attention",
         "The storefront needs a look:\n\n" + "\n".join(lines) + "\n",
-        fail_silently=False,
+        key=f"staff-alerts:{timezone.now():%Y-%m-%dT%H}",
     )
     return len(alerts)

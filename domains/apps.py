@@ -7,6 +7,8 @@ class DomainsConfig(AppConfig):
     def ready(self) -> None:
         # Each feature hands billing the kind of line it sells (billing.lines) and schedules its periodic jobs
         # (storefront.scheduler) when its module is imported: here, once, at start-up.
-        from domains import tasks  # noqa: F401
-        from domains.checkout import payments  # noqa: F401
-        from domains.orders import payments as order_payments  # noqa: F401
+        import domains.checkout.payments
+        import domains.checkout.tasks
+        import domains.orders.payments
+        import domains.orders.tasks
+        import domains.tasks  # noqa: F401

@@ -35,8 +35,6 @@ class Order(models.Model):
     auto_renew = models.BooleanField(default=False, db_index=True)
     auto_renew_failed_at = models.DateTimeField(null=True, blank=True)
     auto_renew_failure = models.CharField(max_length=200, blank=True)
-    # When the customer and staff were told of that failure (by the worker); empty while untold.
-    auto_renew_notified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
@@ -118,8 +116,8 @@ class Registration(models.Model):
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.
     checkout_id = models.UUIDField(db_index=True)
-    # When the mail server accepted the email reporting this line's outcome (domains/emails.py, by the worker);
-    # empty while unreported, so a failed send is retried and a line settled later gets its follow-up.
+    # When the email reporting this line's outcome was queued (domains/checkout/emails.py, in the same
+    # transaction); empty while untold, so a line settled later gets its follow-up.
     emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -162,8 +160,6 @@ class RenewalReminder(models.Model):
     expires_at = models.DateTimeField()
     # Days before expiry this reminder is for (negative: after expiry), from RENEWAL_REMINDER_DAYS.
     days_before = models.SmallIntegerField()
-    # Null until the mail server accepted it; a row without it is retried by the next run.
-    sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -230,8 +226,6 @@ class Renewal(models.Model):
     failure_kind = models.CharField(max_length=32, blank=True)
     provider_message = models.TextField(blank=True)
     token = models.UUIDField(unique=True)
-    # When the mail server accepted the customer's confirmation (sent by the worker).
-    emailed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

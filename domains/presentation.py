@@ -221,3 +221,25 @@ def renewed_sentence(renewal: Renewal) -> str:
         "%(domain)s was renewed for %(years)d year.", "%(domain)s was renewed for %(years)d years.", renewal.duration
     )
     return text % {"domain": renewal.domain_name, "years": renewal.duration}
+
+
+# --- A failed auto-renewal ----------------------------------------------------------------------------------
+
+# What the customer reads about a failure (the card's or the provider's own words never reach them).
+REASONS: dict[str, str | Promise] = {
+    "card_declined": gettext_lazy("your saved card was declined"),
+    "authentication_required": gettext_lazy(
+        "your bank asks you to confirm this payment yourself, which cannot be done for you"
+    ),
+    "expired_card": gettext_lazy("your saved card has expired"),
+    "insufficient_funds": gettext_lazy("your saved card was declined"),
+    "no_saved_card": gettext_lazy("no card is saved on your account"),
+    "no_price": gettext_lazy("it has no renewal price in our list right now"),
+    "not_renewed": gettext_lazy("the domain service did not renew it"),
+}
+
+
+def failure_reason(order: Order) -> str:
+    """Why the auto-renewal failed, in the active language (the customer's, in their email)."""
+    reason = REASONS.get(order.auto_renew_failure)
+    return str(reason) if reason is not None else gettext("the payment could not be completed")

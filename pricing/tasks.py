@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.core.mail import mail_admins
 from django.urls import reverse
+from django.utils import timezone
 from django_tasks import task
 
 from pricing.sync import prices_sync
+from storefront.outbox import email_queue_admins
 from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
@@ -40,11 +41,8 @@ def _mail(*, subject: str, lines: list[str]) -> None:
     body = "\n\n".join(
         [*lines, "The last cost table keeps pricing the store until a sync succeeds.", f"Price syncs: {admin}"]
     )
-    try:
-        mail_admins(subject, body)
-    except Exception:
-        # The failure is still recorded (PriceSync, the task result); a mail server down must not hide it.
-        logger.exception("could not mail ADMINS about the price sync")
+    # The failure is recorded too (PriceSync, the task result): the email only tells staff sooner.
+    email_queue_admins(subject, body, key=f"price-sync:{subject}:{timezone.now():%Y-%m-%dT%H:%M}")
 
 
 # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.

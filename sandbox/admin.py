@@ -1,4 +1,5 @@
-"""Staff tools for the built-in sandbox: partners and their keys, catalogue, balances, faults, customers, orders, DNS.
+"""Staff tools for the built-in sandbox: partners and their keys, catalogue, balances, faults, customers, orders, DNS,
+contacts, and each order's transfer lock and WHOIS privacy.
 
 A key's plaintext exists only once, in the message shown right after it is created; the database keeps its
 SHA-256 and a short prefix.
@@ -14,8 +15,10 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from sandbox.models import (
+    DETAIL_FIELDS,
     ApiKey,
     CatalogueTld,
+    Contact,
     Customer,
     DnsRecord,
     DomainOrder,
@@ -148,12 +151,26 @@ class FaultAdmin(admin.ModelAdmin):
     ]
 
 
+class ContactInline(admin.TabularInline):
+    """The contacts set through `POST /api/v1/contacts`; a role without one is the customer's own details."""
+
+    model = Contact
+    extra = 0
+    can_delete = False
+    fields = ["role", "order", *DETAIL_FIELDS, "updated_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False  # contacts come from the API
+
+
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
     list_display = ["customer_id", "email", "name", "partner", "environment", "country", "created_at"]
     list_filter = ["environment", "partner", "country"]
     search_fields = ["email", "name", "customer_id"]
     readonly_fields = ["customer_id", "partner", "environment", "created_at"]
+    inlines = [ContactInline]
 
 
 class DnsRecordInline(admin.TabularInline):
@@ -164,7 +181,8 @@ class DnsRecordInline(admin.TabularInline):
 
 @admin.register(DomainOrder)
 class DomainOrderAdmin(admin.ModelAdmin):
-    """Status and expiry are editable, to demo Suspended, Pending Delete Restorable and Expired orders."""
+    """Status and expiry are editable, to demo Suspended, Pending Delete Restorable and Expired orders; so are the
+    transfer lock and privacy (its paid-until date and its switch), to demo each state."""
 
     list_display = [
         "order_id",
@@ -175,9 +193,12 @@ class DomainOrderAdmin(admin.ModelAdmin):
         "partner",
         "environment",
         "dns_active",
+        "transfer_lock",
+        "privacy_enabled",
+        "privacy_expires_at",
         "created_at",
     ]
-    list_filter = ["status", "environment", "partner", "dns_active"]
+    list_filter = ["status", "environment", "partner", "dns_active", "transfer_lock", "privacy_enabled"]
     search_fields = ["domain_name", "order_id", "customer__email"]
     fields = [
         "order_id",
@@ -191,6 +212,9 @@ class DomainOrderAdmin(admin.ModelAdmin):
         "duration",
         "amount",
         "dns_active",
+        "transfer_lock",
+        "privacy_enabled",
+        "privacy_expires_at",
         "created_at",
     ]
     readonly_fields = [
@@ -204,7 +228,7 @@ class DomainOrderAdmin(admin.ModelAdmin):
         "amount",
         "created_at",
     ]
-    inlines = [DnsRecordInline]
+    inlines = [ContactInline, DnsRecordInline]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # orders come from registrations
@@ -215,3 +239,10 @@ class DnsRecordAdmin(admin.ModelAdmin):
     list_display = ["order", "type", "host", "value", "time_to_live", "priority", "status"]
     list_filter = ["type"]
     search_fields = ["order__domain_name", "host", "value"]
+
+
+@admin.register(Contact)
+class ContactAdmin(admin.ModelAdmin):
+    list_display = ["customer", "order", "role", "name", "email", "country", "updated_at"]
+    list_filter = ["role"]
+    search_fields = ["name", "email", "customer__email", "order__domain_name"]

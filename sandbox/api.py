@@ -76,6 +76,15 @@ def as_int(value: Any) -> int | None:
     return None
 
 
+def as_bool(value: Any) -> bool | None:
+    """A boolean as Laravel's `boolean` rule reads one (true, false, 1, 0, "1", "0"); else None."""
+    if value in (True, 1, "1"):
+        return True
+    if value in (False, 0, "0"):
+        return False
+    return None
+
+
 def authenticate(request: HttpRequest, environment: str) -> tuple[ApiKey | None, int, str]:
     """The key of the request, or (None, status, message) in the provider's terms."""
     header = request.headers.get("Authorization", "")

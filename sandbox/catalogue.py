@@ -54,6 +54,13 @@ def short_date(moment: dt.date) -> str:
     return f"{moment:%b} {moment.day}, {moment.year}"
 
 
+def privacy_price(partner: Partner) -> Decimal:
+    """The partner's one annual price for WHOIS privacy, as `GET /api/v1/pricing` quotes it and a purchase
+    charges it: the price list has a single figure, so the highest of the catalogue's per-TLD prices."""
+    prices = [entry.privacy_price for entry in partner.catalogue.all()]
+    return max(prices, default=Decimal("0.00"))
+
+
 class Catalogue:
     def __init__(self, partner: Partner, environment: str) -> None:
         self.partner = partner

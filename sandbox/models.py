@@ -201,10 +201,13 @@ def _new_order_id() -> int:
     return secrets.randbelow(900_000_000) + 100_000_000
 
 
-class Customer(models.Model):
-    customer_id = models.BigIntegerField(unique=True, default=_new_customer_id, editable=False)
-    partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="customers")
-    environment = models.CharField(max_length=4, choices=ENVIRONMENTS, default=TEST)
+# The contact fields of a customer (signup) and of a domain's registrant, admin, tech and billing contacts.
+DETAIL_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone", "email")
+
+
+class ContactDetails(models.Model):
+    """A person's contact details, held by the same rules as a signup (sandbox/signup.py checks them)."""
+
     name = models.CharField(max_length=255)
     company = models.CharField(max_length=255, blank=True)
     address = models.CharField(max_length=255)
@@ -215,6 +218,18 @@ class Customer(models.Model):
     country_code = models.CharField(max_length=3)
     phone = models.CharField(max_length=15)
     email = models.CharField(max_length=254)
+
+    class Meta:
+        abstract = True
+
+    def details(self) -> dict[str, str]:
+        return {field: getattr(self, field) for field in DETAIL_FIELDS}
+
+
+class Customer(ContactDetails):
+    customer_id = models.BigIntegerField(unique=True, default=_new_customer_id, editable=False)
+    partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="customers")
+    environment = models.CharField(max_length=4, choices=ENVIRONMENTS, default=TEST)
     password = models.CharField(max_length=128, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -266,6 +281,14 @@ class DomainOrder(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     transfer_code = models.CharField(max_length=32, blank=True)
     dns_active = models.BooleanField(default=False)
+    # Registrars lock a new domain against transfers out; the owner unlocks it to move it elsewhere.
+    transfer_lock = models.BooleanField(default=True)
+    privacy_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Until when WHOIS privacy is paid for (empty: never bought)."
+    )
+    privacy_enabled = models.BooleanField(
+        default=False, help_text="Switched on by its owner; it hides the contacts only while it is paid for."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -293,6 +316,49 @@ class DomainOrder(models.Model):
         if self.expires_at and self.expires_at < now:
             return self.EXPIRED
         return self.status
+
+    def privacy_purchased(self, now: dt.datetime | None = None) -> bool:
+        return self.privacy_expires_at is not None and self.privacy_expires_at > (now or timezone.now())
+
+
+class Contact(ContactDetails):
+    """A registrant, admin, tech or billing contact set through `POST /api/v1/contacts`, for one domain order or
+    as a customer's default for all their domains. Where none is set, the customer's own details stand (the
+    contract: signup details are every contact of every domain registered under the customer)."""
+
+    REGISTRANT = "registrant"
+    ADMIN = "admin"
+    TECH = "tech"
+    BILLING = "billing"
+    ROLES = (REGISTRANT, ADMIN, TECH, BILLING)
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="contacts")
+    order = models.ForeignKey(
+        DomainOrder,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="contacts",
+        help_text="Empty: the customer's default for every domain without a contact of its own.",
+    )
+    role = models.CharField(max_length=10, choices=[(role, role.title()) for role in ROLES])
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["customer", "order", "role"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["order", "role"], condition=Q(order__isnull=False), name="sandbox_one_contact_per_order_role"
+            ),
+            models.UniqueConstraint(
+                fields=["customer", "role"],
+                condition=Q(order__isnull=True),
+                name="sandbox_one_default_contact_per_role",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.name} <{self.email}>"
 
 
 class DnsRecord(models.Model):
@@ -330,6 +396,8 @@ class Fault(models.Model):
         "transfers",
         "dns",
         "domains",
+        "contacts",
+        "privacy",
     )
 
     partner = models.OneToOneField(Partner, on_delete=models.CASCADE, related_name="fault")

@@ -1,6 +1,8 @@
 """The provider's rules for a customer signup, one function per field, all answering a yes or a no.
 
-The provider does not say which field failed: every refusal is the same message (see views/customers.py).
+The same rules hold a customer's details when they change and a domain's contacts (the provider's docs say the
+signup details become every contact of the customer's domains). The provider does not say which field failed:
+every refusal is the same message (see views/customers.py).
 """
 
 from __future__ import annotations
@@ -53,7 +55,16 @@ def password_ok(password: str) -> bool:
 
 
 def clean_signup(data: dict[str, Any]) -> dict[str, str] | None:
-    """The cleaned customer fields, or None when any rule is broken."""
+    """The cleaned customer fields, password included, or None when any rule is broken."""
+    cleaned = clean_details(data)
+    password = data.get("password")
+    if cleaned is None or not isinstance(password, str) or not password_ok(password):
+        return None
+    return {**cleaned, "password": password}
+
+
+def clean_details(data: dict[str, Any]) -> dict[str, str] | None:
+    """A person's contact fields cleaned by the signup's rules (customer details, domain contacts), or None."""
     cleaned: dict[str, str] = {}
     for field in (*REQUIRED_TEXT, "company"):
         value = _text(data, field)
@@ -91,9 +102,4 @@ def clean_signup(data: dict[str, Any]) -> dict[str, str] | None:
     except ValidationError:
         return None
     cleaned["email"] = email.strip()
-
-    password = data.get("password")
-    if not isinstance(password, str) or not password_ok(password):
-        return None
-    cleaned["password"] = password
     return cleaned

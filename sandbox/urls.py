@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver, include, path
 
 from sandbox.models import LIVE, TEST
-from sandbox.views import core, customers, dns, domains, metasearch, panel, pricing, search
+from sandbox.views import contacts, core, customers, dns, domain_settings, domains, metasearch, panel, pricing, search
 
 # The record types the provider lets a partner add, change and delete (NS and SOA are its own, read-only).
 EDITABLE_RECORD_TYPES = ("A", "AAAA", "CNAME", "MX", "TXT")
@@ -30,6 +30,8 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/pricing", pricing.pricing),
         route("api/v1/customers/signup", customers.signup),
         route("api/v1/customers/auto-login", customers.auto_login),
+        route("api/v1/customers/details", customers.details),
+        route("api/v1/contacts", contacts.contacts),
         route("api/v1/customers", core.placeholder("DELETE", "customers")),
         route("api/v1/domains/availability", search.availability),
         route("metasearch/v1/search", metasearch.search),
@@ -38,12 +40,14 @@ def _routes(environment: str, prefix: str = "") -> list[URLPattern]:
         route("api/v1/domains/orders", domains.orders),
         route("api/v1/domains/renew", domains.renew),
         route("api/v1/transfers/auth-code", domains.auth_code),
+        route("api/v1/transfers/lock", domain_settings.transfer_lock),
+        route("api/v1/domains/details", domain_settings.details),
+        route("api/v1/domains/delete", domain_settings.delete),
+        route("api/v1/privacy-protection", domain_settings.privacy),
         route("api/v1/dns/activate", dns.activate),
         route("api/v1/dns/dns-records", dns.records),
         *[route(f"api/v1/dns/{kind.lower()}-record", dns.record_endpoint(kind)) for kind in EDITABLE_RECORD_TYPES],
         route("api/v1/domains/auto-renew", core.placeholder("PUT", "renew", "domains")),
-        route("api/v1/domains/details", core.placeholder("GET", "orders", "domains")),
-        route("api/v1/domains/delete", core.placeholder("POST", "domains")),
         route("api/v1/transfers", core.placeholder("GET", "transfers")),
         route("api/v1/transfers/status", core.placeholder("GET", "transfers")),
     ]

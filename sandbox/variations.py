@@ -1,5 +1,5 @@
 """Name variations for suggestions, MetaSearch's autosuggest and its AI block. Deterministic: no randomness,
-so a search always suggests the same names."""
+so a search always suggests the same names. An internationalised name's A-label is varied as the word it spells."""
 
 from __future__ import annotations
 
@@ -30,9 +30,29 @@ SYNONYMS = {
 AI_PATTERNS = ("{}ify", "{}ly", "smart{}", "{}verse", "neo{}", "{}mind", "{}nest", "{}genius")
 
 
-def _valid(labels: list[str], original: str) -> list[str]:
+ACE_PREFIX = "xn--"
+
+
+def _word(label: str) -> str | None:
+    """What a label says: an A-label (`xn--caf-dma`) says its Unicode form (`café`), so that variations are
+    coined on the word and encoded again (`xn--cafhq-dsa`), never by gluing letters onto the punycode (which
+    would decode to nonsense). None: an `xn--` label that is not punycode, which has no variations."""
+    if not label.startswith(ACE_PREFIX):
+        return label
+    try:
+        word = label.removeprefix(ACE_PREFIX).encode("ascii").decode("punycode")
+    except UnicodeError:
+        return None
+    return word if word and not word.isascii() else None
+
+
+def _label(word: str) -> str:
+    return word if word.isascii() else ACE_PREFIX + word.encode("punycode").decode("ascii")
+
+
+def _valid(words: list[str], original: str) -> list[str]:
     seen: list[str] = []
-    for label in labels:
+    for label in map(_label, words):
         if label != original and LABEL.match(label) and label not in seen:
             seen.append(label)
     return seen
@@ -40,11 +60,15 @@ def _valid(labels: list[str], original: str) -> list[str]:
 
 def variations(label: str) -> list[str]:
     """Close variations: synonyms first (swapped in wherever the word occurs), then suffixes, then prefixes."""
-    found = [label.replace(word, other) for word, others in SYNONYMS.items() if word in label for other in others]
-    found += [label + suffix for suffix in SUFFIXES]
-    found += [prefix + label for prefix in PREFIXES]
+    word = _word(label)
+    if word is None:
+        return []
+    found = [word.replace(part, other) for part, others in SYNONYMS.items() if part in word for other in others]
+    found += [word + suffix for suffix in SUFFIXES]
+    found += [prefix + word for prefix in PREFIXES]
     return _valid(found, label)
 
 
 def ai_names(label: str) -> list[str]:
-    return _valid([pattern.format(label) for pattern in AI_PATTERNS], label)
+    word = _word(label)
+    return [] if word is None else _valid([pattern.format(word) for pattern in AI_PATTERNS], label)

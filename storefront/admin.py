@@ -1,14 +1,17 @@
-"""The task queue in the admin: django-tasks-db's own admin, with the error shown and a retry action."""
+"""The storefront's admin: the task queue (django-tasks-db's own admin, with the error shown and a retry action),
+the legal texts customers accepted, and the outbox of emails."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
 from storefront.admin_read_only import ReadOnlyAdmin
-from storefront.models import LegalText
+from storefront.models import LegalText, OutgoingEmail
 
 admin.site.unregister(DBTaskResult)
 
@@ -57,3 +60,43 @@ class LegalTextAdmin(ReadOnlyAdmin):
     list_display = ("url", "version", "title", "first_accepted_at")
     list_filter = ("url",)
     search_fields = ("=version",)
+
+
+@admin.register(OutgoingEmail)
+class OutgoingEmailAdmin(ReadOnlyAdmin):
+    """What the store emailed (or is about to), to whom and whether it went out; 'Send again' puts a failing one
+    first in line (it was already retried on its own). An email carrying a secret link is shown without its body:
+    it is only made when sent, and never kept."""
+
+    list_display = ("subject_or_kind", "recipients", "created_at", "sent_at", "attempts", "last_error")
+    list_filter = (("sent_at", admin.EmptyFieldListFilter), "created_at")
+    search_fields = ("=key", "^thread", "subject")
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    fields = (
+        ("key", "thread"),
+        ("to", "from_email"),
+        "subject",
+        "body",
+        "renderer",
+        ("created_at", "send_after", "sent_at", "dropped_at"),
+        ("attempts", "last_error"),
+    )
+    actions = ["send_now"]
+
+    @admin.display(description="email")
+    def subject_or_kind(self, email: OutgoingEmail) -> str:
+        return email.subject or email.renderer.replace("_", " ")
+
+    @admin.display(description="to")
+    def recipients(self, email: OutgoingEmail) -> str:
+        return ", ".join(email.to)
+
+    @admin.action(description="Send the selected unsent emails at the next sweep")
+    def send_now(self, request: HttpRequest, queryset: QuerySet[OutgoingEmail]) -> None:
+        count = queryset.filter(sent_at__isnull=True, dropped_at__isnull=True).update(send_after=timezone.now())
+        self.message_user(request, f"{count} email(s) will be sent within a minute.", messages.SUCCESS)
+
+    def has_change_permission(self, request: HttpRequest, obj: OutgoingEmail | None = None) -> bool:
+        # The action needs change permission on the list; each email stays read-only.
+        return obj is None and request.user.has_perm("storefront.change_outgoingemail")

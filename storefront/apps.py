@@ -9,7 +9,7 @@ class StorefrontConfig(AppConfig):
         from django.core.signals import setting_changed
         from django.db.models.signals import post_migrate
 
-        from storefront import checks  # noqa: F401  (registers the deploy checks)
+        from storefront import checks, tasks  # noqa: F401  (registers the deploy checks; schedules the outbox)
 
         brand_admin()
         setting_changed.connect(_rebrand)

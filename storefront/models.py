@@ -67,3 +67,43 @@ class LegalText(models.Model):
 
     def __str__(self) -> str:
         return f"{self.url} {self.version}"
+
+
+class OutgoingEmail(models.Model):
+    """One email the store sends, queued in the transaction of the change it reports (storefront/outbox.py) and sent
+    by the worker, with retries, once; emails of one thread (a checkout, a payment) in the order they were queued.
+
+    Most are rendered when queued (subject and bodies kept here). One that carries a secret link (address
+    confirmation, password reset) is rendered only when sent, by a named renderer from `params` (ids only), so the
+    link is never stored.
+    """
+
+    # What the email is about, once: queueing the same key again adds nothing (a retried step, two workers).
+    key = models.CharField(max_length=200, unique=True)
+    thread = models.CharField(max_length=100, blank=True, db_index=True)
+    to = models.JSONField(default=list)
+    from_email = models.CharField(max_length=320, blank=True)
+    subject = models.CharField(max_length=998, blank=True)
+    body = models.TextField(blank=True)
+    html = models.TextField(blank=True)
+    renderer = models.CharField(max_length=100, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Not sent before this (a failed attempt waits a growing while before the next).
+    send_after = models.DateTimeField(db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Nothing to send any more (its renderer found nothing to say, e.g. the address was confirmed meanwhile).
+    dropped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["sent_at", "dropped_at", "send_after"], name="outbox_due")]
+
+    def __str__(self) -> str:
+        return f"{self.key} → {', '.join(self.to)}"
+
+    @property
+    def pending(self) -> bool:
+        return self.sent_at is None and self.dropped_at is None

@@ -13,6 +13,8 @@ from urllib.parse import urlparse
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from storefront.capabilities import CAPABILITIES, unknown_capabilities
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -308,6 +310,18 @@ if not RESELLER_SANDBOX and not RESELLER_PANEL_URL:
 # per second for search (MetaSearch, availability, suggestions) and for everything else. 0: no limit.
 RESELLER_SEARCH_RATE_LIMIT = env.int("RESELLER_SEARCH_RATE_LIMIT", default=50)
 RESELLER_RATE_LIMIT = env.int("RESELLER_RATE_LIMIT", default=10)
+# The provider's "coming soon" endpoints the store may use (storefront/capabilities.py): none for the real provider
+# until it ships them (its placeholders answer 200 and do nothing), all of them with the sandbox, which has them.
+RESELLER_CAPABILITIES = [
+    name.strip().lower()
+    for name in env.list("RESELLER_CAPABILITIES", default=list(CAPABILITIES) if RESELLER_SANDBOX else [])
+    if name.strip()
+]
+if unknown_capabilities(RESELLER_CAPABILITIES):
+    raise ImproperlyConfigured(
+        f"RESELLER_CAPABILITIES names {', '.join(unknown_capabilities(RESELLER_CAPABILITIES))}, which this store "
+        f"does not know; the known capabilities are {', '.join(CAPABILITIES)} (comma-separated, or empty for none)."
+    )
 
 # --- Retail prices (pricing/) ---------------------------------------------------------------------------------
 # The default rule over the provider's cost, for every TLD and operation staff have no rule for in the admin:

@@ -2,6 +2,7 @@ from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.contrib.flatpages import views as flatpages
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from storefront import mailbox, views
 from storefront.legal import AGREEMENT_URL, PRIVACY_URL, TERMS_URL
@@ -23,6 +24,8 @@ urlpatterns = [
     # Staff sign in through the storefront's own sign-in (allauth: rate limits, two-factor); the admin's login
     # page sends there. Still limited per address, as every guess at a staff password would be.
     path("admin/login/", rate_limit("admin_login", methods=("POST",))(secure_admin_login(admin.site.login))),
+    # Staff change their password where customers do (allauth: its rules, re-authentication and notices).
+    path("admin/password_change/", RedirectView.as_view(pattern_name="account_change_password")),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),

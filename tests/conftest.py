@@ -127,6 +127,20 @@ def _fresh_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _outbox_sends_at_once(request, monkeypatch) -> None:
+    """The outbox sends an email once its transaction commits (storefront/outbox.py). A test that runs inside one
+    transaction never commits, so there the worker's task (immediate backend) sends it at once instead, as if the
+    change had committed; tests marked `django_db(transaction=True)` keep the real commit-time sending."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("serialized_rollback")):
+        return
+    from storefront import outbox
+    from storefront.tasks import send_email
+
+    monkeypatch.setattr(outbox, "_send_after_commit", lambda email_id: send_email.enqueue(email_id=email_id))
+
+
+@pytest.fixture(autouse=True)
 def _default_language_again() -> Iterator[None]:
     """LocaleMiddleware activates each request's language in the test's own thread and nothing switches it back:
     after a page asked for in Spanish, forms and helpers called directly by the next tests would answer in Spanish."""

@@ -33,9 +33,13 @@ class SandboxOrder:
     partner: str
     dns_active: bool
     transfer_code: str
+    transfer_lock: bool
+    privacy_enabled: bool
+    privacy_expires_at: dt.datetime | None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SandboxOrder:
+        privacy = row["privacy_expires_at"]
         return cls(
             order_id=int(row["order_id"]),
             domain_name=row["domain_name"],
@@ -44,6 +48,9 @@ class SandboxOrder:
             partner=row["partner"],
             dns_active=bool(row["dns_active"]),
             transfer_code=row["transfer_code"],
+            transfer_lock=bool(row["transfer_lock"]),
+            privacy_enabled=bool(row["privacy_enabled"]),
+            privacy_expires_at=dt.datetime.fromisoformat(privacy) if privacy else None,
         )
 
 
@@ -132,6 +139,11 @@ class SandboxControl:
 
     def set_balance(self, amount: Decimal, *, partner: str = DEMO_PARTNER) -> None:
         self.update("Partner", {"name": partner}, test_balance=str(amount))
+
+    def partner_balance(self, *, partner: str = DEMO_PARTNER) -> Decimal:
+        """What the partner has left to spend in the test environment."""
+        (row,) = self.rows("Partner", name=partner)
+        return Decimal(str(row["test_balance"]))
 
     def set_min_term(self, tld: str, years: int, *, partner: str = DEMO_PARTNER) -> None:
         self.update("CatalogueTld", {"partner": partner, "tld": tld}, min_term=years)

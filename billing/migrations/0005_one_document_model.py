@@ -18,7 +18,6 @@ def documents_from_receipts_and_credit_notes(apps, schema_editor):
             payment_id=old.payment_id,
             amount=old.amount,
             currency=old.currency,
-            emailed_at=old.emailed_at,
         )
         Document.objects.filter(pk=receipts[old.pk].pk).update(issued_at=old.issued_at)
     for old in apps.get_model("billing", "CreditNote").objects.select_related("line").order_by("pk"):
@@ -32,7 +31,6 @@ def documents_from_receipts_and_credit_notes(apps, schema_editor):
             amount=old.amount,
             currency=old.currency,
             refund_id=refund_id,
-            emailed_at=old.emailed_at,
         )
         Document.objects.filter(pk=note.pk).update(issued_at=old.issued_at)
     for kind, counter in (("receipt", "ReceiptCounter"), ("credit_note", "CreditNoteCounter")):
@@ -52,7 +50,6 @@ def receipts_and_credit_notes_from_documents(apps, schema_editor):
             payment_id=doc.payment_id,
             amount=doc.amount,
             currency=doc.currency,
-            emailed_at=doc.emailed_at,
         )
         Receipt.objects.filter(pk=receipts[doc.pk].pk).update(issued_at=doc.issued_at)
     for doc in apps.get_model("billing", "Document").objects.filter(kind="credit_note").order_by("pk"):
@@ -67,7 +64,6 @@ def receipts_and_credit_notes_from_documents(apps, schema_editor):
             amount=doc.amount,
             currency=doc.currency,
             stripe_refund_id=doc.refund_id,
-            emailed_at=doc.emailed_at,
         )
         CreditNote.objects.filter(pk=note.pk).update(issued_at=doc.issued_at)
     for series in apps.get_model("billing", "DocumentSeries").objects.all():
@@ -95,7 +91,6 @@ class Migration(migrations.Migration):
                 ("currency", models.CharField(max_length=3)),
                 ("refund_id", models.CharField(blank=True, max_length=255)),
                 ("issued_at", models.DateTimeField(auto_now_add=True)),
-                ("emailed_at", models.DateTimeField(blank=True, null=True)),
                 (
                     "payment",
                     models.ForeignKey(

@@ -1,18 +1,18 @@
 """Checkout emails: the confirmation of a checkout, and a follow-up for each line that settles later.
 
-Sent by the worker (domains.checkout.tasks), never by a request. A line is emailed about once it is settled
-(registered or failed); a line whose answer was lost ("could not confirm") is not reported as an outcome:
-the first email says it is still being checked, and it gets its own follow-up when it settles, as does a
-line that flips to registered after it was declared not registered. `emailed_at` is set only after the mail
-server accepted the message, so a failing server leaves the lines to the next attempt.
+Queued in the outbox (storefront/outbox.py), in the checkout's thread (before its receipt and any credit note),
+and sent by the worker. A line is reported once it is settled (registered or failed); a line whose answer was
+lost ("could not confirm") is not reported as an outcome: the first email says it is still being checked, and it
+gets its own follow-up when it settles, as does a line that flips to registered after it was declared not
+registered. `emailed_at` marks a line told (its email queued, in the same transaction).
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.template.loader import render_to_string
@@ -21,15 +21,14 @@ from django.utils import timezone
 
 from accounts.language import customer_language
 from accounts.models import Customer
+from billing.emails import checkout_thread
 from domains.checkout.registrations import MESSAGE_CONFIRMED_LATE
 from domains.models import Registration
 from domains.presentation import registration_outcome
-from storefront.background import claimed
 from storefront.brand import brand_context, from_email
+from storefront.outbox import email_queue
 
 SETTLED = (Registration.Status.REGISTERED, Registration.Status.FAILED)
-# A checkout page polls every few seconds: one enqueue per checkout and number of lines to tell within this.
-_ENQUEUE_DEDUP_SECONDS = 60
 
 
 def has_news(lines: list[Registration]) -> bool:
@@ -39,36 +38,21 @@ def has_news(lines: list[Registration]) -> bool:
     return any(line.status in SETTLED and line.emailed_at is None for line in lines)
 
 
-def queue_checkout_confirmation(*, customer: Customer, checkout_id: uuid.UUID, order_url: str = "") -> bool:
-    """Hand this checkout's email to the worker once it has news. True if a send was enqueued.
-
-    `order_url` is the absolute address of the checkout's confirmation page (the request knows the host).
-    """
-    from domains.checkout.tasks import send_checkout_email  # the tasks module imports this one
-
-    lines = list(Registration.objects.filter(customer=customer, checkout_id=checkout_id))
-    if not has_news(lines):
-        return False
-    news = sum(1 for line in lines if line.status in SETTLED and line.emailed_at is None)
-    if not cache.add(f"checkout-email:{checkout_id}:{news}", 1, _ENQUEUE_DEDUP_SECONDS):
-        return False
-    transaction.on_commit(
-        lambda: send_checkout_email.enqueue(checkout_id=str(checkout_id), order_url=order_url), robust=True
-    )
-    return True
-
-
 def checkout_order_url(checkout_id: uuid.UUID) -> str:
     return settings.SITE_URL + reverse("checkout_done", kwargs={"checkout_id": checkout_id})
 
 
-def checkout_email_send(*, checkout_id: uuid.UUID, order_url: str = "") -> int:
-    """Email the customer the lines of this checkout that settled since the last email. Lines reported.
+def checkout_email_queue(*, checkout_id: uuid.UUID, order_url: str = "") -> int:
+    """Queue the customer's email about the lines of this checkout that settled since the last one (the
+    confirmation, then a follow-up per line settled later), in the checkout's outbox thread, and mark them told, in
+    one transaction. Lines reported; 0 while a line is still being placed or nothing is new.
 
-    Raises whatever the mail backend raises; the lines then stay unreported for the next attempt.
+    Called whenever lines may have settled (the confirmation page, the worker after placing or reconciling, the
+    last paid line delivered); the email's key (its lines and when they changed) makes a second call a no-op.
     """
-    rows = Registration.objects.filter(checkout_id=checkout_id).select_related("customer__user")
-    with claimed(rows.order_by("domain_name")) as lines:
+    with transaction.atomic():
+        rows = Registration.objects.filter(checkout_id=checkout_id).select_related("customer__user")
+        lines = list(rows.order_by("domain_name").select_for_update(of=("self",)))
         if not has_news(lines):
             return 0
         news = [line for line in lines if line.status in SETTLED and line.emailed_at is None]
@@ -84,10 +68,11 @@ def checkout_email_send(*, checkout_id: uuid.UUID, order_url: str = "") -> int:
             follow_up=follow_up,
             order_url=order_url or checkout_order_url(checkout_id),
         )
-        message.send()
-        Registration.objects.filter(pk__in=[line.pk for line in news], emailed_at__isnull=True).update(
-            emailed_at=timezone.now()
-        )
+        told = ",".join(f"{line.pk}@{line.updated_at.timestamp()}" for line in news)
+        key = f"checkout:{checkout_id}:{hashlib.sha256(told.encode()).hexdigest()[:16]}"
+        if not email_queue(message, key=key, thread=checkout_thread(checkout_id)):
+            return 0
+        Registration.objects.filter(pk__in=[line.pk for line in news]).update(emailed_at=timezone.now())
     return len(news)
 
 

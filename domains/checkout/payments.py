@@ -15,6 +15,7 @@ from billing.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineT
 from billing.models import PaymentLine, SaleCause
 from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
+from domains.checkout.emails import checkout_email_queue
 from domains.models import Registration
 from pricing.models import Operation
 from pricing.money import Money
@@ -74,6 +75,12 @@ def register_paid_line(line: PaymentLine) -> LineResult:
     registration = registrations.registration_place(
         customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
     )
+    others = payment.lines.exclude(pk=line.pk).filter(
+        status__in=[PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING]
+    )
+    if not others.exists():
+        # The last line of the checkout: its confirmation is queued now, before the receipt the capture queues.
+        checkout_email_queue(checkout_id=payment.checkout_id)
     return LineResult(
         _OUTCOMES.get(registration.status, LineOutcome.UNKNOWN),
         reference=str(registration.pk),

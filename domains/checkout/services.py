@@ -34,7 +34,7 @@ from billing.services import payment_settle, payment_start
 from domains.cart.basket import Cart, CartLine, line_quote
 from domains.checkout import registrations
 from domains.checkout.acceptance import legal_acceptance_record
-from domains.checkout.emails import queue_checkout_confirmation
+from domains.checkout.emails import checkout_email_queue
 from domains.checkout.payments import lines_to_pay
 from domains.checkout.tasks import place_checkout, reconcile_checkout
 from domains.models import Registration
@@ -454,7 +454,7 @@ def checkout_progress(
     recorded = {line.domain_name for line in lines}
     still_queued = [name for name in queued if name not in recorded]
     if customer is not None and not still_queued:
-        queue_checkout_confirmation(customer=customer, checkout_id=checkout_id, order_url=order_url)
+        checkout_email_queue(checkout_id=checkout_id, order_url=order_url)
     return Progress(lines=lines, queued=still_queued, payment=payment)
 
 

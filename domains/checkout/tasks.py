@@ -1,7 +1,7 @@
 """Checkout's background tasks (django-tasks; run by `manage.py db_worker`): registering the lines of a checkout
-placed without payment, settling lost answers, and the checkout's emails. Each is idempotent: running one twice,
-or two at once, does the work once. Failures raise, so the task result shows them to staff (admin: Task results),
-after a retry with backoff has been enqueued where it helps.
+placed without payment, settling lost answers, and queueing the checkout's emails that are due. Each is
+idempotent: running one twice, or two at once, does the work once. Failures raise, so the task result shows them
+to staff (admin: Task results), after a retry with backoff has been enqueued where it helps.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django_tasks import task
 from accounts.models import Customer
 from billing.services import paid_lines_resolve
 from domains.cart.basket import line_from_session
-from domains.checkout.emails import checkout_email_send, checkout_order_url, has_news, queue_checkout_confirmation
+from domains.checkout.emails import checkout_email_queue, checkout_order_url
 from domains.checkout.registrations import registration_place, registration_reconcile, registrations_to_reconcile
 from domains.models import Registration
 from storefront.background import retry_later
@@ -27,16 +27,6 @@ logger = logging.getLogger(__name__)
 
 # A checkout older than this gets no email from the sweep (it would be news to nobody).
 _EMAIL_SWEEP_DAYS = 30
-
-
-@task()
-def send_checkout_email(*, checkout_id: str, order_url: str = "", attempt: int = 1) -> int:
-    """The checkout's confirmation, or its follow-up for lines settled since. Lines reported."""
-    try:
-        return checkout_email_send(checkout_id=uuid.UUID(checkout_id), order_url=order_url)
-    except Exception:
-        retry_later(send_checkout_email, attempt=attempt, kwargs={"checkout_id": checkout_id, "order_url": order_url})
-        raise
 
 
 @task()
@@ -65,9 +55,7 @@ def place_checkout(
             kwargs={"customer_pk": customer_pk, "checkout_id": checkout_id, "lines": lines, "order_url": order_url},
         )
         raise
-    queue_checkout_confirmation(
-        customer=customer, checkout_id=checkout, order_url=order_url or checkout_order_url(checkout)
-    )
+    checkout_email_queue(checkout_id=checkout, order_url=order_url or checkout_order_url(checkout))
     return outcomes
 
 
@@ -88,8 +76,8 @@ def reconcile_checkout(*, checkout_id: str) -> int:
 
 @task()
 def send_pending_checkout_emails() -> int:
-    """Enqueue the email of every recent checkout with unreported settled lines (missed or failed sends,
-    lines settled by reconciling). Checkouts enqueued."""
+    """Queue the email of every recent checkout with settled lines not told yet (lines settled by reconciling, a
+    page that was never opened again). Checkouts with an email queued."""
     since = timezone.now() - dt.timedelta(days=_EMAIL_SWEEP_DAYS)
     candidates = (
         Registration.objects.filter(
@@ -100,13 +88,7 @@ def send_pending_checkout_emails() -> int:
         .values_list("checkout_id", flat=True)
         .distinct()
     )
-    enqueued = 0
-    for checkout_id in candidates:
-        lines = list(Registration.objects.filter(checkout_id=checkout_id))
-        if has_news(lines):
-            send_checkout_email.enqueue(checkout_id=str(checkout_id), order_url=checkout_order_url(checkout_id))
-            enqueued += 1
-    return enqueued
+    return sum(1 for checkout_id in candidates if checkout_email_queue(checkout_id=checkout_id))
 
 
 @task()
@@ -123,12 +105,12 @@ def reconcile_registrations() -> dict[str, int]:
         elif result.status in Registration.UNSETTLED_STATUSES:
             counts["unsettled"] += 1
     if counts["registered"] or counts["not_registered"]:
-        send_pending_checkout_emails.enqueue()
+        send_pending_checkout_emails.enqueue()  # what settled is told now, not at the next sweep
     # Paid lines held for an unknown registration: their payment captures or releases their part now.
     counts["payments_resolved"] = paid_lines_resolve()
     return counts
 
 
 job_schedule("reconcile-registrations", "*/5 * * * *", reconcile_registrations)
-# Confirmations whose send failed, follow-ups for lines settled later.
+# Follow-ups for lines settled later, confirmations of checkouts whose page was never opened again.
 job_schedule("checkout-emails", "*/5 * * * *", send_pending_checkout_emails)

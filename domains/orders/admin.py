@@ -69,7 +69,6 @@ class OrderAdmin(ReadOnlyAdmin):
         "auto_renew",
         "auto_renew_failed_at",
         "auto_renew_failure",
-        "auto_renew_notified_at",
     )
 
 

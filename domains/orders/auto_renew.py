@@ -8,7 +8,7 @@ the money is captured; a refused renewal releases it. So the job run twice, or b
 once: the second run finds the same payment, and after the renewal the domain is no longer due.
 
 A declined charge or a refused renewal switches auto-renew off (the reminders take over), and the customer and
-staff are emailed (by the worker: domains.orders.tasks.send_auto_renew_failure).
+staff are emailed (through the outbox: domains.orders.emails).
 """
 
 from __future__ import annotations
@@ -19,23 +19,18 @@ import uuid
 from enum import StrEnum
 
 from django.conf import settings
-from django.core.mail import EmailMultiAlternatives, mail_admins
 from django.db import transaction
 from django.db.models import QuerySet
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.functional import Promise
 from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
 
-from accounts.language import customer_language
 from billing.cards import saved_card_for
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.models import Payment, SaleCause, SavedCard
 from billing.services import payment_charge_saved
-from domains.models import Order, Renewal
+from domains.models import Order
 from domains.orders import renewals
+from domains.orders.emails import auto_renew_failure_queue
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
 from storefront.errors import StoreError
@@ -48,17 +43,6 @@ _NAMESPACE = uuid.UUID("6f6b7a52-2d3c-4a51-9e55-61d2a8c3b0a1")
 _RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 # An expired domain is still renewed within this many days after expiry (then it is being deleted).
 _AFTER_EXPIRY = dt.timedelta(days=25)
-
-# What the customer reads about a failure (the card's or the provider's own words never reach them).
-REASONS: dict[str, str | Promise] = {
-    "card_declined": _("your saved card was declined"),
-    "authentication_required": _("your bank asks you to confirm this payment yourself, which cannot be done for you"),
-    "expired_card": _("your saved card has expired"),
-    "insufficient_funds": _("your saved card was declined"),
-    "no_saved_card": _("no card is saved on your account"),
-    "no_price": _("it has no renewal price in our list right now"),
-    "not_renewed": _("the domain service did not renew it"),
-}
 
 
 class Outcome(StrEnum):
@@ -91,9 +75,7 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
                 "you pay with is kept for auto-renew. Then switch it on here."
             )
         )
-    Order.objects.filter(pk=order.pk).update(
-        auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="", auto_renew_notified_at=None
-    )
+    Order.objects.filter(pk=order.pk).update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="")
     return card
 
 
@@ -172,52 +154,13 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
 
 
 def _failed(order: Order, code: str) -> Outcome:
-    """Switch auto-renew off (the reminders take over) and have the customer and staff told, once."""
+    """Switch auto-renew off (the reminders take over) and tell the customer and staff, once, in one transaction."""
     with transaction.atomic():
         switched = Order.objects.filter(pk=order.pk, auto_renew=True).update(
-            auto_renew=False,
-            auto_renew_failed_at=timezone.now(),
-            auto_renew_failure=code[:200],
-            auto_renew_notified_at=None,
+            auto_renew=False, auto_renew_failed_at=timezone.now(), auto_renew_failure=code[:200]
         )
         if switched:
             logger.warning("auto-renew of order %s failed: %s", order.order_id, code)
-            from domains.orders.tasks import send_auto_renew_failure  # the tasks module imports this one
-
-            transaction.on_commit(lambda: send_auto_renew_failure.enqueue(order_pk=order.pk), robust=True)
+            order.refresh_from_db()
+            auto_renew_failure_queue(order=order)
     return Outcome.FAILED
-
-
-def failure_reason(order: Order) -> str:
-    """Why the auto-renewal failed, in the active language (the customer's, in their email)."""
-    reason = REASONS.get(order.auto_renew_failure)
-    return str(reason) if reason is not None else gettext("the payment could not be completed")
-
-
-def auto_renew_failure_send(*, order_pk: int) -> bool:
-    """Email the customer and staff about a failed auto-renewal; marked told only once the mail went out."""
-    order = Order.objects.select_related("customer__user").get(pk=order_pk)
-    if order.auto_renew_failed_at is None or order.auto_renew_notified_at is not None:
-        return False
-    last = Renewal.objects.filter(order=order).order_by("-created_at").first()
-    with customer_language(order.customer):
-        context = {
-            "order": order,
-            "customer": order.customer,
-            "reason": failure_reason(order),
-            "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
-            "store_name": settings.STORE_NAME,
-        }
-        subject = render_to_string("domains/email/auto_renew_failed_subject.txt", context).strip()
-        text = render_to_string("domains/email/auto_renew_failed_body.txt", context)
-    EmailMultiAlternatives(subject, text, settings.DEFAULT_FROM_EMAIL, [order.customer.email]).send()
-    mail_admins(
-        f"Auto-renew failed: {order.domain_name}",
-        f"The auto-renewal of {order.domain_name} (order {order.order_id}, customer {order.customer.email}) "
-        f"failed: {order.auto_renew_failure}. Auto-renew is off for it; the customer was emailed and gets reminders."
-        f"\nLast renewal record: {last.get_status_display() if last else 'none'}"
-        f" {('(' + last.failure_kind + ')') if last and last.failure_kind else ''}\n",
-        fail_silently=False,
-    )
-    Order.objects.filter(pk=order.pk).update(auto_renew_notified_at=timezone.now())
-    return True

@@ -11,8 +11,9 @@ from django.conf import settings
 from billing.cards import saved_card_for
 from billing.models import SavedCard
 from domains.models import Order, Renewal
-from domains.orders import auto_renew, renewals
+from domains.orders import renewals
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
+from domains.presentation import failure_reason
 from pricing.money import Money
 from pricing.quotes import Quote
 from storefront.gateway import GatewayError
@@ -77,5 +78,5 @@ def _auto_renew_state(order: Order, *, renewable: bool) -> AutoRenewState:
         card=saved_card_for(order.customer),
         days=settings.AUTO_RENEW_DAYS_BEFORE,
         failed_at=order.auto_renew_failed_at,
-        failure=auto_renew.failure_reason(order) if order.auto_renew_failed_at else "",
+        failure=failure_reason(order) if order.auto_renew_failed_at else "",
     )

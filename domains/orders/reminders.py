@@ -1,8 +1,8 @@
 """Renewal reminders: an email at each of RENEWAL_REMINDER_DAYS before expiry (negative: after it).
 
-Each is sent once per order, expiry and offset: the row is inserted before sending and the unique constraint
-turns a second run (or a second worker) into a no-op; `sent_at` is set only once the mail server accepted it,
-so a failed send is tried again by the next run. A renewal moves the expiry, which ends the old reminders.
+Each is sent once per order, expiry and offset: the row and its email (queued in the outbox, which sends it with
+retries) are inserted in one transaction, and the unique constraint turns a second run (or a second worker) into a
+no-op. A renewal moves the expiry, which ends the old reminders.
 Only the most urgent reminder that is due goes out (a worker that was down for a week sends the 7-day one,
 not the 30-day one as well).
 
@@ -26,8 +26,8 @@ from accounts.language import customer_language
 from billing.cards import saved_card_for
 from domains.models import Order, RenewalReminder
 from domains.orders.services import renew_pricing
-from storefront.background import claimed
 from storefront.brand import brand_context, from_email
+from storefront.outbox import email_queue
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def reminder_due(*, order: Order, now: dt.datetime) -> int | None:
     if days_left < offset - _LATE_SLACK_DAYS:
         return None
     already = RenewalReminder.objects.filter(order=order, expires_at=order.expires_at, days_before__lte=offset)
-    return None if already.filter(sent_at__isnull=False).exists() else offset
+    return None if already.exists() else offset
 
 
 def will_auto_renew(order: Order) -> bool:
@@ -59,12 +59,13 @@ def will_auto_renew(order: Order) -> bool:
 
 
 def reminders_record(*, now: dt.datetime | None = None) -> int:
-    """Insert the reminder rows due now (one per order, expiry and offset). Returns how many are new."""
+    """Record the reminders due now (one per order, expiry and offset), each with its email queued. Returns how
+    many are new."""
     now = now or timezone.now()
     window = [min(settings.RENEWAL_REMINDER_DAYS) - _LATE_SLACK_DAYS, max(settings.RENEWAL_REMINDER_DAYS)]
     orders = Order.objects.filter(
         expires_at__gte=now + window[0] * _DAY, expires_at__lte=now + window[1] * _DAY, status__in=_RENEWABLE
-    )
+    ).select_related("customer__user")
     created = 0
     for order in orders:
         offset = reminder_due(order=order, now=now)
@@ -72,35 +73,12 @@ def reminders_record(*, now: dt.datetime | None = None) -> int:
             continue
         try:
             with transaction.atomic():
-                RenewalReminder.objects.create(order=order, expires_at=order.expires_at, days_before=offset)
+                reminder = RenewalReminder.objects.create(order=order, expires_at=order.expires_at, days_before=offset)
+                email_queue(_message(reminder=reminder, now=now), key=f"renewal-reminder:{reminder.pk}")
             created += 1
         except IntegrityError:
-            pass  # recorded by an earlier run; sent below if it is still unsent
+            pass  # recorded (and queued) by an earlier run
     return created
-
-
-def reminders_send(*, now: dt.datetime | None = None) -> int:
-    """Send every recorded reminder not sent yet whose expiry is still current. Returns how many went out.
-
-    Raises the mail backend's error after the first failure (the rest wait for the next run).
-    """
-    now = now or timezone.now()
-    pending = RenewalReminder.objects.filter(sent_at__isnull=True).select_related("order__customer__user")
-    sent = 0
-    for reminder in pending:
-        with claimed(RenewalReminder.objects.filter(pk=reminder.pk, sent_at__isnull=True)) as rows:
-            if not rows:
-                continue
-            order = reminder.order
-            order.refresh_from_db(fields=["expires_at", "status", "auto_renew"])
-            if order.expires_at != reminder.expires_at or will_auto_renew(order):
-                # Renewed (or otherwise moved) since, or put on auto-renew: this reminder is not needed.
-                RenewalReminder.objects.filter(pk=reminder.pk).delete()
-                continue
-            _message(reminder=reminder, now=now).send()
-            RenewalReminder.objects.filter(pk=reminder.pk).update(sent_at=timezone.now())
-            sent += 1
-    return sent
 
 
 def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAlternatives:

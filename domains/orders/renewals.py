@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from domains.models import Order, Renewal
+from domains.orders.emails import renewal_email_queue
 from domains.orders.services import RENEW_YEARS, order_fetch, orders_cache_invalidate
 from domains.terms import renew_min_term
 from storefront.errors import StoreError
@@ -218,8 +219,9 @@ def renewal_place(*, order: Order, request: RenewRequest) -> Renewal:
     renewal.new_expires_at = (
         refreshed.expires_at if refreshed is not None else add_years(current.expires_at, request.duration)
     )
-    _settle(renewal, status=Renewal.RENEWED)
-    _queue_email(renewal)
+    with transaction.atomic():
+        _settle(renewal, status=Renewal.RENEWED)
+        _queue_email(renewal)
     return renewal
 
 
@@ -243,9 +245,7 @@ def _failure_kind(err: Exception) -> str:
 
 
 def _queue_email(renewal: Renewal) -> None:
-    from domains.orders.tasks import send_renewal_email  # the tasks module imports this one
-
-    transaction.on_commit(lambda: send_renewal_email.enqueue(renewal_id=renewal.pk), robust=True)
+    renewal_email_queue(renewal=renewal)
 
 
 # A renewal whose answer was lost is only called "not renewed" once the provider's listing has had this long to
@@ -271,8 +271,9 @@ def renewal_reconcile(*, renewal: Renewal, now: dt.datetime | None = None) -> Re
     ).exclude(pk=renewal.pk)
     if current.expires_at > renewal.old_expires_at and not others.exists():
         renewal.new_expires_at = current.expires_at
-        _settle(renewal, status=Renewal.RENEWED)
-        _queue_email(renewal)
+        with transaction.atomic():
+            _settle(renewal, status=Renewal.RENEWED)
+            _queue_email(renewal)
     elif current.expires_at > renewal.old_expires_at or renewal.updated_at < now - RECONCILE_AFTER:
         renewal.new_expires_at = None
         _settle(renewal, status=Renewal.FAILED, kind="not_renewed")

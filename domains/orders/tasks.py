@@ -1,5 +1,5 @@
 """The order pages' background tasks (django-tasks; run by `manage.py db_worker`): the order sync, renewal
-reminders, auto-renew and the renewal emails. Each is idempotent: running one twice, or two at once, does the work
+reminders and auto-renew. Each is idempotent: running one twice, or two at once, does the work
 once. Failures raise, so the task result shows them to staff (admin: Task results), after a retry with backoff has
 been enqueued where it helps.
 """
@@ -11,22 +11,10 @@ from typing import Any
 from django_tasks import task
 
 from domains.orders import auto_renew, reminders, sync
-from domains.orders.emails import renewal_email_send
-from storefront.background import retry_later
 from storefront.scheduler import job_schedule
 
 # A sync run stops starting new customers after this long, so a run never overlaps the next period's.
 _SYNC_MAX_SECONDS = 10 * 60
-
-
-@task()
-def send_renewal_email(*, renewal_id: int, attempt: int = 1) -> bool:
-    """The customer's confirmation of one renewal (sent once: emailed_at marks it)."""
-    try:
-        return renewal_email_send(renewal_id=renewal_id)
-    except Exception:
-        retry_later(send_renewal_email, attempt=attempt, kwargs={"renewal_id": renewal_id})
-        raise
 
 
 @task()
@@ -49,27 +37,15 @@ def auto_renew_domains() -> dict[str, int]:
 
 
 @task()
-def send_auto_renew_failure(*, order_pk: int, attempt: int = 1) -> bool:
-    """Tell the customer and staff that a domain's auto-renewal failed (once: auto_renew_notified_at marks it)."""
-    try:
-        return auto_renew.auto_renew_failure_send(order_pk=order_pk)
-    except Exception:
-        retry_later(send_auto_renew_failure, attempt=attempt, kwargs={"order_pk": order_pk})
-        raise
-
-
-@task()
 def send_renewal_reminders() -> dict[str, int]:
-    """Record the reminders due now and send every unsent one (a failed send is retried by the next run)."""
+    """Record the reminders due now, each with its email queued (the outbox sends them, with retries)."""
     # Domains on auto-renew with a saved card get none (reminders.reminder_due); a renewal's new expiry ends
     # the old ones by itself.
-    recorded = reminders.reminders_record()
-    sent = reminders.reminders_send()
-    return {"recorded": recorded, "sent": sent}
+    return {"recorded": reminders.reminders_record()}
 
 
 job_schedule("order-sync", "*/15 * * * *", sync_orders)
-# Hourly, so a reminder whose send failed goes out within the hour; the unique row keeps it to one.
+# Hourly: a reminder is due on its day; the unique row keeps it to one.
 job_schedule("renewal-reminders", "7 * * * *", send_renewal_reminders)
 # Daily: domains on auto-renew are charged and renewed AUTO_RENEW_DAYS_BEFORE days before expiry.
 job_schedule("auto-renew", "37 5 * * *", auto_renew_domains)

@@ -6,11 +6,21 @@ from django.urls import reverse
 
 from sandbox.models import ApiKey, DomainOrder, hash_secret
 
-from .conftest import ApiClient
+from .conftest import SIGNUP, ApiClient
 
 pytestmark = pytest.mark.django_db
 
-MODELS = ["partner", "apikey", "cataloguetld", "reservedname", "fault", "customer", "domainorder", "dnsrecord"]
+MODELS = [
+    "partner",
+    "apikey",
+    "cataloguetld",
+    "reservedname",
+    "fault",
+    "customer",
+    "domainorder",
+    "dnsrecord",
+    "contact",
+]
 
 
 @pytest.fixture
@@ -62,6 +72,19 @@ def test_revoke_action(staff, partner, api):
     assert api.get("/api/v1/hello").json() == {"message": "key_revoked"}
 
 
+def save_order(staff, order: DomainOrder, *, contacts: int = 0, **fields: str):
+    """Post the order's admin form as a browser would: its expiry as shown, the inlines' management forms."""
+    form = {
+        "expires_at_0": order.expires_at.strftime("%Y-%m-%d"),
+        "expires_at_1": order.expires_at.strftime("%H:%M:%S"),
+        "dns_records-TOTAL_FORMS": "0",
+        "dns_records-INITIAL_FORMS": "0",
+        "contacts-TOTAL_FORMS": str(contacts),
+        "contacts-INITIAL_FORMS": str(contacts),
+    }
+    return staff.post(reverse("admin:sandbox_domainorder_change", args=[order.pk]), {**form, **fields})
+
+
 def test_staff_can_change_an_orders_status(staff, api, customer_id):
     order_id = api.post(
         "/api/v1/domains/register", {"customer_id": customer_id, "domain_name": "demo.com", "duration": 1}
@@ -70,17 +93,30 @@ def test_staff_can_change_an_orders_status(staff, api, customer_id):
     response = staff.get(reverse("admin:sandbox_domainorder_change", args=[order.pk]))
     assert response.status_code == 200
     assert order.transfer_code.encode() not in response.content
-    expires = order.expires_at
-    response = staff.post(
-        reverse("admin:sandbox_domainorder_change", args=[order.pk]),
-        {
-            "status": "Suspended",
-            "expires_at_0": expires.strftime("%Y-%m-%d"),
-            "expires_at_1": expires.strftime("%H:%M:%S"),
-            "dns_records-TOTAL_FORMS": "0",
-            "dns_records-INITIAL_FORMS": "0",
-        },
-    )
+    response = save_order(staff, order, status="Suspended", transfer_lock="on")
     assert response.status_code == 302, response.content
     listing = api.get("/api/v1/domains/orders", {"customer_id": customer_id}).json()
     assert listing["orders"][0]["status"] == "Suspended"
+
+
+def test_an_order_page_shows_its_lock_privacy_and_contacts_and_staff_can_change_them(staff, api, customer_id):
+    order_id = api.post(
+        "/api/v1/domains/register", {"customer_id": customer_id, "domain_name": "shown.com", "duration": 1}
+    ).json()["order_id"]
+    agent = {**{k: v for k, v in SIGNUP.items() if k != "password"}, "name": "Charles Babbage"}
+    api.post("/api/v1/contacts", {"order_id": order_id, "contacts": {"tech": agent}})
+    api.post("/api/v1/privacy-protection", {"order_id": order_id, "duration": 1})
+    order = DomainOrder.objects.get(order_id=order_id)
+    page = staff.get(reverse("admin:sandbox_domainorder_change", args=[order.pk])).content.decode()
+    for shown in ("Transfer lock", "Privacy enabled", "Privacy expires at", "Charles Babbage", "tech"):
+        assert shown in page
+    customer_page = staff.get(reverse("admin:sandbox_customer_change", args=[order.customer.pk])).content.decode()
+    assert "Charles Babbage" in customer_page
+    # Unticked lock and privacy, the paid-until date emptied; the contact inline sends its one row back unchanged.
+    contact = {"contacts-0-id": str(order.contacts.get().pk), "contacts-0-order": str(order.pk)}
+    response = save_order(staff, order, contacts=1, status="Active", privacy_expires_at_0="", **contact)
+    assert response.status_code == 302, response.content
+    details = api.get("/api/v1/domains/details", {"order_id": order_id}).json()
+    assert details["transfer_lock"] is False
+    never = {"purchased": False, "enabled": False, "expiry": None, "expiry_timestamp": None}
+    assert details["privacy_protection"] == never

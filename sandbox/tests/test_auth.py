@@ -122,8 +122,6 @@ def test_wrong_method_is_405(api):
     ("method", "path"),
     [
         ("PUT", "/api/v1/domains/auto-renew"),
-        ("GET", "/api/v1/domains/details"),
-        ("POST", "/api/v1/domains/delete"),
         ("DELETE", "/api/v1/customers"),
         ("GET", "/api/v1/transfers"),
         ("GET", "/api/v1/transfers/status"),

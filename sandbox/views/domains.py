@@ -40,7 +40,7 @@ def transfer_code() -> str:
     return "".join(chars)
 
 
-def _settle(partner: Partner, environment: str, amount: Decimal) -> None:
+def settle(partner: Partner, environment: str, amount: Decimal) -> None:
     """Take `amount` from the partner's balance of this environment, or refuse.
 
     One conditional UPDATE, so two concurrent settlements can never both spend the same money.
@@ -51,7 +51,7 @@ def _settle(partner: Partner, environment: str, amount: Decimal) -> None:
         raise Refused(INSUFFICIENT)
 
 
-def _customer(ctx: Context, value: object) -> Customer | None:
+def owned_customer(ctx: Context, value: object) -> Customer | None:
     customer_id = as_int(value)
     if customer_id is None:
         return None
@@ -83,7 +83,7 @@ def _record_failure(ctx: Context, customer: Customer, domain_name: str, duration
 @endpoint(methods=("POST",), groups=("register", "domains"))
 def register(request: HttpRequest, ctx: Context) -> JsonResponse:
     data = json_body(request)
-    customer = _customer(ctx, data.get("customer_id"))
+    customer = owned_customer(ctx, data.get("customer_id"))
     if customer is None:
         return error(INVALID_CUSTOMER)
     raw_name = data.get("domain_name")
@@ -119,7 +119,7 @@ def _register(ctx: Context, customer: Customer, domain_name: str, duration: int 
     now = timezone.now().replace(microsecond=0)
     with transaction.atomic():
         # Settlement comes first: if it fails nothing is registered.
-        _settle(ctx.partner, ctx.environment, amount)
+        settle(ctx.partner, ctx.environment, amount)
         for _ in range(5):
             order = DomainOrder(
                 partner=ctx.partner,
@@ -141,7 +141,7 @@ def _register(ctx: Context, customer: Customer, domain_name: str, duration: int 
 
 @endpoint(methods=("GET",), groups=("orders", "domains"))
 def orders(request: HttpRequest, ctx: Context) -> JsonResponse:
-    customer = _customer(ctx, request.GET.get("customer_id"))
+    customer = owned_customer(ctx, request.GET.get("customer_id"))
     if customer is None:
         return error(INVALID_CUSTOMER)
     page_number = max(1, as_int(request.GET.get("page")) or 1)
@@ -190,7 +190,7 @@ def renew(request: HttpRequest, ctx: Context) -> JsonResponse:
         return error(RENEW_FAILED)
     try:
         with transaction.atomic():
-            _settle(ctx.partner, ctx.environment, entry.renew_cost(duration))
+            settle(ctx.partner, ctx.environment, entry.renew_cost(duration))
             locked = DomainOrder.objects.select_for_update().get(pk=order.pk)
             if locked.expiry_timestamp != order.expiry_timestamp:
                 raise Refused("Invalid current expiry timestamp")  # renewed by a concurrent request

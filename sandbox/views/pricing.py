@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.http import HttpRequest, JsonResponse
 
 from sandbox.api import Context, endpoint
-from sandbox.catalogue import MAX_TERM
+from sandbox.catalogue import MAX_TERM, privacy_price
 
 # The provider quotes these terms (years); a TLD with a minimum term starts at its minimum.
 _TERMS = (1, 2, 3, 5, 10)
@@ -22,7 +22,6 @@ def _terms(min_term: int) -> list[int]:
 @endpoint(methods=("GET",), groups=("pricing",))
 def pricing(request: HttpRequest, ctx: Context) -> JsonResponse:
     body: dict[str, object] = {}
-    privacy = Decimal("0.00")
     for entry in ctx.partner.catalogue.order_by("position", "tld"):
         terms = _terms(entry.min_term)
         body[f"dot{entry.tld.replace('.', '')}"] = {
@@ -31,6 +30,5 @@ def pricing(request: HttpRequest, ctx: Context) -> JsonResponse:
             "transfer": {"1": float(entry.renew_price)},
             "restore": {"1": float(RESTORE_PRICE)},
         }
-        privacy = max(privacy, entry.privacy_price)
-    body["privacy_protection"] = float(privacy)
+    body["privacy_protection"] = float(privacy_price(ctx.partner))
     return JsonResponse(body)

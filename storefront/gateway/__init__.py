@@ -2,7 +2,8 @@
 
 `errors` (one exception family, decided once from the provider's documented texts), `results` (typed
 dataclasses), `transport` (session, retries, breaker, call slots, rate limits), `client` (one method per
-endpoint). Everything callers import is re-exported here: `from storefront.gateway import X`.
+endpoint), `guard` (the provider's "coming soon" endpoints run only while their capability is on, see
+storefront/capabilities.py). Everything callers import is re-exported here: `from storefront.gateway import X`.
 """
 
 from storefront.gateway.client import (
@@ -17,6 +18,7 @@ from storefront.gateway.client import (
 )
 from storefront.gateway.errors import (
     REFUSALS,
+    CapabilityOff,
     CustomerExists,
     DnsNotActive,
     DuplicateRecord,
@@ -38,11 +40,19 @@ from storefront.gateway.errors import (
     ValidationRejected,
     refusal_class,
 )
+from storefront.gateway.guard import requires_capability
 from storefront.gateway.results import (
+    CONTACT_FIELDS,
+    CONTACT_ROLES,
     Ack,
     AutoLoginToken,
+    Contact,
+    Contacts,
     CustomerCreated,
+    CustomerDetails,
     DnsRecord,
+    DomainDeleted,
+    DomainDetails,
     DomainResult,
     Hello,
     MetaSearch,
@@ -52,23 +62,34 @@ from storefront.gateway.results import (
     OrderPage,
     PriceList,
     Pricing,
+    PrivacyChanged,
+    PrivacyProtection,
     Registered,
     TldPrices,
     TransferCode,
+    TransferLock,
 )
 from storefront.gateway.transport import CallSlots, CircuitBreaker, RateGuard
 
 __all__ = [
+    "CONTACT_FIELDS",
+    "CONTACT_ROLES",
     "EDITABLE_RECORD_TYPES",
     "REFUSALS",
     "Ack",
     "AutoLoginToken",
     "CallSlots",
+    "CapabilityOff",
     "CircuitBreaker",
+    "Contact",
+    "Contacts",
     "CustomerCreated",
+    "CustomerDetails",
     "CustomerExists",
     "DnsNotActive",
     "DnsRecord",
+    "DomainDeleted",
+    "DomainDetails",
     "DomainResult",
     "DuplicateRecord",
     "ExpiryChanged",
@@ -88,6 +109,8 @@ __all__ = [
     "PremiumName",
     "PriceList",
     "Pricing",
+    "PrivacyChanged",
+    "PrivacyProtection",
     "RateGuard",
     "RateLimited",
     "RecordType",
@@ -98,6 +121,7 @@ __all__ = [
     "ResellerGateway",
     "TldPrices",
     "TransferCode",
+    "TransferLock",
     "Unauthorized",
     "Unavailable",
     "ValidationRejected",
@@ -107,4 +131,5 @@ __all__ = [
     "normalise_metasearch_url",
     "record_provider_call",
     "refusal_class",
+    "requires_capability",
 ]

@@ -8,40 +8,55 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import requests
 from django.conf import settings
 from django.core.signals import setting_changed
 
 from storefront import request_stats
+from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
+from storefront.gateway.guard import requires_capability
 from storefront.gateway.results import (
     Ack,
     AutoLoginToken,
+    Contact,
+    Contacts,
     CustomerCreated,
+    CustomerDetails,
     DnsRecord,
+    DomainDeleted,
+    DomainDetails,
     DomainResult,
     Hello,
     MetaSearch,
     MetaSearchMeta,
     OrderPage,
     PriceList,
+    PrivacyChanged,
     Registered,
     TldPrices,
     TransferCode,
+    TransferLock,
     _ack,
+    _contacts,
+    _customer_details,
     _decimal,
     _dns_record,
+    _domain_deleted,
+    _domain_details,
     _domain_result,
     _int,
     _list,
     _metasearch_result,
     _order,
     _price_map,
+    _privacy_changed,
     _str,
+    _transfer_lock,
 )
 from storefront.gateway.transport import (
     CallSlots,
@@ -57,6 +72,7 @@ from storefront.gateway.transport import (
 
 logger = logging.getLogger("storefront.gateway")
 
+T = TypeVar("T")
 RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "SOA"]
 EDITABLE_RECORD_TYPES: tuple[RecordType, ...] = ("A", "AAAA", "CNAME", "MX", "TXT")
 
@@ -206,6 +222,46 @@ class ResellerGateway:
             email=str(data.get("email", email)), token=_str(data, "token"), expires_at=str(data.get("expires_at", ""))
         )
 
+    @requires_capability(CUSTOMER_DETAILS)
+    def customer_details(self, *, customer_id: int) -> CustomerDetails:
+        params = [("customer_id", str(int(customer_id)))]
+        return _customer_details(self._get("/api/v1/customers/details", params, endpoint="customer-details"))
+
+    @requires_capability(CUSTOMER_DETAILS)
+    def customer_details_update(self, *, customer_id: int, details: Contact) -> CustomerDetails:
+        """Replaces every contact field of the customer (signup's fields and rules; the password is not one)."""
+        body = {"customer_id": int(customer_id), **details.as_fields()}
+        data = self._send("PUT", "/api/v1/customers/details", body, endpoint="customer-details")
+        return _confirmed(data, _customer_details, customer_id=int(customer_id))
+
+    # Contacts -----------------------------------------------------------------------------------------------
+
+    @requires_capability(CONTACTS)
+    def contacts(self, *, order_id: int | None = None, customer_id: int | None = None) -> Contacts:
+        """A domain's four contacts, or (with `customer_id` only) the customer's defaults for their domains."""
+        params = [(key, str(value)) for key, value in contact_owner(order_id, customer_id).items()]
+        return _contacts(self._get("/api/v1/contacts", params, endpoint="contacts"))
+
+    @requires_capability(CONTACTS)
+    def contacts_set(
+        self,
+        *,
+        order_id: int | None = None,
+        customer_id: int | None = None,
+        registrant: Contact | None = None,
+        admin: Contact | None = None,
+        tech: Contact | None = None,
+        billing: Contact | None = None,
+    ) -> Contacts:
+        """Sets the roles given (None: left as they are) of a domain, or the customer's defaults; answers all four."""
+        owner = contact_owner(order_id, customer_id)
+        given = {"registrant": registrant, "admin": admin, "tech": tech, "billing": billing}
+        roles = {role: contact.as_fields() for role, contact in given.items() if contact is not None}
+        if not roles:
+            raise ValueError("contacts_set needs at least one contact")
+        data = self._send("POST", "/api/v1/contacts", {**owner, "contacts": roles}, endpoint="contacts")
+        return _confirmed(data, _contacts, **owner)
+
     # Search -------------------------------------------------------------------------------------------------
 
     def domain_availability(self, *, search_terms: str | Sequence[str], tlds: Sequence[str] = ()) -> list[DomainResult]:
@@ -272,6 +328,34 @@ class ResellerGateway:
         body = {"order_id": int(order_id), "duration": int(duration), "expiry_timestamp": int(expiry_timestamp)}
         return _ack(self._send("POST", "/api/v1/domains/renew", body, endpoint="renew"))
 
+    @requires_capability(DOMAIN_DETAILS)
+    def domain_details(self, *, order_id: int) -> DomainDetails:
+        data = self._get("/api/v1/domains/details", [("order_id", str(int(order_id)))], endpoint="domain-details")
+        return _domain_details(data)
+
+    @requires_capability(DOMAIN_DELETE)
+    def domain_delete(self, *, order_id: int) -> DomainDeleted:
+        data = self._send("POST", "/api/v1/domains/delete", {"order_id": int(order_id)}, endpoint="domain-delete")
+        return _confirmed(data, _domain_deleted, order_id=int(order_id))
+
+    # Privacy protection -------------------------------------------------------------------------------------
+
+    @requires_capability(PRIVACY)
+    def privacy_purchase(self, *, order_id: int, duration: int) -> PrivacyChanged:
+        """Buys (or extends) WHOIS privacy for `duration` years; the provider charges the partner's balance."""
+        body = {"order_id": int(order_id), "duration": int(duration)}
+        data = self._send("POST", "/api/v1/privacy-protection", body, endpoint="privacy")
+        return _confirmed(data, _privacy_changed, order_id=int(order_id))
+
+    @requires_capability(PRIVACY)
+    def privacy_set(self, *, order_id: int, enabled: bool) -> PrivacyChanged:
+        body = {"order_id": int(order_id), "enabled": bool(enabled)}
+        data = self._send("PUT", "/api/v1/privacy-protection", body, endpoint="privacy")
+        changed = _confirmed(data, _privacy_changed, order_id=int(order_id))
+        if changed.privacy.enabled != bool(enabled):
+            raise OutcomeUnknown("the answer does not show the privacy asked for", status=200)
+        return changed
+
     # DNS ----------------------------------------------------------------------------------------------------
 
     def dns_activate(self, *, order_id: int) -> Ack:
@@ -320,6 +404,12 @@ class ResellerGateway:
     def transfer_auth_code(self, *, order_id: int) -> TransferCode:
         data = self._get("/api/v1/transfers/auth-code", [("order_id", str(int(order_id)))], endpoint="transfer")
         return TransferCode(order_id=_int(data, "order_id"), transfer_code=_str(data, "transfer_code"))
+
+    @requires_capability(TRANSFER_LOCK)
+    def transfer_lock_set(self, *, order_id: int, locked: bool) -> TransferLock:
+        body = {"order_id": int(order_id), "locked": bool(locked)}
+        data = self._send("PUT", "/api/v1/transfers/lock", body, endpoint="transfer-lock")
+        return _confirmed(data, _transfer_lock, order_id=int(order_id), locked=bool(locked))
 
     # Transport ----------------------------------------------------------------------------------------------
 
@@ -425,6 +515,27 @@ class ResellerGateway:
         with requests.Session() as once:
             headers["Connection"] = "close"
             return once.request(method, url, params=query, json=json_body, headers=headers, timeout=timeout)
+
+
+def _confirmed(data: dict[str, Any], parse: Callable[[dict[str, Any]], T], **expected: Any) -> T:
+    """The answer to a change, read strictly. The provider's placeholders for these endpoints answer 200 without
+    doing anything, so a 2xx that does not name what changed, or names another state, proves nothing: its
+    outcome is unknown (reconcile by reading the state back), never success."""
+    try:
+        result = parse(data)
+    except Unavailable as err:
+        raise OutcomeUnknown("the answer does not say what changed", status=200) from err
+    for attribute, value in expected.items():
+        if getattr(result, attribute) != value:
+            raise OutcomeUnknown(f"the answer names another {attribute}", status=200)
+    return result
+
+
+def contact_owner(order_id: int | None, customer_id: int | None) -> dict[str, int]:
+    """Whose contacts: a domain's or a customer's (defaults), named by exactly one id."""
+    if (order_id is None) == (customer_id is None):
+        raise ValueError("name exactly one of order_id and customer_id")
+    return {"order_id": int(order_id)} if order_id is not None else {"customer_id": int(customer_id or 0)}
 
 
 def _bool_param(value: bool) -> str:

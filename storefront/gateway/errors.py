@@ -77,6 +77,17 @@ class OutcomeUnknown(Unavailable):
     default_message = _("We could not confirm the result with the domain service.")
 
 
+class CapabilityOff(GatewayError):
+    """The provider announces this feature as coming soon and `RESELLER_CAPABILITIES` does not name it: raised
+    before any call (its placeholder would answer 200 and do nothing). The page says what to do instead."""
+
+    default_message = _("This cannot be done through this store yet.")
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(f"capability {capability} is off (RESELLER_CAPABILITIES)")
+        self.capability = capability
+
+
 # --- Refusals: the provider answered and said no ------------------------------------------------------------
 
 
@@ -173,6 +184,11 @@ REFUSALS: Mapping[tuple[str, str], type[GatewayError]] = {
     ("*", "Invalid customer email"): NotFound,
     ("signup", "User already exists"): CustomerExists,
     ("signup", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
+    # Coming-soon endpoints (no texts of their own documented yet): changing a customer's details or a domain's
+    # contacts follows signup's rules, and the sandbox refuses with signup's texts; any other text is generic.
+    ("customer-details", "User already exists"): CustomerExists,
+    ("customer-details", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
+    ("contacts", "Signup Failed, please ensure that all the fields are valid and in English"): InvalidDetails,
     ("register", "Unable to register domain"): RegistrationRefused,
     ("renew", "Invalid current expiry timestamp"): ExpiryChanged,
     ("renew", "Failed to renew the domain order"): RenewalRefused,

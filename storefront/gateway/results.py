@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
@@ -183,6 +183,105 @@ class Ack:
     message: str
 
 
+# --- The provider's "coming soon" endpoints (storefront/capabilities.py) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A person's contact details as the provider holds them: a customer's own (given at signup), or a domain's
+    registrant, admin, tech or billing contact. The same fields and rules as signup (ASCII only)."""
+
+    name: str
+    company: str
+    address: str
+    city: str
+    state: str
+    country: str
+    zipcode: str
+    country_code: str
+    phone: str
+    email: str
+
+    def as_fields(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in CONTACT_FIELDS}
+
+
+CONTACT_FIELDS = tuple(f.name for f in fields(Contact))
+CONTACT_ROLES = ("registrant", "admin", "tech", "billing")
+
+
+@dataclass(frozen=True)
+class CustomerDetails(Contact):
+    customer_id: int
+
+
+@dataclass(frozen=True)
+class Contacts:
+    """A domain's (or, without `order_id`, a customer's default) four contacts. A role nobody set is the customer's
+    own details, as the provider's docs say of every domain registered under a customer."""
+
+    customer_id: int
+    order_id: int | None
+    registrant: Contact
+    admin: Contact
+    tech: Contact
+    billing: Contact
+
+
+@dataclass(frozen=True)
+class PrivacyProtection:
+    """WHOIS privacy of a domain: `purchased` while paid for, `enabled` while paid for and switched on."""
+
+    purchased: bool
+    enabled: bool
+    expiry_timestamp: int | None  # the end of what was paid for; None: never bought
+
+    @property
+    def expires_at(self) -> dt.datetime | None:
+        return None if self.expiry_timestamp is None else dt.datetime.fromtimestamp(self.expiry_timestamp, tz=dt.UTC)
+
+
+@dataclass(frozen=True)
+class DomainDetails:
+    order_id: int
+    domain_name: str
+    customer_id: int
+    status: str
+    registered_timestamp: int
+    expiry: str
+    expiry_timestamp: int
+    transfer_lock: bool
+    dns_active: bool
+    privacy: PrivacyProtection
+
+    @property
+    def expires_at(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.expiry_timestamp, tz=dt.UTC)
+
+
+@dataclass(frozen=True)
+class PrivacyChanged:
+    """The answer to buying privacy or switching it: the state it left."""
+
+    order_id: int
+    privacy: PrivacyProtection
+    message: str
+
+
+@dataclass(frozen=True)
+class TransferLock:
+    order_id: int
+    locked: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class DomainDeleted:
+    order_id: int
+    status: str  # the order's status afterwards (the sandbox: Pending Delete Restorable)
+    message: str
+
+
 # --- Parsing ------------------------------------------------------------------------------------------------
 
 
@@ -277,3 +376,84 @@ def _dns_record(row: Mapping[str, Any], record_type: str) -> DnsRecord:
 
 def _ack(data: Mapping[str, Any]) -> Ack:
     return Ack(status=str(data.get("status", "SUCCESS")), message=str(data.get("message", "")))
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    """A string field that must be there, empty or not (a contact's company may be blank)."""
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise Unavailable("The domain service sent an unreadable answer.")
+    return value
+
+
+def _flag(data: Mapping[str, Any], key: str) -> bool:
+    """A JSON boolean that must be there: a missing state is not read as false."""
+    value = data.get(key)
+    if not isinstance(value, bool):
+        raise Unavailable("The domain service sent an unreadable answer.")
+    return value
+
+
+def _object(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise Unavailable("The domain service sent an unreadable answer.")
+    return value
+
+
+def _contact(row: Mapping[str, Any]) -> Contact:
+    return Contact(**{name: _text(row, name) for name in CONTACT_FIELDS})
+
+
+def _customer_details(data: Mapping[str, Any]) -> CustomerDetails:
+    return CustomerDetails(customer_id=_int(data, "customer_id"), **_contact(data).as_fields())
+
+
+def _contacts(data: Mapping[str, Any]) -> Contacts:
+    roles = _object(data, "contacts")
+    return Contacts(
+        customer_id=_int(data, "customer_id"),
+        order_id=_int(data, "order_id") if data.get("order_id") is not None else None,
+        **{role: _contact(_object(roles, role)) for role in CONTACT_ROLES},
+    )
+
+
+def _privacy(data: Mapping[str, Any]) -> PrivacyProtection:
+    state = _object(data, "privacy_protection")
+    expiry = state.get("expiry_timestamp")
+    return PrivacyProtection(
+        purchased=_flag(state, "purchased"),
+        enabled=_flag(state, "enabled"),
+        expiry_timestamp=None if expiry is None else _int(state, "expiry_timestamp"),
+    )
+
+
+def _domain_details(data: Mapping[str, Any]) -> DomainDetails:
+    return DomainDetails(
+        order_id=_int(data, "order_id"),
+        domain_name=_str(data, "domain_name"),
+        customer_id=_int(data, "customer_id"),
+        status=_str(data, "status"),
+        registered_timestamp=_int(data, "registered_timestamp"),
+        expiry=str(data.get("expiry") or ""),
+        expiry_timestamp=_int(data, "expiry_timestamp"),
+        transfer_lock=_flag(data, "transfer_lock"),
+        dns_active=_flag(data, "dns_active"),
+        privacy=_privacy(data),
+    )
+
+
+def _privacy_changed(data: Mapping[str, Any]) -> PrivacyChanged:
+    return PrivacyChanged(order_id=_int(data, "order_id"), privacy=_privacy(data), message=str(data.get("message", "")))
+
+
+def _transfer_lock(data: Mapping[str, Any]) -> TransferLock:
+    return TransferLock(
+        order_id=_int(data, "order_id"), locked=_flag(data, "transfer_lock"), message=str(data.get("message", ""))
+    )
+
+
+def _domain_deleted(data: Mapping[str, Any]) -> DomainDeleted:
+    return DomainDeleted(
+        order_id=_int(data, "order_id"), status=_str(data, "order_status"), message=str(data.get("message", ""))
+    )

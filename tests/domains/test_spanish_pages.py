@@ -17,7 +17,7 @@ from accounts.models import Customer
 from billing.models import Payment, PaymentLine, SavedCard
 from billing.services import receipt_issue
 from domains.models import Order
-from domains.orders.auto_renew import auto_renew_failure_send
+from domains.orders.emails import auto_renew_failure_queue
 from tests.catalogue import english_left, visible_text
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -183,14 +183,14 @@ def test_billing_receipt_and_auto_renew_panel_have_no_english_left(in_spanish, c
     assert english_left(on) == []
 
     # A failed auto-renewal: the panel says why, and the customer's email is in Spanish.
+    mailoutbox.clear()
     Order.objects.filter(pk=order.pk).update(
         auto_renew=False, auto_renew_failed_at=timezone.now(), auto_renew_failure="card_declined"
     )
+    auto_renew_failure_queue(order=Order.objects.get(pk=order.pk))
     failed = spanish_page(in_spanish, f"/orders/{order.order_id}/")
     assert "porque tu tarjeta guardada ha sido rechazada" in html.unescape(failed)
     assert english_left(failed) == []
-    mailoutbox.clear()
-    assert auto_renew_failure_send(order_pk=order.pk)
     [told] = [m for m in mailoutbox if m.to == [customer.email]]
     assert told.subject == "La renovación automática de miempresa-ejemplo.com no se ha completado: renuévalo tú mismo"
     assert "no ha sido posible: tu tarjeta guardada ha sido rechazada. No se te ha cobrado nada." in told.body

@@ -31,11 +31,19 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway import (
+    CONTACT_FIELDS,
+    CONTACT_ROLES,
     Ack,
     AutoLoginToken,
+    Contact,
+    Contacts,
     CustomerCreated,
+    CustomerDetails,
     DnsRecord,
+    DomainDeleted,
+    DomainDetails,
     DomainResult,
     GatewayError,
     Hello,
@@ -47,16 +55,20 @@ from storefront.gateway import (
     OutcomeUnknown,
     PriceList,
     Pricing,
+    PrivacyChanged,
+    PrivacyProtection,
     RateLimited,
     RecordType,
     Registered,
     TldPrices,
     TransferCode,
+    TransferLock,
     Unavailable,
     ValidationRejected,
     refusal_class,
+    requires_capability,
 )
-from storefront.gateway.client import EDITABLE_RECORD_TYPES
+from storefront.gateway.client import EDITABLE_RECORD_TYPES, contact_owner
 
 LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 _UNSAFE = re.compile(r"[^a-z0-9.-]")
@@ -67,6 +79,7 @@ NAMESERVERS = ("ns1.sandbox-dns.test", "ns2.sandbox-dns.test")
 PRICED_TERMS = (1, 2, 3, 5, 10)
 DEMO_PARTNER = "Demo Reseller"
 LISTED_STATUSES = ("Active", "Suspended", "Pending Delete Restorable", "Expired")
+SIGNUP_FAILED = "Signup Failed, please ensure that all the fields are valid and in English"
 
 
 @dataclass
@@ -117,6 +130,12 @@ class FakeCustomer:
     customer_id: int
     email: str
     details: dict[str, str]
+    contacts: dict[str, Contact] = field(default_factory=dict)  # the customer's defaults, set by contacts_set
+
+    def contact(self) -> Contact:
+        """The customer's own details as a contact: what every role of their domains is until set otherwise."""
+        fields = {name: self.details.get(name, "") for name in CONTACT_FIELDS}
+        return Contact(**{**fields, "email": self.email})
 
 
 @dataclass
@@ -134,6 +153,13 @@ class FakeOrder:
     dns_active: bool = False
     records: list[FakeRecord] = field(default_factory=list)
     partner: str = "Demo Reseller"
+    transfer_lock: bool = True
+    privacy_enabled: bool = False
+    privacy_expires_at: dt.datetime | None = None
+    contacts: dict[str, Contact] = field(default_factory=dict)
+
+    def privacy_purchased(self, now: dt.datetime) -> bool:
+        return self.privacy_expires_at is not None and self.privacy_expires_at > now
 
     @property
     def expiry_timestamp(self) -> int:
@@ -190,12 +216,27 @@ def _money(value: Decimal) -> str:
     return f"${value:,.2f}"
 
 
+def _coined(label: str, words: Callable[[str], list[str]]) -> list[str]:
+    """Names coined around a label, as the sandbox coins them: an A-label (`xn--caf-dma`) is varied as the word it
+    spells (`café`) and each result encoded again; an `xn--` label that is not punycode gets none."""
+    word = label
+    if label.startswith("xn--"):
+        try:
+            word = label[4:].encode("ascii").decode("punycode")
+        except UnicodeError:
+            return []
+        if not word or word.isascii():
+            return []
+    coined = (w if w.isascii() else "xn--" + w.encode("punycode").decode("ascii") for w in words(word))
+    return list(dict.fromkeys(name for name in coined if name != label and LABEL.match(name)))
+
+
 def _variations(label: str) -> list[str]:
-    return [f"get{label}", f"{label}hq", f"my{label}", f"{label}online", f"the{label}", f"{label}app"]
+    return _coined(label, lambda w: [f"get{w}", f"{w}hq", f"my{w}", f"{w}online", f"the{w}", f"{w}app"])
 
 
 def _ai_names(label: str) -> list[str]:
-    return [f"{label}hub", f"{label}lab", f"smart{label}", f"{label}ly", f"{label}ify"]
+    return _coined(label, lambda w: [f"{w}hub", f"{w}lab", f"smart{w}", f"{w}ly", f"{w}ify"])
 
 
 class FakeGateway:
@@ -339,6 +380,9 @@ class FakeGateway:
     def set_balance(self, amount: Decimal, *, partner: str = DEMO_PARTNER) -> None:
         self.balance = Decimal(amount)
 
+    def partner_balance(self, *, partner: str = DEMO_PARTNER) -> Decimal:
+        return self.balance
+
     def set_price(
         self, tld: str, *, register: Decimal | str, renew: Decimal | str, partner: str = DEMO_PARTNER
     ) -> None:
@@ -428,8 +472,7 @@ class FakeGateway:
                     transfer={1: tld.renew},
                     restore={1: Decimal("170.00")},
                 )
-            privacy = max((tld.privacy for tld in self.tlds.values()), default=Decimal("0.00"))
-            return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
+            return PriceList(currency="USD", tlds=tlds, privacy_protection=self._privacy_price())
 
         return self._run("pricing", {}, body)
 
@@ -461,13 +504,8 @@ class FakeGateway:
         }
 
         def body() -> CustomerCreated:
-            required = [v for k, v in details.items() if k != "company"] + [email, password]
-            if not all(v.strip() for v in required) or not all(v.isascii() for v in [*details.values(), email]):
-                raise _refusal(
-                    "Signup Failed, please ensure that all the fields are valid and in English",
-                    endpoint="signup",
-                    status=500,
-                )
+            if not _details_valid({**details, "email": email}) or not password.strip():
+                raise _refusal(SIGNUP_FAILED, endpoint="signup", status=500)
             if self.customers(email):
                 raise _refusal("User already exists", endpoint="signup")
             created = self.add_customer(email=email, **details)
@@ -709,7 +747,170 @@ class FakeGateway:
 
         return self._run("transfer_auth_code", {"order_id": order_id}, body)
 
+    # --- The provider's "coming soon" endpoints (the sandbox's design, sandbox/README.md) ---------------------
+
+    @requires_capability(CUSTOMER_DETAILS)
+    def customer_details(self, *, customer_id: int) -> CustomerDetails:
+        def body() -> CustomerDetails:
+            customer = self._customer(customer_id, endpoint="customer-details")
+            return CustomerDetails(customer_id=customer.customer_id, **customer.contact().as_fields())
+
+        return self._run("customer_details", {"customer_id": customer_id}, body)
+
+    @requires_capability(CUSTOMER_DETAILS)
+    def customer_details_update(self, *, customer_id: int, details: Contact) -> CustomerDetails:
+        def body() -> CustomerDetails:
+            customer = self._customer(customer_id, endpoint="customer-details")
+            if not _details_valid(details.as_fields()):
+                raise _refusal(SIGNUP_FAILED, endpoint="customer-details")
+            if any(other is not customer for other in self.customers(details.email)):
+                raise _refusal("User already exists", endpoint="customer-details")
+            customer.email = details.email
+            customer.details = {k: v for k, v in details.as_fields().items() if k != "email"}
+            return CustomerDetails(customer_id=customer.customer_id, **customer.contact().as_fields())
+
+        return self._run("customer_details_update", {"customer_id": customer_id, "details": details}, body)
+
+    @requires_capability(CONTACTS)
+    def contacts(self, *, order_id: int | None = None, customer_id: int | None = None) -> Contacts:
+        owner = contact_owner(order_id, customer_id)
+        return self._run("contacts", {"order_id": order_id, "customer_id": customer_id}, lambda: self._contacts(owner))
+
+    @requires_capability(CONTACTS)
+    def contacts_set(
+        self,
+        *,
+        order_id: int | None = None,
+        customer_id: int | None = None,
+        registrant: Contact | None = None,
+        admin: Contact | None = None,
+        tech: Contact | None = None,
+        billing: Contact | None = None,
+    ) -> Contacts:
+        owner = contact_owner(order_id, customer_id)
+        given = {"registrant": registrant, "admin": admin, "tech": tech, "billing": billing}
+        roles = {role: contact for role, contact in given.items() if contact is not None}
+        if not roles:
+            raise ValueError("contacts_set needs at least one contact")
+
+        def body() -> Contacts:
+            customer, order = self._contact_holder(owner)
+            if order is not None and order.listed_status(self.clock()) != "Active":
+                raise _refusal("Failed to update the contacts", endpoint="contacts")
+            if not all(_details_valid(contact.as_fields()) for contact in roles.values()):
+                raise _refusal(SIGNUP_FAILED, endpoint="contacts")
+            (order or customer).contacts.update(roles)
+            return self._contacts(owner)
+
+        return self._run("contacts_set", {"order_id": order_id, "customer_id": customer_id, **given}, body)
+
+    @requires_capability(PRIVACY)
+    def privacy_purchase(self, *, order_id: int, duration: int) -> PrivacyChanged:
+        def body() -> PrivacyChanged:
+            order = self._listed_order(order_id, endpoint="privacy")
+            now = self.clock().replace(microsecond=0)
+            failed = _refusal("Failed to purchase privacy protection", endpoint="privacy")
+            cost = self._privacy_price() * int(duration)
+            if not 1 <= int(duration) <= 10 or order.listed_status(now) != "Active" or cost > self.balance:
+                raise failed
+            self.balance -= cost
+            paid_until = order.privacy_expires_at
+            order.privacy_expires_at = _add_years(max(now, paid_until) if paid_until else now, int(duration))
+            order.privacy_enabled = True
+            return PrivacyChanged(order.order_id, self._privacy(order), "Privacy protection purchased")
+
+        return self._run("privacy_purchase", {"order_id": order_id, "duration": duration}, body)
+
+    @requires_capability(PRIVACY)
+    def privacy_set(self, *, order_id: int, enabled: bool) -> PrivacyChanged:
+        def body() -> PrivacyChanged:
+            order = self._listed_order(order_id, endpoint="privacy")
+            now = self.clock()
+            if order.listed_status(now) != "Active":
+                raise _refusal("Failed to update privacy protection", endpoint="privacy")
+            if not order.privacy_purchased(now):
+                raise _refusal("Privacy protection has not been purchased for this domain", endpoint="privacy")
+            order.privacy_enabled = bool(enabled)
+            message = "Privacy protection enabled" if enabled else "Privacy protection disabled"
+            return PrivacyChanged(order.order_id, self._privacy(order), message)
+
+        return self._run("privacy_set", {"order_id": order_id, "enabled": enabled}, body)
+
+    @requires_capability(DOMAIN_DETAILS)
+    def domain_details(self, *, order_id: int) -> DomainDetails:
+        def body() -> DomainDetails:
+            order = self._listed_order(order_id, endpoint="domain-details")
+            return DomainDetails(
+                order_id=order.order_id,
+                domain_name=order.domain_name,
+                customer_id=order.customer_id,
+                status=order.listed_status(self.clock()),
+                registered_timestamp=int(order.created_at.timestamp()),
+                expiry=f"{order.expires_at:%b} {order.expires_at.day}, {order.expires_at.year}",
+                expiry_timestamp=order.expiry_timestamp,
+                transfer_lock=order.transfer_lock,
+                dns_active=order.dns_active,
+                privacy=self._privacy(order),
+            )
+
+        return self._run("domain_details", {"order_id": order_id}, body)
+
+    @requires_capability(DOMAIN_DELETE)
+    def domain_delete(self, *, order_id: int) -> DomainDeleted:
+        def body() -> DomainDeleted:
+            order = self._listed_order(order_id, endpoint="domain-delete")
+            if order.status not in ("Active", "Expired"):
+                raise _refusal("Failed to delete the domain order", endpoint="domain-delete")
+            order.status = "Pending Delete Restorable"
+            return DomainDeleted(order.order_id, order.status, "Domain order deleted")
+
+        return self._run("domain_delete", {"order_id": order_id}, body)
+
+    @requires_capability(TRANSFER_LOCK)
+    def transfer_lock_set(self, *, order_id: int, locked: bool) -> TransferLock:
+        def body() -> TransferLock:
+            order = self._listed_order(order_id, endpoint="transfer-lock")
+            if order.listed_status(self.clock()) != "Active":
+                raise _refusal("Failed to update the transfer lock", endpoint="transfer-lock")
+            order.transfer_lock = bool(locked)
+            return TransferLock(order.order_id, order.transfer_lock, f"Transfer lock {'en' if locked else 'dis'}abled")
+
+        return self._run("transfer_lock_set", {"order_id": order_id, "locked": locked}, body)
+
     # --- Rules -------------------------------------------------------------------------------------------------
+
+    def _privacy_price(self) -> Decimal:
+        """The price list's one annual privacy price (as the sandbox: the highest of the catalogue's)."""
+        return max((tld.privacy for tld in self.tlds.values()), default=Decimal("0.00"))
+
+    def _privacy(self, order: FakeOrder) -> PrivacyProtection:
+        purchased = order.privacy_purchased(self.clock())
+        expiry = order.privacy_expires_at
+        return PrivacyProtection(
+            purchased=purchased,
+            enabled=purchased and order.privacy_enabled,
+            expiry_timestamp=int(expiry.timestamp()) if expiry else None,
+        )
+
+    def _customer(self, customer_id: int, *, endpoint: str) -> FakeCustomer:
+        customer = self.customers_by_id.get(int(customer_id))
+        if customer is None:
+            raise _refusal("Invalid customer ID", endpoint=endpoint)
+        return customer
+
+    def _contact_holder(self, owner: dict[str, int]) -> tuple[FakeCustomer, FakeOrder | None]:
+        if "order_id" in owner:
+            order = self._listed_order(owner["order_id"], endpoint="contacts")
+            return self.customers_by_id[order.customer_id], order
+        return self._customer(owner["customer_id"], endpoint="contacts"), None
+
+    def _contacts(self, owner: dict[str, int]) -> Contacts:
+        customer, order = self._contact_holder(owner)
+        own = order.contacts if order is not None else {}
+        chosen = {role: own.get(role) or customer.contacts.get(role) or customer.contact() for role in CONTACT_ROLES}
+        return Contacts(
+            customer_id=customer.customer_id, order_id=order.order_id if order is not None else None, **chosen
+        )
 
     def _state(self, sld: str, tld: str) -> str:
         name = f"{sld}.{tld}"
@@ -841,6 +1042,12 @@ STATE_CHANGING = (
     "dns_record_add",
     "dns_record_modify",
     "dns_record_delete",
+    "customer_details_update",
+    "contacts_set",
+    "privacy_purchase",
+    "privacy_set",
+    "domain_delete",
+    "transfer_lock_set",
 )
 PROVIDER_METHODS = (
     "hello",
@@ -858,21 +1065,32 @@ PROVIDER_METHODS = (
     "dns_record_modify",
     "dns_record_delete",
     "transfer_auth_code",
+    "customer_details",
+    "customer_details_update",
+    "contacts",
+    "contacts_set",
+    "privacy_purchase",
+    "privacy_set",
+    "domain_details",
+    "domain_delete",
+    "transfer_lock_set",
 )
 DNS_METHODS = tuple(name for name in PROVIDER_METHODS if name.startswith("dns_"))
 # The sandbox's endpoint groups (its faults' `scope`), as gateway methods.
 SCOPES: dict[str, tuple[str, ...]] = {
     "availability": ("domain_availability",),
-    "customers": ("customer_signup", "customer_auto_login"),
+    "customers": ("customer_signup", "customer_auto_login", "customer_details", "customer_details_update"),
     "dns": DNS_METHODS,
     "hello": ("hello",),
     "metasearch": ("metasearch",),
-    "orders": ("domain_orders",),
+    "orders": ("domain_orders", "domain_details"),
     "register": ("domain_register",),
     "renew": ("domain_renew",),
-    "domains": ("domain_orders", "domain_register", "domain_renew"),
+    "domains": ("domain_orders", "domain_register", "domain_renew", "domain_details", "domain_delete"),
     "pricing": ("pricing",),
-    "transfers": ("transfer_auth_code",),
+    "transfers": ("transfer_auth_code", "transfer_lock_set"),
+    "contacts": ("contacts", "contacts_set"),
+    "privacy": ("privacy_purchase", "privacy_set"),
 }
 # The endpoint names the client reads refusal texts by (storefront/gateway/errors.py REFUSALS).
 ENDPOINTS = {
@@ -886,7 +1104,23 @@ ENDPOINTS = {
     "domain_orders": "orders",
     "domain_renew": "renew",
     "transfer_auth_code": "transfer",
+    "customer_details": "customer-details",
+    "customer_details_update": "customer-details",
+    "contacts": "contacts",
+    "contacts_set": "contacts",
+    "privacy_purchase": "privacy",
+    "privacy_set": "privacy",
+    "domain_details": "domain-details",
+    "domain_delete": "domain-delete",
+    "transfer_lock_set": "transfer-lock",
 }
+
+
+def _details_valid(details: dict[str, str]) -> bool:
+    """The fake's reading of signup's rules (the sandbox checks each one): every field but the company given, and
+    everything in English (ASCII)."""
+    required = [value for name, value in details.items() if name != "company"]
+    return all(value.strip() for value in required) and all(value.isascii() for value in details.values())
 
 
 def _server_error(method: str) -> GatewayError:

@@ -47,14 +47,6 @@ CUSTOMER = {
 
 
 @pytest.fixture
-def gw(sandbox_url) -> Iterator[ResellerGateway]:
-    client = gateway()
-    yield client
-    # Close the kept-alive connections now, so none lingers on the sandbox's threads past the test.
-    client.session.close()
-
-
-@pytest.fixture
 def customer_id(gw) -> int:
     return gw.customer_signup(**CUSTOMER, company="US Navy").customer_id
 

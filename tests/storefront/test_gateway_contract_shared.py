@@ -7,13 +7,17 @@ answers differently from the client + sandbox (a result, a refusal's class or te
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.test import override_settings
 
 from storefront.gateway import (
+    CapabilityOff,
+    Contact,
+    Contacts,
     CustomerExists,
     InvalidDetails,
     InvalidSearchTerm,
@@ -24,6 +28,7 @@ from storefront.gateway import (
     gateway,
 )
 from tests.fakes.gateway import FakeGateway
+from tests.storefront.test_gateway_coming_soon import AGENT, GRACE  # the same people as the client-only tests
 from tests.storefront.test_gateway_contract import CUSTOMER  # the same customer as the client-only contract
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -241,3 +246,126 @@ def test_pricing(provider):
     assert prices.tlds["shop"].register[1] == Decimal("0.00")
     assert prices.privacy_protection == Decimal("4.99")
     assert list(prices.tlds) == ["com", "net", "org", "io", "co", "dev", "shop", "ai", "app", "xyz"]
+
+
+# The provider's "coming soon" endpoints (behind RESELLER_CAPABILITIES; all on with the sandbox) ----------------
+
+
+def test_customer_details_and_their_refusals(provider, customer_id):
+    assert Contact(**provider.gw.customer_details(customer_id=customer_id).as_fields()) == GRACE
+    moved = replace(GRACE, city="Norfolk", zipcode="23511", email="rear.admiral@example.org", company="US Navy")
+    updated = provider.gw.customer_details_update(customer_id=customer_id, details=moved)
+    assert (updated.customer_id, Contact(**updated.as_fields())) == (customer_id, moved)
+    assert provider.gw.customer_details(customer_id=customer_id) == updated
+    with pytest.raises(InvalidDetails) as invalid:
+        provider.gw.customer_details_update(customer_id=customer_id, details=replace(moved, city="Zürich"))
+    assert invalid.value.provider_message.startswith("Signup Failed")
+    provider.gw.customer_signup(**{**CUSTOMER, "email": "ada@example.org"})
+    with pytest.raises(CustomerExists):
+        provider.gw.customer_details_update(customer_id=customer_id, details=replace(moved, email="Ada@example.org"))
+    with pytest.raises(NotFound) as unknown:
+        provider.gw.customer_details(customer_id=12345678)
+    assert unknown.value.provider_message == "Invalid customer ID"
+    assert provider.gw.customer_details(customer_id=customer_id) == updated
+
+
+def test_contacts_default_to_the_customer_and_change_per_role(provider, customer_id, order_id):
+    own = GRACE
+    fresh = provider.gw.contacts(order_id=order_id)
+    assert (fresh.order_id, fresh.customer_id, fresh.registrant, fresh.billing) == (order_id, customer_id, own, own)
+    changed = provider.gw.contacts_set(order_id=order_id, tech=AGENT)
+    assert (changed.registrant, changed.admin, changed.tech, changed.billing) == (own, own, AGENT, own)
+    defaults = provider.gw.contacts_set(customer_id=customer_id, admin=AGENT, tech=own)
+    assert (defaults.order_id, defaults.admin, defaults.tech) == (None, AGENT, own)
+    assert provider.gw.contacts(order_id=order_id) == Contacts(customer_id, order_id, own, AGENT, AGENT, own)
+    with pytest.raises(InvalidDetails):
+        provider.gw.contacts_set(order_id=order_id, billing=replace(AGENT, name="Zoë"))
+    provider.control.set_order(order_id, status="Suspended")
+    with pytest.raises(ValidationRejected) as frozen:
+        provider.gw.contacts_set(order_id=order_id, billing=AGENT)
+    assert frozen.value.provider_message == "Failed to update the contacts"
+    with pytest.raises(NotFound):
+        provider.gw.contacts(order_id=123456789)
+
+
+def test_privacy_is_charged_at_the_price_list_and_switched(provider, order_id):
+    price = provider.gw.pricing().privacy_protection
+    before = provider.control.partner_balance()
+    with pytest.raises(ValidationRejected) as unpaid:
+        provider.gw.privacy_set(order_id=order_id, enabled=True)
+    assert unpaid.value.provider_message == "Privacy protection has not been purchased for this domain"
+    bought = provider.gw.privacy_purchase(order_id=order_id, duration=2)
+    assert (bought.order_id, bought.message, bought.privacy.purchased, bought.privacy.enabled) == (
+        order_id,
+        "Privacy protection purchased",
+        True,
+        True,
+    )
+    assert provider.control.partner_balance() == before - 2 * price
+    assert bought.privacy.expires_at == provider.control.order(order_id).privacy_expires_at
+    off = provider.gw.privacy_set(order_id=order_id, enabled=False)
+    assert (off.message, off.privacy.purchased, off.privacy.enabled) == ("Privacy protection disabled", True, False)
+    provider.control.set_balance(price - Decimal("0.01"))
+    with pytest.raises(ValidationRejected) as poor:
+        provider.gw.privacy_purchase(order_id=order_id, duration=1)
+    assert poor.value.provider_message == "Failed to purchase privacy protection"
+    assert provider.control.partner_balance() == price - Decimal("0.01")
+
+
+def test_domain_details_delete_and_transfer_lock(provider, customer_id, order_id):
+    details = provider.gw.domain_details(order_id=order_id)
+    stored = provider.control.order(order_id)
+    assert (details.order_id, details.domain_name, details.customer_id, details.status) == (
+        order_id,
+        "contract.com",
+        customer_id,
+        "Active",
+    )
+    assert (details.expires_at, details.transfer_lock, details.dns_active) == (stored.expires_at, True, False)
+    assert (details.privacy.purchased, details.privacy.expires_at) == (False, None)
+    unlocked = provider.gw.transfer_lock_set(order_id=order_id, locked=False)
+    assert (unlocked.locked, unlocked.message) == (False, "Transfer lock disabled")
+    assert provider.gw.domain_details(order_id=order_id).transfer_lock is False
+    deleted = provider.gw.domain_delete(order_id=order_id)
+    assert (deleted.order_id, deleted.status, deleted.message) == (
+        order_id,
+        "Pending Delete Restorable",
+        "Domain order deleted",
+    )
+    assert provider.gw.domain_orders(customer_id=customer_id).orders[0].status == "Pending Delete Restorable"
+    for change, text in [
+        (lambda: provider.gw.domain_delete(order_id=order_id), "Failed to delete the domain order"),
+        (lambda: provider.gw.transfer_lock_set(order_id=order_id, locked=True), "Failed to update the transfer lock"),
+    ]:
+        with pytest.raises(ValidationRejected) as refused:
+            change()
+        assert refused.value.provider_message == text
+    with pytest.raises(NotFound):
+        provider.gw.domain_details(order_id=123456789)
+
+
+def test_a_capability_that_is_off_is_refused_before_the_provider_hears_of_it(provider, order_id):
+    with override_settings(RESELLER_CAPABILITIES=["contacts"]), pytest.raises(CapabilityOff) as caught:
+        provider.gw.domain_delete(order_id=order_id)
+    assert caught.value.capability == "domain_delete"
+    assert provider.control.order(order_id).status == "Active"
+
+
+def test_internationalised_names_as_a_labels(provider, customer_id):
+    with pytest.raises(ValidationRejected) as unicode_form:
+        provider.gw.domain_availability(search_terms="café")
+    assert unicode_form.value.provider_message == "The search term field format is invalid."
+    [a_label] = provider.gw.domain_availability(search_terms="xn--caf-dma")
+    assert (a_label.domain_name, a_label.available) == ("xn--caf-dma.com", True)
+    with pytest.raises(RegistrationRefused):
+        provider.gw.domain_register(customer_id=customer_id, domain_name="café.com", duration=1)
+    provider.gw.domain_register(customer_id=customer_id, domain_name="xn--caf-dma.com", duration=1)
+    found = provider.gw.metasearch(search_term="xn--caf-dma.com", autosuggest=True, aisuggest=True)
+    assert (found.hero.domain_name, found.hero.is_searched_exact, found.hero.available) == (
+        "xn--caf-dma.com",
+        True,
+        False,
+    )
+    coined = [row.sld for row in found.results if row.sld != "xn--caf-dma"]
+    assert coined and all("café" in sld.removeprefix("xn--").encode().decode("punycode") for sld in coined)
+    assert provider.gw.metasearch(search_term="café.com").meta.search_term == "caf.com"

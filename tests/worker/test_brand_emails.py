@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import override_settings
 
-from domains.checkout.tasks import send_checkout_email
+from domains.checkout.emails import checkout_email_queue
 from domains.models import Registration
 from storefront.apps import _sync_site
 
@@ -35,7 +35,7 @@ def test_the_checkout_email_is_sent_and_signed_by_the_store(offline_customer):
         status=Registration.Status.REGISTERED,
         checkout_id=checkout_id,
     )
-    send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    checkout_email_queue(checkout_id=checkout_id)
 
     (message,) = mail.outbox
     assert message.from_email == "Acme Domains <noreply@localhost>"
@@ -58,7 +58,7 @@ def test_a_sender_with_its_own_name_is_kept(offline_customer):
         status=Registration.Status.REGISTERED,
         checkout_id=checkout_id,
     )
-    send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    checkout_email_queue(checkout_id=checkout_id)
     assert mail.outbox[0].from_email == "Acme Billing <billing@acme.example>"
 
 

@@ -1,15 +1,20 @@
-"""Checkout emails go through the worker: sent only once the mail server accepted them, retried after."""
+"""Checkout emails go through the outbox: queued once per news, sent by the worker, retried after a failure."""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 
 import pytest
+import time_machine
 from django.core import mail
+from django.utils import timezone
 
-from domains.checkout.emails import queue_checkout_confirmation
-from domains.checkout.tasks import send_checkout_email, send_pending_checkout_emails
+from domains.checkout.emails import checkout_email_queue
+from domains.checkout.tasks import send_pending_checkout_emails
 from domains.models import Registration
+from storefront.models import OutgoingEmail
+from storefront.tasks import send_due_emails
 
 pytestmark = pytest.mark.django_db
 
@@ -25,19 +30,24 @@ def test_a_failing_mail_server_leaves_the_email_queued_and_it_goes_out_after_rec
     placed(offline_customer, checkout_id, "kept-queued.com", Registration.Status.REGISTERED)
     mail_server.down = True
 
-    result = send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    assert checkout_email_queue(checkout_id=checkout_id) == 1  # queued, and its send fails at once
 
-    assert result.status == "FAILED"
-    assert "SMTPServerDisconnected" in result.errors[0].exception_class_path
+    [queued] = OutgoingEmail.objects.all()
+    assert queued.attempts == 1 and "SMTPServerDisconnected" in queued.last_error
     assert mail.outbox == []
-    assert Registration.objects.get(checkout_id=checkout_id).emailed_at is None
+    assert checkout_email_queue(checkout_id=checkout_id) == 0  # told (queued): nothing new to queue
+    send_pending_checkout_emails.enqueue()
+    assert OutgoingEmail.objects.count() == 1
 
-    send_pending_checkout_emails.enqueue()  # the server is still down: still nothing, still queued
+    later = timezone.now() + dt.timedelta(minutes=3)
+    with time_machine.travel(later):
+        send_due_emails.enqueue()  # the server is still down: still nothing, still queued
     assert mail.outbox == []
 
     mail_server.down = False
-    send_pending_checkout_emails.enqueue()
-    send_pending_checkout_emails.enqueue()  # a second sweep finds nothing left to say
+    with time_machine.travel(later + dt.timedelta(minutes=5)):
+        send_due_emails.enqueue()
+        send_due_emails.enqueue()  # a second sweep finds nothing left to send
 
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == [offline_customer.email]
@@ -45,14 +55,13 @@ def test_a_failing_mail_server_leaves_the_email_queued_and_it_goes_out_after_rec
     assert Registration.objects.get(checkout_id=checkout_id).emailed_at is not None
 
 
-def test_the_checkout_hands_the_email_to_the_worker_once(offline_customer, django_capture_on_commit_callbacks):
+def test_the_checkout_queues_its_email_once(offline_customer):
     checkout_id = uuid.uuid4()
     placed(offline_customer, checkout_id, "once.com", Registration.Status.REGISTERED)
-    with django_capture_on_commit_callbacks(execute=True):
-        assert queue_checkout_confirmation(customer=offline_customer, checkout_id=checkout_id)
-    with django_capture_on_commit_callbacks(execute=True):
-        queue_checkout_confirmation(customer=offline_customer, checkout_id=checkout_id)
-    send_checkout_email.enqueue(checkout_id=str(checkout_id))  # a retry of a sent email is a no-op
+    assert checkout_email_queue(checkout_id=checkout_id) == 1
+    assert checkout_email_queue(checkout_id=checkout_id) == 0  # the page polled again, the worker finished too
+    send_pending_checkout_emails.enqueue()
+    send_due_emails.enqueue()  # a sweep of the outbox sends nothing twice
     assert len(mail.outbox) == 1
 
 
@@ -61,7 +70,7 @@ def test_an_unconfirmed_line_is_not_reported_until_it_settles_then_gets_a_follow
     placed(offline_customer, checkout_id, "settled.com", Registration.Status.REGISTERED)
     lost = placed(offline_customer, checkout_id, "lost-answer.com", Registration.Status.UNKNOWN)
 
-    send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    checkout_email_queue(checkout_id=checkout_id)
 
     first = mail.outbox[0]
     assert "settled.com (1 year): Registered." in first.body
@@ -87,6 +96,6 @@ def test_nothing_is_sent_while_a_line_is_still_being_placed(offline_customer):
     checkout_id = uuid.uuid4()
     placed(offline_customer, checkout_id, "done.com", Registration.Status.REGISTERED)
     placed(offline_customer, checkout_id, "in-flight.com", Registration.Status.PENDING)
-    send_checkout_email.enqueue(checkout_id=str(checkout_id))
+    assert checkout_email_queue(checkout_id=checkout_id) == 0
     send_pending_checkout_emails.enqueue()
-    assert mail.outbox == []
+    assert mail.outbox == [] and not OutgoingEmail.objects.exists()

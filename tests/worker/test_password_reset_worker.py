@@ -1,4 +1,4 @@
-"""Password-reset emails are sent by the worker; the queue holds the user's id, never the reset link."""
+"""Password-reset emails are sent by the worker; the outbox holds the user's id, never the reset link."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from django.core.management import call_command
 from django.test import override_settings
 from django_tasks_db.models import DBTaskResult
 
+from storefront.models import OutgoingEmail
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -19,9 +21,12 @@ def test_the_reset_email_waits_for_the_worker_and_the_queue_holds_no_link(client
     assert response["Location"] == "/accounts/password/reset/done/"
     assert mailoutbox == []  # the page did not wait on the mail server
 
+    # Queued with the user's id: neither the outbox nor the task queue holds the link.
+    [email] = OutgoingEmail.objects.all()
+    assert email.renderer == "password_reset" and email.params["user_id"] == offline_customer.user.pk
+    assert "/reset/" not in json.dumps(email.params) + email.body + email.html
     queued = DBTaskResult.objects.get()
-    assert queued.args_kwargs["kwargs"]["user_id"] == offline_customer.user.pk
-    assert "/reset/" not in json.dumps(queued.args_kwargs)
+    assert queued.args_kwargs["kwargs"] == {"email_id": email.pk}
 
     call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
     [message] = mailoutbox

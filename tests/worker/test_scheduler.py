@@ -61,7 +61,7 @@ def test_every_app_schedules_its_jobs_at_start_up():
         "renewal-reminders",
         "auto-renew",
         "staff-alerts",
-        "billing-emails",
+        "send-emails",
         "authorisation-expiry",
         "price-sync",
     } <= set(scheduled)

@@ -1,0 +1,23 @@
+"""The storefront's own background tasks: sending the outbox's emails (storefront/outbox.py)."""
+
+from __future__ import annotations
+
+from django_tasks import task
+
+from storefront.outbox import outbox_send, outbox_send_due
+from storefront.scheduler import job_schedule
+
+
+@task()
+def send_email(*, email_id: int) -> bool:
+    """One queued email, as soon as the change it reports is committed (then the next ones of its thread)."""
+    return outbox_send(email_id=email_id)
+
+
+@task()
+def send_due_emails() -> int:
+    """Every email that is due: a lost enqueue, a failed attempt whose wait is over, a thread's next email."""
+    return outbox_send_due()
+
+
+job_schedule("send-emails", "* * * * *", send_due_emails)
