@@ -13,7 +13,8 @@ from django.utils.html import format_html, format_html_join
 from billing.alerts import authorisations_expiring
 from billing.errors import PaymentError
 from billing.models import Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
-from billing.services import payments_needing_attention, refund_line
+from billing.refunds import refund_line
+from billing.services import payments_needing_attention
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):

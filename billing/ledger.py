@@ -156,20 +156,20 @@ def ledger_dispute_book(
     payment: Payment,
     dispute_id: str,
     amount: Decimal,
-    withdrawn: bool,
-    reinstated: bool,
-    occurred_at: dt.datetime,
+    withdrawn_at: dt.datetime | None,
+    reinstated_at: dt.datetime | None,
 ) -> list[LedgerEntry]:
-    """A dispute's funds withdrawn (over the lines holding money) and, once won, reinstated on the same lines."""
+    """A dispute's funds withdrawn (over the lines holding money) and, once won, reinstated on the same lines. Either
+    time None: not (yet) done. Booked once each, whatever the number of calls."""
     withdrawals = _booked(payment, Kind.DISPUTE_WITHDRAWAL, dispute_id)
-    if withdrawn and not withdrawals:
+    if withdrawn_at is not None and not withdrawals:
         held = [(each, balance) for each, balance in _lines(payment) if balance > 0]
         shares = [(each, -share) for each, share in _allocate(amount, held)]
-        withdrawals = _book(payment, Kind.DISPUTE_WITHDRAWAL, dispute_id, shares, occurred_at=occurred_at)
-    if not (reinstated and withdrawals):
+        withdrawals = _book(payment, Kind.DISPUTE_WITHDRAWAL, dispute_id, shares, occurred_at=withdrawn_at)
+    if reinstated_at is None or not withdrawals:
         return withdrawals
     back = [(entry.line, -entry.amount) for entry in withdrawals]
-    return withdrawals + _book(payment, Kind.DISPUTE_REINSTATEMENT, dispute_id, back, occurred_at=occurred_at)
+    return withdrawals + _book(payment, Kind.DISPUTE_REINSTATEMENT, dispute_id, back, occurred_at=reinstated_at)
 
 
 def ledger_write_off_book(

@@ -3,7 +3,8 @@
 billing knows nothing of domains (the apps' layers): the apps that sell register, at start-up, one `LineKind` per
 kind of line they put in a payment (`line_kind_register`, called from their `payments` module, which their
 AppConfig imports). A paid line's kind is `details["kind"]`; settling a payment hands each line to its kind's
-`deliver` (register the domain, renew it) and, for a line whose outcome was lost, asks its kind's `resolve` later.
+`deliver` (register the domain, renew it) and, for a line whose outcome was lost, asks its kind's `resolve` later;
+a refund or a dispute tells the kind through `refunded` and `disputed`.
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ class LineKind:
     deliver: Callable[[PaymentLine], LineResult]
     # For a line left UNKNOWN: True delivered, False not, None not known yet (asked again by the next run).
     resolve: Callable[[PaymentLine], bool | None]
+    # What it means for what was sold when the line's money is given back (refunded in full, or lost to a dispute),
+    # and while a dispute of it is open (True) or once it closed (False): e.g. the domain is marked refunded and its
+    # auto-renew switched off. Called in the transaction that records the movement; no outside call.
+    refunded: Callable[[PaymentLine], None] | None = None
+    disputed: Callable[[PaymentLine, bool], None] | None = None
 
 
 _KINDS: dict[str, LineKind] = {}
@@ -71,3 +77,15 @@ def line_kind_register(kind: LineKind) -> None:
 def line_kind_of(line: PaymentLine) -> LineKind | None:
     """The kind that delivers this line, or None when no app registered it (the payment then waits for staff)."""
     return _KINDS.get(str(line.details.get("kind") or DEFAULT_KIND))
+
+
+def line_refunded(line: PaymentLine) -> None:
+    kind = line_kind_of(line)
+    if kind is not None and kind.refunded is not None:
+        kind.refunded(line)
+
+
+def line_disputed(line: PaymentLine, *, open: bool) -> None:
+    kind = line_kind_of(line)
+    if kind is not None and kind.disputed is not None:
+        kind.disputed(line, open)

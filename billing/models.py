@@ -8,10 +8,28 @@ a second door (the return after paying, the webhook, a replay) finds the work do
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db import models
 
 from accounts.models import Customer
 from pricing.money import Money
+
+
+class PaymentQuerySet(models.QuerySet["Payment"]):
+    def for_intent(self, intent_id: str | None) -> Payment | None:
+        """The payment a Stripe payment intent belongs to: its authorisation, or the one that collected it."""
+        if not intent_id:
+            return None
+        return self.filter(
+            models.Q(stripe_payment_intent_id=intent_id) | models.Q(collection_intent_id=intent_id)
+        ).first()
+
+    def for_session(self, session_id: str | None) -> Payment | None:
+        """The payment a Checkout Session belongs to: its checkout's, or its payment link's."""
+        if not session_id:
+            return None
+        return self.filter(models.Q(stripe_session_id=session_id) | models.Q(collection_session_id=session_id)).first()
 
 
 class Payment(models.Model):
@@ -22,8 +40,14 @@ class Payment(models.Model):
         PARTIALLY_CAPTURED = "partially_captured", "Partially captured (the rest released)"
         CANCELLED = "cancelled", "Cancelled (nothing captured)"
         REFUNDED = "refunded", "Refunded"
+        # The authorisation lapsed (or was cancelled at Stripe) after lines were registered: collected on the saved
+        # card or through a payment link (then captured), or written off by staff.
+        UNPAID = "unpaid", "Registered, not paid (the hold lapsed)"
+        WRITTEN_OFF = "written_off", "Written off (registered, never paid)"
 
-    FINAL = (Status.CAPTURED, Status.PARTIALLY_CAPTURED, Status.CANCELLED, Status.REFUNDED)
+    FINAL = (Status.CAPTURED, Status.PARTIALLY_CAPTURED, Status.CANCELLED, Status.REFUNDED, Status.WRITTEN_OFF)
+    # Past authorise-register-capture: nothing for the settle step to do (an unpaid one is being collected).
+    SETTLED = (*FINAL, Status.UNPAID)
 
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="payments")
     # The checkout that this payment pays for: one payment per checkout, whatever the number of clicks.
@@ -48,6 +72,22 @@ class Payment(models.Model):
     settled_at = models.DateTimeField(null=True, blank=True)
     # When staff were mailed that this payment's authorisation is about to expire (once per payment).
     expiry_alerted_at = models.DateTimeField(null=True, blank=True)
+    # Stripe's deadline to capture the authorisation, read from its charge
+    # (`payment_method_details.card.capture_before`); the hold lapses then.
+    capture_before = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the reconciler last asked Stripe about this payment (it asks less often as a payment ages).
+    checked_at = models.DateTimeField(null=True, blank=True)
+    # Registered, not paid: when the hold lapsed; the one attempt on the saved card; the Checkout Session of the
+    # payment link (one open at a time) and the payment intent that collected it; a write-off by staff.
+    unpaid_since = models.DateTimeField(null=True, blank=True)
+    collection_card_tried_at = models.DateTimeField(null=True, blank=True)
+    collection_failure_code = models.CharField(max_length=64, blank=True)
+    collection_session_id = models.CharField(max_length=255, unique=True, null=True, blank=True)
+    collection_intent_id = models.CharField(max_length=255, blank=True, db_index=True)
+    written_off_at = models.DateTimeField(null=True, blank=True)
+    written_off_by = models.CharField(max_length=150, blank=True)
+
+    objects = PaymentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -68,6 +108,21 @@ class Payment(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+    @property
+    def is_settled(self) -> bool:
+        return self.status in self.SETTLED
+
+    @property
+    def charged_intent_id(self) -> str:
+        """The payment intent that took the money: the payment link's when it collected a lapsed hold."""
+        return self.collection_intent_id or self.stripe_payment_intent_id
+
+    @property
+    def unpaid_total(self) -> Money:
+        """What a registered-unpaid payment still owes: its registered lines."""
+        registered = self.lines.filter(status=PaymentLine.Status.REGISTERED)
+        return Money(sum((line.amount for line in registered), Decimal(0)), self.currency)
 
     @property
     def refunded(self) -> Money:
@@ -174,15 +229,55 @@ class LedgerEntry(models.Model):
         return f"{self.get_kind_display()} {self.amount} {self.currency} ({self.source_id})"
 
 
+class Dispute(models.Model):
+    """A cardholder's dispute of a captured payment (a chargeback, or an inquiry that moves no money unless lost), as
+    Stripe last reported it. Its money movements are ledger entries; while it is open the payment and its domains are
+    flagged and the customer's auto-renewals wait."""
+
+    OPEN_STATUSES = ("warning_needs_response", "warning_under_review", "needs_response", "under_review")
+
+    stripe_dispute_id = models.CharField(max_length=255, unique=True)
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="disputes")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    reason = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=32, db_index=True)
+    evidence_due_by = models.DateTimeField(null=True, blank=True)
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-opened_at"]
+
+    def __str__(self) -> str:
+        return f"Dispute {self.stripe_dispute_id} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN_STATUSES
+
+
 class WebhookEvent(models.Model):
-    """A Stripe event as received (signature verified); processed once, whatever the number of deliveries."""
+    """A Stripe event as received (signature verified, or read from Stripe's events list by the reconciler); processed
+    once by the worker, whatever the number of deliveries. Events that move no money of ours are kept and ignored."""
+
+    class Outcome(models.TextChoices):
+        PENDING = "", "Not processed yet"
+        PROCESSED = "processed", "Processed"
+        IGNORED = "ignored", "Ignored (moves no money of ours)"
+        NOT_OURS = "not_ours", "Not one of our payments"
 
     event_id = models.CharField(max_length=255, unique=True)
-    type = models.CharField(max_length=100)
+    type = models.CharField(max_length=100, db_index=True)
     payload = models.JSONField()
+    # Stripe's time of the event (seconds since the epoch).
+    created = models.BigIntegerField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
     deliveries = models.PositiveIntegerField(default=1)
-    processed_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 
     class Meta:

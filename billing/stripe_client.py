@@ -122,3 +122,23 @@ def charge_id(intent: Any) -> str:
     if isinstance(charge, str) and charge:
         return charge
     return str(getattr(charge, "id", "") or intent.id)
+
+
+def capture_before(intent: Any) -> dt.datetime | None:
+    """The deadline to capture an authorisation, from its charge (`payment_method_details.card.capture_before`,
+    when the charge is expanded); None when Stripe did not say."""
+    charge = getattr(intent, "latest_charge", None)
+    if charge is None or isinstance(charge, str):
+        return None
+    details = getattr(charge, "payment_method_details", None)
+    card = getattr(details, "card", None) if details is not None else None
+    timestamp = getattr(card, "capture_before", None) if card is not None else None
+    return when(timestamp) if timestamp else None
+
+
+def metadata_value(obj: Any, key: str) -> str:
+    """One value of a Stripe object's metadata (a dict when it came from an event's JSON), or ""."""
+    metadata = obj.get("metadata") if isinstance(obj, dict) else getattr(obj, "metadata", None)
+    if not metadata or key not in metadata:
+        return ""
+    return str(metadata[key])

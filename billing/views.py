@@ -21,7 +21,7 @@ from billing import cards
 from billing.documents import billing_documents, credit_note_context, document_for_user, receipt_context
 from billing.errors import PaymentError
 from billing.models import Document
-from billing.webhooks import webhook_event_process, webhook_event_record
+from billing.webhooks import webhook_event_receive
 from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 @csrf_exempt
 @require_POST
 def stripe_webhook(request: HttpRequest) -> HttpResponse:
-    """Verify `Stripe-Signature` with STRIPE_WEBHOOK_SECRET; a bad one is a 400 and changes nothing."""
+    """Verify `Stripe-Signature` with STRIPE_WEBHOOK_SECRET (a bad one is a 400 and changes nothing), store the event
+    and answer at once: the worker processes it (billing/webhooks.py)."""
     if not settings.STRIPE_WEBHOOK_SECRET:
         logger.error("a Stripe webhook arrived but STRIPE_WEBHOOK_SECRET is not set")
         return HttpResponse("webhook secret not configured", status=503, content_type="text/plain")
@@ -43,10 +44,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
     except (ValueError, stripe.SignatureVerificationError) as err:
         logger.warning("stripe webhook refused: %s", type(err).__name__)
         return HttpResponse("invalid payload or signature", status=400, content_type="text/plain")
-    record = webhook_event_record(event=event)
-    if not webhook_event_process(record=record):
-        # Stripe retries a non-2xx delivery later; the event is stored and will be processed then.
-        return HttpResponse("payment service unavailable; retry", status=503, content_type="text/plain")
+    webhook_event_receive(event=event)
     return HttpResponse("ok", content_type="text/plain")
 
 

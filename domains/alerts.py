@@ -72,8 +72,8 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
         Alert(
             "authorisations",
             authorisations_expiring(now=now).count(),
-            f"payment authorisation(s) still not captured after {settings.PAYMENT_AUTHORISATION_ALERT_DAYS} days: "
-            "Stripe releases them after 7",
+            f"payment authorisation(s) within {settings.PAYMENT_CAPTURE_ALERT_HOURS} hours of their capture "
+            "deadline: Stripe releases them then",
             reverse("admin:billing_payment_changelist") + "?attention=expiring",
         ),
         Alert(

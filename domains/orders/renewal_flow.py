@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
-from billing.services import payment_settle, payment_start
+from billing.services import payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
@@ -165,9 +165,7 @@ def renewal_paid_return(*, order: Order, token: str) -> tuple[Payment, Renewal |
     payment = Payment.objects.filter(checkout_id=checkout_id, customer=order.customer).first()
     if payment is None:
         return None
-    if not payment.is_final and payment.stripe_session_id:
-        try:
-            payment = payment_settle(session_id=payment.stripe_session_id)
-        except PaymentError:
-            pass  # the payment service is not answering: the webhook (or a reload) finishes it
+    if not payment.is_settled:
+        payment_settle_later(payment=payment)  # the worker renews it (or the webhook's event has it done)
+        payment.refresh_from_db()
     return payment, Renewal.objects.filter(token=checkout_id, order=order).first()

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from billing.documents import credit_note_issue, receipt_issue
 from billing.models import Document, Payment, PaymentLine
-from billing.services import payment_settle, refund_line
+from billing.refunds import refund_line
+from billing.services import payment_settle
 from storefront.models import OutgoingEmail
 from storefront.tasks import send_due_emails
 from tests.billing.conftest import GOOD_CARD

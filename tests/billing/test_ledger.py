@@ -18,7 +18,8 @@ from billing.ledger import (
 )
 from billing.lines import LineOutcome, LineToPay
 from billing.models import LedgerEntry, Payment, SaleCause
-from billing.services import payment_settle, refund_line
+from billing.refunds import refund_line
+from billing.services import payment_settle
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD
 
@@ -121,13 +122,13 @@ def test_a_refund_naming_no_line_is_split_over_the_lines_still_holding_money(pai
 def test_a_dispute_withdraws_and_a_won_one_reinstates_on_the_same_lines(paid):
     payment = paid()
     when = dt.datetime(2026, 11, 5, tzinfo=dt.UTC)
-    opened = {"payment": payment, "dispute_id": "dp_1", "amount": Decimal("36.49"), "occurred_at": when}
-    ledger_dispute_book(**opened, withdrawn=True, reinstated=False)
-    ledger_dispute_book(**opened, withdrawn=True, reinstated=False)
+    opened = {"payment": payment, "dispute_id": "dp_1", "amount": Decimal("36.49"), "withdrawn_at": when}
+    ledger_dispute_book(**opened, reinstated_at=None)
+    ledger_dispute_book(**opened, reinstated_at=None)
     [total] = ledger_figures(group_by=())
     assert (total.disputed, total.net) == (Decimal("36.49"), 0)
-    ledger_dispute_book(**opened, withdrawn=True, reinstated=True)
-    ledger_dispute_book(**opened, withdrawn=True, reinstated=True)
+    ledger_dispute_book(**opened, reinstated_at=when + dt.timedelta(days=9))
+    ledger_dispute_book(**opened, reinstated_at=when + dt.timedelta(days=9))
     [total] = ledger_figures(group_by=())
     assert (total.disputed, total.net) == (0, Decimal("36.49"))
     assert LedgerEntry.objects.filter(kind=LedgerEntry.Kind.DISPUTE_REINSTATEMENT).count() == 3
@@ -135,9 +136,8 @@ def test_a_dispute_withdraws_and_a_won_one_reinstates_on_the_same_lines(paid):
 
 def test_an_inquiry_withdraws_nothing(paid):
     payment = paid()
-    when = dt.datetime(2026, 11, 5, tzinfo=dt.UTC)
     ledger_dispute_book(
-        payment=payment, dispute_id="dp_2", amount=Decimal("36.49"), occurred_at=when, withdrawn=False, reinstated=False
+        payment=payment, dispute_id="dp_2", amount=Decimal("36.49"), withdrawn_at=None, reinstated_at=None
     )
     assert not LedgerEntry.objects.filter(kind__startswith="dispute").exists()
 
