@@ -1,3 +1,5 @@
+"""The storefront's customer: the contact sent to the provider at signup, its provider id, its language."""
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models

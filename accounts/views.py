@@ -1,3 +1,5 @@
+"""The account pages: signup (and its live checks), the control-panel hand-off, `/account/`, export and deletion."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit

@@ -1,3 +1,5 @@
+"""The payments URLs: Stripe's webhook, receipts and credit notes, the Billing page, removing the saved card."""
+
 from django.urls import path
 
 from billing import views

@@ -1,3 +1,5 @@
+"""The DNS editor's URLs, under the domain they edit: `/orders/<order_id>/dns/...`."""
+
 from django.urls import path
 
 from dns import views

@@ -1,3 +1,5 @@
+"""The header's cart count, on every page."""
+
 from django.http import HttpRequest
 
 from domains.cart.basket import Cart

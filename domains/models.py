@@ -1,3 +1,6 @@
+"""The domains app's records: our copy of each provider order, registrations, renewals, reminders, order syncs and
+legal acceptances."""
+
 from decimal import Decimal
 
 from django.db import models

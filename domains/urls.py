@@ -1,3 +1,5 @@
+"""The domain features' URLs, each to its feature's views: search, cart, checkout, orders."""
+
 from django.urls import path
 
 from domains.cart import views as cart_views

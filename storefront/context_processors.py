@@ -1,3 +1,5 @@
+"""What every page's layout needs: the brand, the support contact, whether the provider is a sandbox."""
+
 from typing import Any
 
 from django.conf import settings

@@ -1,3 +1,6 @@
+"""The storefront's own records: scheduled runs, the development mailbox, shared counters, accepted legal texts
+and the email outbox."""
+
 from django.db import models
 
 

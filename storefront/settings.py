@@ -286,7 +286,7 @@ RESELLER_SEARCH_READ_TIMEOUT = env.float("RESELLER_SEARCH_READ_TIMEOUT", default
 # MetaSearch's AI suggestions take 8 to 17 s on a cache miss (the provider's demo allows 25 s). They are asked for
 # in a second request of their own, so only that block waits; keep it under a PaaS router's 30 s request limit.
 RESELLER_AI_READ_TIMEOUT = env.float("RESELLER_AI_READ_TIMEOUT", default=25.0)
-# One request's provider work is bounded (security #10): at most this many calls (a review re-checks each of
+# One request's provider work is bounded: at most this many calls (a review re-checks each of
 # up to 20 cart lines), and no call started or still waited for past this many seconds, below a router's 30 s.
 REQUEST_PROVIDER_CALLS_MAX = env.int("REQUEST_PROVIDER_CALLS_MAX", default=30)
 REQUEST_PROVIDER_DEADLINE = env.float("REQUEST_PROVIDER_DEADLINE", default=27.0)

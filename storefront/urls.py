@@ -1,3 +1,5 @@
+"""The root URLs: site pages, health, legal pages, the admin, then each app's own."""
+
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.contrib.flatpages import views as flatpages

@@ -1,3 +1,5 @@
+"""Site-wide pages: home, the brand stylesheet, liveness and readiness."""
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import cache_control, never_cache

@@ -1,3 +1,5 @@
+"""Template helpers of the DNS editor."""
+
 from django import template
 from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext

@@ -33,7 +33,8 @@ _EMAIL_SWEEP_DAYS = 30
 def place_checkout(
     *, customer_pk: int, checkout_id: str, lines: dict[str, Any], order_url: str = "", attempt: int = 1
 ) -> dict[str, str]:
-    """Register the lines a customer bought (security #10: the provider is called here, not in the request).
+    """Register the lines a customer bought: the provider is called here, never in the request, so a request's
+    provider calls stay bounded however many lines the cart holds.
 
     registration_place records each line before calling the provider and reuses a recorded one, so this task
     run twice, or twice at once, registers each line once. Then the checkout's email is queued.

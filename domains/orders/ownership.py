@@ -1,3 +1,5 @@
+"""Whose order is this: answered from our copy of the listing, before any provider call."""
+
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
 

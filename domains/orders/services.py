@@ -1,4 +1,4 @@
-"""Order dashboard services (issue 7): the cached order listing, our local copy of orders, renewals and
+"""Order dashboard services: the cached order listing, our local copy of orders, renewals and
 transfer codes.
 
 The provider's order listing is the source of truth. Every refresh of it upserts `domains.Order`, which then

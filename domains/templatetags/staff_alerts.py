@@ -1,3 +1,5 @@
+"""The admin index's banner of what staff must look at (domains/alerts.py)."""
+
 from django import template
 
 from domains.alerts import Alert, staff_alerts

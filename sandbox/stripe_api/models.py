@@ -11,7 +11,7 @@ from django.db import models
 
 
 class StripeObject(models.Model):
-    """A checkout session, payment intent or refund, as the API answers with it."""
+    """A Stripe object (checkout session, payment intent, charge, refund, dispute, ...) as the API answers with it."""
 
     id = models.CharField(primary_key=True, max_length=80)
     object = models.CharField(max_length=40, db_index=True)
@@ -20,6 +20,9 @@ class StripeObject(models.Model):
     api_key = models.CharField(max_length=120)
     # Payment intents only: the refunds and captures are checked against these (not in the API's shape).
     payment_intent = models.CharField(max_length=80, blank=True, db_index=True)
+    # When something falls due for this object by the sandbox's clock (Unix seconds): an open session's expiry, an
+    # uncaptured payment's capture deadline, a pending refund's settlement (sandbox/stripe_api/deadlines.py).
+    due_at = models.BigIntegerField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -27,6 +30,58 @@ class StripeObject(models.Model):
 
     def __str__(self) -> str:
         return self.id
+
+    @classmethod
+    def make(cls, data: dict, *, api_key: str, payment_intent: str = "", due_at: int | None = None) -> StripeObject:
+        return cls.objects.create(
+            id=data["id"],
+            object=data["object"],
+            data=data,
+            api_key=api_key,
+            payment_intent=payment_intent,
+            due_at=due_at,
+        )
+
+    def save_data(self) -> None:
+        self.save(update_fields=["data", "due_at"])
+
+
+class _OneKind(models.Manager):
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(object=self.kind)
+
+
+# One admin list per kind of object (the admin's money actions work on these).
+class PaymentIntent(StripeObject):
+    objects = _OneKind("payment_intent")
+
+    class Meta:
+        proxy = True
+
+
+class Charge(StripeObject):
+    objects = _OneKind("charge")
+
+    class Meta:
+        proxy = True
+
+
+class Refund(StripeObject):
+    objects = _OneKind("refund")
+
+    class Meta:
+        proxy = True
+
+
+class Dispute(StripeObject):
+    objects = _OneKind("dispute")
+
+    class Meta:
+        proxy = True
 
 
 class IdempotentAnswer(models.Model):
@@ -70,6 +125,10 @@ class Event(models.Model):
     id = models.CharField(primary_key=True, max_length=80)
     type = models.CharField(max_length=80)
     data = models.JSONField()
+    # The account (secret key) whose object it is about: GET /v1/events shows a key its own events only.
+    api_key = models.CharField(max_length=120, blank=True, db_index=True)
+    # `created` of the event, by the sandbox's clock (GET /v1/events filters on it).
+    created = models.BigIntegerField(default=0)
     deliveries = models.PositiveIntegerField(default=0)
     last_delivery_status = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,6 +146,12 @@ class Delivery(models.TextChoices):
     DUPLICATED = "duplicated", "each event twice"
     OUT_OF_ORDER = "out_of_order", "the events of one step in reverse order"
     NEVER = "never", "never sent"
+
+
+class RefundFlow(models.TextChoices):
+    INSTANT = "instant", "succeeded at once (as most card refunds)"
+    PENDING = "pending", "pending, then succeeded"
+    FAILS = "fails", "pending, then failed"
 
 
 def _default_secret() -> str:
@@ -108,6 +173,30 @@ class Setup(models.Model):
         default=False, help_text="A capture is done, then its answer is held past any client's timeout."
     )
     timeout_seconds = models.FloatField(default=10.0)
+    require_idempotency_keys = models.BooleanField(
+        default=False,
+        help_text="Every state-changing POST without an Idempotency-Key of the caller's own is refused (400 "
+        "idempotency_error). The SDK's automatic keys do not count. A test aid, not something Stripe does.",
+    )
+    refund_flow = models.CharField(
+        max_length=20,
+        choices=RefundFlow.choices,
+        default=RefundFlow.INSTANT,
+        help_text="How a new refund goes: at once to succeeded, or pending until it settles (succeeded or failed).",
+    )
+    refund_settle_seconds = models.PositiveIntegerField(
+        default=24 * 3600, help_text="Sandbox time from a pending refund to its outcome."
+    )
+    extended_authorization = models.BooleanField(
+        default=False,
+        help_text="Grant request_extended_authorization=if_available (30 days to capture). Stripe grants it only "
+        "to accounts on IC+ pricing, so it is off by default.",
+    )
+    clock_offset_seconds = models.BigIntegerField(
+        default=0,
+        editable=False,
+        help_text="How far the payment sandbox's clock runs ahead of real time (the 'Advance the clock' action).",
+    )
 
     class Meta:
         verbose_name = "setup and faults"

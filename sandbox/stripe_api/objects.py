@@ -6,24 +6,42 @@ import secrets
 import time
 from typing import Any
 
+from sandbox.stripe_api.clock import now
+
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(12)}"
 
 
-def now() -> int:
-    return int(time.time())
+def public(data: dict) -> dict:
+    """An object as the API shows it (without the sandbox's own bookkeeping fields, which start with `_`)."""
+    return {key: value for key, value in data.items() if not key.startswith("_")}
 
 
-def checkout_session(*, params: dict[str, Any], amount: int, currency: str, url: str, session_id: str) -> dict:
+def checkout_session(
+    *,
+    params: dict[str, Any],
+    session_id: str,
+    url: str,
+    currency: str | None,
+    totals: tuple[int, int, int] | None,
+    offered: list[str],
+    allowed: list[str] | None,
+    options: dict,
+    adaptive_pricing: bool,
+) -> dict:
+    """A new session; `totals` is (subtotal, total, tax) in payment mode, None in setup mode."""
+    subtotal, total, tax = totals or (None, None, 0)
     return {
         "id": session_id,
         "object": "checkout.session",
+        "adaptive_pricing": {"enabled": adaptive_pricing},
         "after_expiration": None,
         "allow_promotion_codes": None,
-        "amount_subtotal": amount,
-        "amount_total": amount,
-        "automatic_tax": {"enabled": False, "liability": None, "status": None},
+        "allowed_payment_method_types": allowed,
+        "amount_subtotal": subtotal,
+        "amount_total": total,
+        "automatic_tax": {"enabled": False, "liability": None, "provider": None, "status": None},
         "billing_address_collection": None,
         "cancel_url": params.get("cancel_url"),
         "client_reference_id": params.get("client_reference_id"),
@@ -32,6 +50,7 @@ def checkout_session(*, params: dict[str, Any], amount: int, currency: str, url:
         "consent_collection": None,
         "created": now(),
         "currency": currency,
+        "currency_conversion": None,
         "custom_fields": [],
         "custom_text": {
             "after_submit": None,
@@ -53,9 +72,9 @@ def checkout_session(*, params: dict[str, Any], amount: int, currency: str, url:
         "payment_intent": None,
         "payment_link": None,
         "payment_method_collection": None,
-        "payment_method_options": {},
-        "payment_method_types": ["card"],
-        "payment_status": "unpaid",
+        "payment_method_options": options,
+        "payment_method_types": offered,
+        "payment_status": "unpaid" if totals else "no_payment_required",
         "phone_number_collection": {"enabled": False},
         "recovered_from": None,
         "setup_intent": None,
@@ -66,7 +85,7 @@ def checkout_session(*, params: dict[str, Any], amount: int, currency: str, url:
         "submit_type": None,
         "subscription": None,
         "success_url": params.get("success_url"),
-        "total_details": {"amount_discount": 0, "amount_shipping": 0, "amount_tax": 0},
+        "total_details": {"amount_discount": 0, "amount_shipping": 0, "amount_tax": tax} if totals else None,
         "ui_mode": "hosted",
         "url": url,
     }
@@ -117,35 +136,23 @@ def payment_intent(
     }
 
 
-def refund(
-    *, amount: int, currency: str, charge: str | None, intent_id: str, metadata: dict, reason: str | None
+def event(
+    *,
+    type: str,
+    obj: dict,
+    previous: dict | None = None,
+    request_id: str | None = None,
+    idempotency_key: str | None = None,
 ) -> dict:
-    return {
-        "id": new_id("re"),
-        "object": "refund",
-        "amount": amount,
-        "balance_transaction": new_id("txn"),
-        "charge": charge,
-        "created": now(),
-        "currency": currency,
-        "destination_details": {"card": {"type": "refund"}, "type": "card"},
-        "metadata": metadata,
-        "payment_intent": intent_id,
-        "reason": reason,
-        "receipt_number": None,
-        "source_transfer_reversal": None,
-        "status": "succeeded",
-        "transfer_reversal": None,
-    }
-
-
-def event(*, type: str, obj: dict, request_id: str | None = None, idempotency_key: str | None = None) -> dict:
+    data: dict[str, Any] = {"object": obj}
+    if previous is not None:
+        data["previous_attributes"] = previous
     return {
         "id": new_id("evt"),
         "object": "event",
         "api_version": "2024-06-20",
         "created": now(),
-        "data": {"object": obj},
+        "data": data,
         "livemode": False,
         "pending_webhooks": 1,
         "request": {"id": request_id, "idempotency_key": idempotency_key},
@@ -215,4 +222,105 @@ def payment_method(*, number: str) -> dict:
         "type": "card",
         # The sandbox's own bookkeeping (never shown): which test card this is, for later off-session charges.
         "_number": number,
+    }
+
+
+def link_payment_method(*, email: str) -> dict:
+    """A Link payment method: the customer paid with their Link account, so there is no card on this object."""
+    return {
+        "id": new_id("pm"),
+        "object": "payment_method",
+        "allow_redisplay": "unspecified",
+        "billing_details": {"address": None, "email": email, "name": None, "phone": None},
+        "created": now(),
+        "customer": None,
+        "link": {"email": email},
+        "livemode": False,
+        "metadata": {},
+        "type": "link",
+    }
+
+
+def setup_intent(*, customer: str | None, metadata: dict, description: str | None, method_types: list[str]) -> dict:
+    intent_id = new_id("seti")
+    return {
+        "id": intent_id,
+        "object": "setup_intent",
+        "application": None,
+        "automatic_payment_methods": None,
+        "cancellation_reason": None,
+        "client_secret": f"{intent_id}_secret_{secrets.token_hex(12)}",
+        "created": now(),
+        "customer": customer,
+        "description": description,
+        "flow_directions": None,
+        "last_setup_error": None,
+        "latest_attempt": None,
+        "livemode": False,
+        "mandate": None,
+        "metadata": metadata,
+        "next_action": None,
+        "on_behalf_of": None,
+        "payment_method": None,
+        "payment_method_options": {
+            "card": {"mandate_options": None, "network": None, "request_three_d_secure": "automatic"}
+        },
+        "payment_method_types": method_types,
+        "single_use_mandate": None,
+        "status": "requires_payment_method",
+        "usage": "off_session",
+    }
+
+
+def tax_rate(*, params: dict[str, Any], percentage: float, inclusive: bool) -> dict:
+    return {
+        "id": new_id("txr"),
+        "object": "tax_rate",
+        "active": str(params.get("active", "true")).lower() != "false",
+        "country": params.get("country"),
+        "created": now(),
+        "description": params.get("description"),
+        "display_name": params["display_name"],
+        "effective_percentage": percentage,
+        "flat_amount": None,
+        "inclusive": inclusive,
+        "jurisdiction": params.get("jurisdiction"),
+        "jurisdiction_level": None,
+        "livemode": False,
+        "metadata": params.get("metadata") or {},
+        "percentage": percentage,
+        "rate_type": "percentage",
+        "state": params.get("state"),
+        "tax_type": params.get("tax_type"),
+    }
+
+
+def line_item(*, description: str, quantity: int, unit_amount: int, currency: str, totals: dict) -> dict:
+    """A Checkout line item made from `price_data` (Stripe makes the price and product on the fly)."""
+    return {
+        "id": new_id("li"),
+        "object": "item",
+        "amount_discount": 0,
+        "currency": currency,
+        "description": description,
+        "price": {
+            "id": new_id("price"),
+            "object": "price",
+            "active": False,
+            "billing_scheme": "per_unit",
+            "created": now(),
+            "currency": currency,
+            "livemode": False,
+            "lookup_key": None,
+            "metadata": {},
+            "nickname": None,
+            "product": new_id("prod"),
+            "recurring": None,
+            "tax_behavior": "unspecified",
+            "type": "one_time",
+            "unit_amount": unit_amount,
+            "unit_amount_decimal": str(unit_amount),
+        },
+        "quantity": quantity,
+        **totals,
     }

@@ -1,4 +1,5 @@
-"""What happens to sessions and payment intents: paying with a test card, capturing, cancelling, refunding.
+"""What happens to sessions and payment intents: paying on the hosted page (a test card or Link), confirming a saved
+card off-session, capturing, cancelling, a hold lapsing, a session expiring.
 
 Each function runs inside the caller's transaction, changes the stored objects as Stripe documents, and records
 the events Stripe would send.
@@ -6,63 +7,20 @@ the events Stripe would send.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from sandbox.stripe_api import objects, webhooks
+from sandbox.stripe_api import cards, charges, clock, objects, setups, webhooks
+from sandbox.stripe_api.customers import attach, customer_details, payer_email
 from sandbox.stripe_api.models import Setup, StripeObject
+from sandbox.stripe_api.objects import public
+from sandbox.stripe_api.outcomes import PayResult, Unexpected
 
-# Stripe's documented test cards that the sandbox knows.
-CARD_SUCCEEDS = "4242424242424242"
-CARD_DECLINED = "4000000000000002"
-CARD_AUTHENTICATES = "4000002500003155"  # on-session only: once saved, off-session charges need no step
-CARD_ALWAYS_AUTHENTICATES = "4000002760003184"  # every payment, so off-session ones fail authentication_required
-KNOWN_CARDS = (CARD_SUCCEEDS, CARD_DECLINED, CARD_AUTHENTICATES, CARD_ALWAYS_AUTHENTICATES)
-ASKS_AUTHENTICATION = (CARD_AUTHENTICATES, CARD_ALWAYS_AUTHENTICATES)
-
-DECLINED = {
-    "type": "card_error",
-    "code": "card_declined",
-    "decline_code": "generic_decline",
-    "message": "Your card was declined.",
-}
-AUTHENTICATION_REQUIRED = {
-    "type": "card_error",
-    "code": "authentication_required",
-    "decline_code": "authentication_required",
-    "message": "Your card was declined. This transaction requires authentication.",
-}
-AUTHENTICATION_FAILED = {
-    "type": "card_error",
-    "code": "payment_intent_authentication_failure",
-    "message": "We are unable to authenticate your payment method. Please choose a different payment method and "
-    "try again.",
-}
-
-
-class Unexpected(Exception):
-    """The object is not in a state that allows this (Stripe's `payment_intent_unexpected_state`)."""
-
-    def __init__(self, message: str, code: str = "payment_intent_unexpected_state") -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
-@dataclass(frozen=True)
-class PayResult:
-    outcome: str  # "authorised", "declined", "authenticate"
-    message: str = ""
-
-
-def save(row: StripeObject) -> None:
-    row.save(update_fields=["data"])
+__all__ = ["PayResult", "Unexpected", "public"]
 
 
 def _intent_for(session: StripeObject) -> StripeObject:
     """The session's payment intent, made when the customer first tries to pay (as Stripe does today)."""
     if session.data["payment_intent"]:
         return StripeObject.objects.select_for_update().get(pk=session.data["payment_intent"])
-    intent_data = session.data.pop("_payment_intent_data", {})
+    intent_data = session.data.get("_payment_intent_data", {})
     data = objects.payment_intent(
         amount=session.data["amount_total"],
         currency=session.data["currency"],
@@ -71,31 +29,38 @@ def _intent_for(session: StripeObject) -> StripeObject:
         description=intent_data.get("description"),
         customer=session.data["customer"],
     )
-    data["setup_future_usage"] = intent_data.get("setup_future_usage")
-    intent = StripeObject.objects.create(id=data["id"], object="payment_intent", data=data, api_key=session.api_key)
+    data.update(
+        setup_future_usage=intent_data.get("setup_future_usage"),
+        payment_method_types=session.data["payment_method_types"],
+        payment_method_options=session.data["payment_method_options"],
+    )
+    intent = StripeObject.make(data, api_key=session.api_key)
     session.data["payment_intent"] = intent.id
-    session.data["_payment_intent_data"] = intent_data
-    save(session)
+    session.save_data()
     return intent
 
 
-def pay(*, session: StripeObject, card: str) -> PayResult:
-    """The customer submits a card on the hosted page."""
+def pay(*, session: StripeObject, card: str = "", link: bool = False) -> PayResult:
+    """The customer submits a card (or chooses Link) on the hosted page."""
     if session.data["status"] != "open":
         raise Unexpected(f"This Checkout Session is {session.data['status']}.", code="checkout_session_not_open")
-    card = "".join(card.split())
-    if card not in KNOWN_CARDS:
-        return PayResult("invalid", "Your card number is incorrect. The sandbox knows Stripe's test cards only.")
+    offered = session.data["payment_method_types"]
+    if link and "link" not in offered:
+        return PayResult("invalid", "This payment page takes cards only.")
+    number = cards.normalised(card)
+    if not link and ("card" not in offered or number not in cards.KNOWN_CARDS):
+        return PayResult("invalid", cards.INVALID_NUMBER if "card" in offered else "Choose Link to pay.")
+    if session.data["mode"] == "setup":
+        return setups.pay(session=session, number=number, link_email=payer_email(session) if link else None)
     intent = _intent_for(session)
-    if Setup.current().decline_all_cards or card == CARD_DECLINED:
-        _fail(intent, DECLINED)
-        return PayResult("declined", DECLINED["message"])
-    method = objects.payment_method(number=card)
-    StripeObject.objects.create(id=method["id"], object="payment_method", data=method, api_key=session.api_key)
+    if Setup.current().decline_all_cards or number == cards.CARD_DECLINED:
+        _fail(intent, cards.DECLINED)
+        return PayResult("declined", cards.DECLINED["message"])
+    method = objects.link_payment_method(email=payer_email(session)) if link else cards.payment_method(number)
+    StripeObject.make(method, api_key=session.api_key)
     intent.data["payment_method"] = method["id"]
-    if card in ASKS_AUTHENTICATION:
-        intent.data.update(status="requires_action", next_action={"type": "use_stripe_sdk", "use_stripe_sdk": {}})
-        save(intent)
+    if not link and cards.asks_on_session(number):
+        cards.await_authentication(intent)
         return PayResult("authenticate")
     authorise(session=session, intent=intent)
     return PayResult("authorised")
@@ -103,13 +68,15 @@ def pay(*, session: StripeObject, card: str) -> PayResult:
 
 def authenticate(*, session: StripeObject, passed: bool) -> PayResult:
     """The customer completes or fails the card's authentication step."""
+    if session.data["mode"] == "setup":
+        return setups.authenticate(session=session, passed=passed)
     intent = _intent_for(session)
     if session.data["status"] != "open" or intent.data["status"] != "requires_action":
         raise Unexpected("There is no authentication waiting for this session.")
     intent.data["next_action"] = None
     if not passed:
-        _fail(intent, AUTHENTICATION_FAILED)
-        return PayResult("declined", AUTHENTICATION_FAILED["message"])
+        _fail(intent, cards.AUTHENTICATION_FAILED)
+        return PayResult("declined", cards.AUTHENTICATION_FAILED["message"])
     authorise(session=session, intent=intent)
     return PayResult("authorised")
 
@@ -117,46 +84,44 @@ def authenticate(*, session: StripeObject, passed: bool) -> PayResult:
 def _fail(intent: StripeObject, error: dict) -> None:
     intent.data.update(
         status="requires_payment_method",
+        next_action=None,
         last_payment_error={**error, "payment_method": {"id": objects.new_id("pm"), "type": "card"}},
     )
-    save(intent)
-    webhooks.record([("payment_intent.payment_failed", intent.data)])
+    intent.save_data()
+    webhooks.record([("payment_intent.payment_failed", intent.data)], api_key=intent.api_key)
+
+
+def _authorised(intent: StripeObject, *, off_session: bool) -> list[webhooks.Step]:
+    """The card (or Link) said yes: the charge is made and the intent waits for its capture (or is paid)."""
+    method = StripeObject.objects.get(pk=intent.data["payment_method"])
+    charge, deadline = charges.create(intent=intent, method=method, off_session=off_session)
+    amount = intent.data["amount"]
+    intent.data.update(last_payment_error=None, next_action=None, latest_charge=charge.id)
+    if intent.data["capture_method"] == "manual":
+        intent.data.update(status="requires_capture", amount_capturable=amount)
+        intent.due_at = deadline
+        moved = ("payment_intent.amount_capturable_updated", intent.data)
+    else:
+        intent.data.update(status="succeeded", amount_received=amount)
+        moved = ("payment_intent.succeeded", intent.data)
+    intent.save_data()
+    return [("charge.succeeded", charge.data), moved]
 
 
 def authorise(*, session: StripeObject, intent: StripeObject) -> None:
-    amount = intent.data["amount"]
-    intent.data.update(last_payment_error=None, latest_charge=objects.new_id("ch"))
-    if intent.data["capture_method"] == "manual":
-        intent.data.update(status="requires_capture", amount_capturable=amount)
-        first = ("payment_intent.amount_capturable_updated", intent.data)
-    else:
-        intent.data.update(status="succeeded", amount_received=amount)
-        first = ("payment_intent.succeeded", intent.data)
-    save(intent)
+    steps = _authorised(intent, off_session=False)
     _attach_if_saved(intent)
-    session.data.update(status="complete", payment_status="paid")
-    session.data["customer_details"] = {
-        "address": None,
-        "email": session.data["customer_email"] or "customer@example.com",
-        "name": None,
-        "phone": None,
-        "tax_exempt": "none",
-        "tax_ids": [],
-    }
-    save(session)
-    webhooks.record([first, ("checkout.session.completed", public(session.data))])
+    session.data.update(status="complete", payment_status="paid", customer_details=customer_details(session))
+    session.due_at = None
+    session.save_data()
+    webhooks.record([*steps, ("checkout.session.completed", session.data)], api_key=session.api_key)
 
 
 def _attach_if_saved(intent: StripeObject) -> None:
-    """`setup_future_usage` with a customer: the card paid with is attached to the customer for later use."""
+    """`setup_future_usage` with a customer: the payment method paid with is attached to the customer."""
     data = intent.data
-    if not (data.get("setup_future_usage") and data.get("customer") and data.get("payment_method")):
-        return
-    method = StripeObject.objects.select_for_update().filter(pk=data["payment_method"], object="payment_method").first()
-    if method is not None and method.data["customer"] is None:
-        method.data["customer"] = data["customer"]
-        save(method)
-        webhooks.record([("payment_method.attached", public(method.data))])
+    if data.get("setup_future_usage") and data.get("customer") and data.get("payment_method"):
+        attach(method_id=data["payment_method"], customer=data["customer"])
 
 
 class CardRefused(Exception):
@@ -168,29 +133,20 @@ class CardRefused(Exception):
 
 
 def confirm_off_session(*, intent: StripeObject, method: StripeObject, off_session: bool) -> None:
-    """Confirm a payment intent with a saved card, without the customer when `off_session`: as Stripe's test cards
-    behave once saved (3155 needs no step any more; 3184 always asks, which fails off-session)."""
-    number = method.data.get("_number", "")
+    """Confirm a payment intent with a saved payment method, without the customer when `off_session`: as Stripe's
+    test cards behave once saved (3155 needs no step any more; 3184 always asks, which fails off-session)."""
+    number = cards.number_of(method.data)
     intent.data["payment_method"] = method.id
-    if Setup.current().decline_all_cards or number == CARD_DECLINED:
-        _fail(intent, DECLINED)
-        raise CardRefused(DECLINED, intent, method)
-    if number == CARD_ALWAYS_AUTHENTICATES or (number == CARD_AUTHENTICATES and not method.data["customer"]):
+    if Setup.current().decline_all_cards or number == cards.CARD_DECLINED:
+        _fail(intent, cards.DECLINED)
+        raise CardRefused(cards.DECLINED, intent, method)
+    if cards.asks_off_session(number=number, saved=method.data["customer"] is not None):
         if off_session:
-            _fail(intent, AUTHENTICATION_REQUIRED)
-            raise CardRefused(AUTHENTICATION_REQUIRED, intent, method)
-        intent.data.update(status="requires_action", next_action={"type": "use_stripe_sdk", "use_stripe_sdk": {}})
-        save(intent)
+            _fail(intent, cards.AUTHENTICATION_REQUIRED)
+            raise CardRefused(cards.AUTHENTICATION_REQUIRED, intent, method)
+        cards.await_authentication(intent)
         return
-    amount = intent.data["amount"]
-    intent.data.update(last_payment_error=None, latest_charge=objects.new_id("ch"))
-    if intent.data["capture_method"] == "manual":
-        intent.data.update(status="requires_capture", amount_capturable=amount)
-        webhooks.record([("payment_intent.amount_capturable_updated", intent.data)])
-    else:
-        intent.data.update(status="succeeded", amount_received=amount)
-        webhooks.record([("payment_intent.succeeded", intent.data)])
-    save(intent)
+    webhooks.record(_authorised(intent, off_session=off_session), api_key=intent.api_key)
 
 
 def capture(*, intent: StripeObject, amount_to_capture: int | None) -> None:
@@ -207,13 +163,18 @@ def capture(*, intent: StripeObject, amount_to_capture: int | None) -> None:
             f"({data['amount_capturable']}).",
             code="amount_too_large",
         )
+    charge = charges.of(intent)
+    assert charge is not None, "an intent that requires capture has its charge"
     # What is not captured is released: one capture settles a payment intent.
+    charges.capture(charge=charge, amount=amount)
     data.update(status="succeeded", amount_received=amount, amount_capturable=0)
-    save(intent)
-    webhooks.record([("payment_intent.succeeded", data), ("charge.captured", {"id": data["latest_charge"]})])
+    intent.due_at = None
+    intent.save_data()
+    webhooks.record([("payment_intent.succeeded", data), ("charge.captured", charge.data)], api_key=intent.api_key)
 
 
-def cancel(*, intent: StripeObject, reason: str | None) -> None:
+def cancel(*, intent: StripeObject, reason: str | None, at: int | None = None) -> list[webhooks.Step]:
+    """Cancel the intent (its hold, if any, released); the events to record."""
     data = intent.data
     if data["status"] in ("succeeded", "canceled"):
         raise Unexpected(
@@ -221,41 +182,26 @@ def cancel(*, intent: StripeObject, reason: str | None) -> None:
             "PaymentIntent with one of the following statuses may be canceled: requires_payment_method, "
             "requires_capture, requires_confirmation, requires_action, processing."
         )
-    data.update(status="canceled", canceled_at=objects.now(), cancellation_reason=reason, amount_capturable=0)
-    save(intent)
-    webhooks.record([("payment_intent.canceled", data)])
+    steps: list[webhooks.Step] = []
+    if data["status"] == "requires_capture":
+        charge = charges.of(intent)
+        assert charge is not None, "an intent that requires capture has its charge"
+        charges.release(charge=charge)
+        if reason == "automatic":
+            steps.append(("charge.expired", charge.data))
+    data.update(status="canceled", canceled_at=at or clock.now(), cancellation_reason=reason, amount_capturable=0)
+    intent.due_at = None
+    intent.save_data()
+    return [*steps, ("payment_intent.canceled", data)]
 
 
-def refunded_so_far(intent: StripeObject) -> int:
-    return sum(row.data["amount"] for row in StripeObject.objects.filter(object="refund", payment_intent=intent.id))
+def cancel_and_record(*, intent: StripeObject, reason: str | None) -> None:
+    webhooks.record(cancel(intent=intent, reason=reason), api_key=intent.api_key)
 
 
-def refund(*, intent: StripeObject, amount: int | None, metadata: dict, reason: str | None) -> StripeObject:
-    data = intent.data
-    if data["status"] != "succeeded":
-        raise Unexpected(
-            f"This PaymentIntent has a status of {data['status']}: there is no charge to refund.",
-            code="charge_not_refundable",
-        )
-    left = data["amount_received"] - refunded_so_far(intent)
-    amount = left if amount is None else amount
-    if amount <= 0 or amount > left:
-        raise Unexpected(
-            f"Refund amount ({amount}) is greater than unrefunded amount on charge ({left}).", code="amount_too_large"
-        )
-    made = objects.refund(
-        amount=amount,
-        currency=data["currency"],
-        charge=data["latest_charge"],
-        intent_id=intent.id,
-        metadata=metadata,
-        reason=reason,
-    )
-    row = StripeObject.objects.create(
-        id=made["id"], object="refund", data=made, api_key=intent.api_key, payment_intent=intent.id
-    )
-    webhooks.record([("refund.created", made), ("charge.refunded", {"id": data["latest_charge"]})])
-    return row
+def lapse(*, intent: StripeObject) -> None:
+    """The capture deadline passed: Stripe releases the hold and cancels the intent (`automatic`)."""
+    webhooks.record(cancel(intent=intent, reason="automatic", at=intent.due_at), api_key=intent.api_key)
 
 
 def expire(*, session: StripeObject) -> None:
@@ -265,14 +211,13 @@ def expire(*, session: StripeObject) -> None:
             code="checkout_session_not_open",
         )
     session.data["status"] = "expired"
-    save(session)
+    session.due_at = None
+    session.save_data()
+    steps: list[webhooks.Step] = []
     if session.data["payment_intent"]:
         intent = StripeObject.objects.select_for_update().get(pk=session.data["payment_intent"])
         if intent.data["status"] not in ("succeeded", "canceled"):
-            cancel(intent=intent, reason="abandoned")
-    webhooks.record([("checkout.session.expired", public(session.data))])
-
-
-def public(data: dict) -> dict:
-    """An object as the API shows it (without the sandbox's own bookkeeping fields)."""
-    return {key: value for key, value in data.items() if not key.startswith("_")}
+            steps = cancel(intent=intent, reason="abandoned")
+    if session.data.get("setup_intent"):
+        steps = setups.cancel(session=session)
+    webhooks.record([*steps, ("checkout.session.expired", session.data)], api_key=session.api_key)

@@ -2,25 +2,36 @@
 
 from django.urls import path, re_path
 
-from sandbox.stripe_api import pages, views
+from sandbox.stripe_api import pages
+from sandbox.stripe_api.views import checkout, customers, events, intents, refunds, tax_rates
+from sandbox.stripe_api.views.base import not_found, retrieve
 
 app_name = "stripe_api"
 
 urlpatterns = [
-    path("v1/checkout/sessions", views.sessions),
-    path("v1/checkout/sessions/<str:session_id>", views.session),
-    path("v1/checkout/sessions/<str:session_id>/expire", views.session_expire),
-    path("v1/payment_intents", views.intents),
-    path("v1/payment_intents/<str:intent_id>", views.intent),
-    path("v1/payment_intents/<str:intent_id>/capture", views.intent_capture),
-    path("v1/payment_intents/<str:intent_id>/cancel", views.intent_cancel),
-    path("v1/refunds", views.refunds),
-    path("v1/refunds/<str:refund_id>", views.refund),
-    path("v1/customers", views.customers),
-    path("v1/customers/<str:customer_id>", views.customer),
-    path("v1/payment_methods/<str:method_id>", views.payment_method),
-    path("v1/payment_methods/<str:method_id>/detach", views.payment_method_detach),
-    re_path(r"^v1/(?P<rest>.*)$", views.not_found),
+    path("v1/checkout/sessions", checkout.sessions),
+    path("v1/checkout/sessions/<str:object_id>", retrieve("checkout.session")),
+    path("v1/checkout/sessions/<str:session_id>/line_items", checkout.session_line_items),
+    path("v1/checkout/sessions/<str:session_id>/expire", checkout.session_expire),
+    path("v1/payment_intents", intents.intents),
+    path("v1/payment_intents/<str:object_id>", retrieve("payment_intent")),
+    path("v1/payment_intents/<str:intent_id>/capture", intents.intent_capture),
+    path("v1/payment_intents/<str:intent_id>/cancel", intents.intent_cancel),
+    path("v1/charges/<str:object_id>", retrieve("charge")),
+    path("v1/refunds", refunds.refunds),
+    path("v1/refunds/<str:object_id>", retrieve("refund")),
+    path("v1/disputes/<str:object_id>", retrieve("dispute")),
+    path("v1/balance_transactions/<str:object_id>", retrieve("balance_transaction")),
+    path("v1/events", events.events),
+    path("v1/events/<str:event_id>", events.event),
+    path("v1/customers", customers.customers),
+    path("v1/customers/<str:object_id>", retrieve("customer")),
+    path("v1/payment_methods/<str:object_id>", retrieve("payment_method")),
+    path("v1/payment_methods/<str:method_id>/detach", customers.payment_method_detach),
+    path("v1/setup_intents/<str:object_id>", retrieve("setup_intent")),
+    path("v1/tax_rates", tax_rates.tax_rates),
+    path("v1/tax_rates/<str:object_id>", retrieve("tax_rate")),
+    re_path(r"^v1/(?P<rest>.*)$", not_found),
     path("pay/<str:session_id>", pages.pay, name="pay"),
     path("pay/<str:session_id>/authenticate", pages.authenticate, name="authenticate"),
 ]

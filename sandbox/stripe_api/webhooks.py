@@ -12,6 +12,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import requests
 from django.db import close_old_connections, transaction
@@ -36,14 +39,46 @@ def payload_of(event: Event) -> str:
     return json.dumps(event.data, indent=2)
 
 
-def record(types_and_objects: list[tuple[str, dict]]) -> None:
+# The API request (its id and idempotency key) whose change the events being recorded come from. None: the
+# sandbox's own doing (a hold lapsing, a refund settling), which Stripe's events show with `request.id` null.
+_request: ContextVar[tuple[str | None, str | None]] = ContextVar("stripe_request", default=(None, None))
+
+
+@contextmanager
+def caused_by(request_id: str | None, idempotency_key: str | None = None) -> Iterator[None]:
+    token = _request.set((request_id, idempotency_key))
+    try:
+        yield
+    finally:
+        _request.reset(token)
+
+
+# One event: its type, the object, and for an `*.updated` event the changed fields' previous values.
+Step = tuple[str, dict] | tuple[str, dict, dict]
+
+
+def record(steps: list[Step], *, api_key: str) -> None:
     """Record the events of one step and deliver them once the step is committed."""
-    events = [
-        Event.objects.create(id=(data := objects.event(type=t, obj=o))["id"], type=t, data=data)
-        for t, o in types_and_objects
-    ]
-    ids = [event.id for event in events]
+    request_id, idempotency_key = _request.get()
+    ids = []
+    for step in steps:
+        type, obj = step[0], step[1]
+        previous = step[2] if len(step) == 3 else None
+        data = objects.event(
+            type=type,
+            obj=objects.public(obj),
+            previous=previous,
+            request_id=request_id,
+            idempotency_key=idempotency_key,
+        )
+        Event.objects.create(id=data["id"], type=type, data=data, api_key=api_key, created=data["created"])
+        ids.append(data["id"])
     transaction.on_commit(lambda: _start_delivery(ids))
+
+
+def changed(before: dict, after: dict) -> dict:
+    """`previous_attributes` of an update: the top-level fields whose values changed, as they were."""
+    return {key: before.get(key) for key in after if not key.startswith("_") and before.get(key) != after[key]}
 
 
 def _start_delivery(event_ids: list[str]) -> None:

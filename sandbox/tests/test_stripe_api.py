@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
-from urllib.parse import urlencode
 
 import pytest
 import stripe
@@ -13,63 +11,16 @@ from django.test import Client
 from sandbox.stripe_api import webhooks
 from sandbox.stripe_api.encoding import decode
 from sandbox.stripe_api.models import ApiCall, Event, Setup, StripeObject
+from sandbox.tests.stripe_helpers import KEY, SESSION, WEBHOOK_SECRET, Api, receiving, wait_for
+from sandbox.tests.stripe_helpers import pay as _pay
+from sandbox.tests.stripe_helpers import session as _session
 
-KEY = "sk_test_sandbox_payments"
 pytestmark = pytest.mark.django_db
-
-
-class Api:
-    """Stripe's wire format: a bearer key and form-encoded bodies."""
-
-    def __init__(self, key: str = KEY) -> None:
-        self.client = Client()
-        self.key = key
-
-    def post(self, path: str, form: dict, idempotency_key: str = ""):
-        headers = {"Authorization": f"Bearer {self.key}"}
-        if idempotency_key:
-            headers["Idempotency-Key"] = idempotency_key
-        return self.client.post(
-            f"/stripe/v1/{path}", urlencode(form), content_type="application/x-www-form-urlencoded", headers=headers
-        )
-
-    def get(self, path: str, query: str = ""):
-        return self.client.get(f"/stripe/v1/{path}?{query}", headers={"Authorization": f"Bearer {self.key}"})
-
-
-SESSION = {
-    "mode": "payment",
-    "success_url": "https://shop.example/checkout/done/?session_id={CHECKOUT_SESSION_ID}",
-    "cancel_url": "https://shop.example/checkout/",
-    "client_reference_id": "chk-1",
-    "metadata[checkout_id]": "chk-1",
-    "payment_intent_data[capture_method]": "manual",
-    "line_items[0][price_data][currency]": "usd",
-    "line_items[0][price_data][unit_amount]": "1299",
-    "line_items[0][price_data][product_data][name]": "example.com, 1 year",
-    "line_items[0][quantity]": "1",
-    "line_items[1][price_data][currency]": "usd",
-    "line_items[1][price_data][unit_amount]": "2500",
-    "line_items[1][price_data][product_data][name]": "example.net, 2 years",
-    "line_items[1][quantity]": "1",
-}
 
 
 @pytest.fixture
 def api() -> Api:
     return Api()
-
-
-def _session(api: Api, **extra) -> dict:
-    response = api.post("checkout/sessions", {**SESSION, **extra})
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
-def _pay(session: dict, card: str) -> object:
-    page = Client()
-    path = session["url"].split("testserver", 1)[1]
-    return page.post(path, {"card_number": card})
 
 
 def test_bracketed_form_fields_become_objects_and_lists():
@@ -119,7 +70,7 @@ def test_the_good_card_authorises_and_returns_to_the_success_url(api):
         "manual",
     )
     types = list(Event.objects.values_list("type", flat=True))
-    assert types == ["payment_intent.amount_capturable_updated", "checkout.session.completed"]
+    assert types == ["charge.succeeded", "payment_intent.amount_capturable_updated", "checkout.session.completed"]
 
 
 def test_the_declined_card_leaves_the_session_open_and_says_so(api):
@@ -298,39 +249,23 @@ def test_the_official_sdk_drives_a_whole_payment(live_server):
 
 @pytest.mark.django_db(transaction=True)
 def test_events_are_posted_to_the_endpoint_signed_duplicated_and_out_of_order(live_server, settings):
-    received: list[tuple[str, str]] = []
-    settings.ROOT_URLCONF = "sandbox.tests.urls_with_webhook_receiver"
-    from sandbox.tests import urls_with_webhook_receiver
-
-    urls_with_webhook_receiver.RECEIVED = received
-    Setup.objects.update_or_create(
-        pk=1,
-        defaults={
-            "webhook_url": f"{live_server.url}/receiver",
-            "webhook_secret": "whsec_x",
-            "webhook_delivery": "duplicated",
-        },
-    )
+    received = receiving(live_server, settings, delivery="duplicated")
     session = _session(Api())
     assert _pay(session, "4242424242424242").status_code == 302
-    _wait_for(lambda: len(received) == 4)
+    wait_for(lambda: len(received) == 6)
     types = [json.loads(payload)["type"] for payload, _ in received]
-    assert types == ["payment_intent.amount_capturable_updated"] * 2 + ["checkout.session.completed"] * 2
+    assert types == (
+        ["charge.succeeded"] * 2 + ["payment_intent.amount_capturable_updated"] * 2 + ["checkout.session.completed"] * 2
+    )
     for payload, header in received:
-        stripe.Webhook.construct_event(payload, header, "whsec_x")
+        stripe.Webhook.construct_event(payload, header, WEBHOOK_SECRET)
 
     received.clear()
     Setup.objects.filter(pk=1).update(webhook_delivery="out_of_order")
     _pay(_session(Api()), "4242424242424242")
-    _wait_for(lambda: len(received) == 2)
+    wait_for(lambda: len(received) == 3)
     assert [json.loads(payload)["type"] for payload, _ in received] == [
         "checkout.session.completed",
         "payment_intent.amount_capturable_updated",
+        "charge.succeeded",
     ]
-
-
-def _wait_for(condition, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the webhook thread did not deliver in time"
-        time.sleep(0.05)

@@ -7,8 +7,6 @@ storefront/capabilities.py). Everything callers import is re-exported here: `fro
 """
 
 from storefront.gateway.client import (
-    EDITABLE_RECORD_TYPES,
-    RecordType,
     ResellerGateway,
     gateway,
     key_environment,
@@ -41,9 +39,11 @@ from storefront.gateway.errors import (
     refusal_class,
 )
 from storefront.gateway.guard import requires_capability
+from storefront.gateway.protocol import Gateway
 from storefront.gateway.results import (
     CONTACT_FIELDS,
     CONTACT_ROLES,
+    EDITABLE_RECORD_TYPES,
     Ack,
     AutoLoginToken,
     Contact,
@@ -64,6 +64,7 @@ from storefront.gateway.results import (
     Pricing,
     PrivacyChanged,
     PrivacyProtection,
+    RecordType,
     Registered,
     TldPrices,
     TransferCode,
@@ -93,6 +94,7 @@ __all__ = [
     "DomainResult",
     "DuplicateRecord",
     "ExpiryChanged",
+    "Gateway",
     "GatewayError",
     "Hello",
     "InvalidDetails",

@@ -20,7 +20,9 @@ from storefront import request_stats
 from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
+from storefront.gateway.protocol import Gateway
 from storefront.gateway.results import (
+    EDITABLE_RECORD_TYPES,
     Ack,
     AutoLoginToken,
     Contact,
@@ -37,6 +39,7 @@ from storefront.gateway.results import (
     OrderPage,
     PriceList,
     PrivacyChanged,
+    RecordType,
     Registered,
     TldPrices,
     TransferCode,
@@ -73,8 +76,6 @@ from storefront.gateway.transport import (
 logger = logging.getLogger("storefront.gateway")
 
 T = TypeVar("T")
-RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "SOA"]
-EDITABLE_RECORD_TYPES: tuple[RecordType, ...] = ("A", "AAAA", "CNAME", "MX", "TXT")
 
 
 def normalise_base_url(url: str) -> str:
@@ -582,7 +583,7 @@ def record_provider_call(seconds: float) -> None:
 
 
 @cache
-def gateway() -> ResellerGateway:
+def gateway() -> Gateway:
     """The gateway configured from settings; one per process, so connections are pooled and reused."""
     # Looked up at each (uncached) call, so tests can put an in-memory provider in its place (tests/fakes).
     return gateway_from_settings()

@@ -6,9 +6,13 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from storefront.gateway.errors import Unavailable
+
+RecordType = Literal["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "SOA"]
+# The record types the provider lets a partner add, change and delete (NS, SRV and SOA are its own).
+EDITABLE_RECORD_TYPES: tuple[RecordType, ...] = ("A", "AAAA", "CNAME", "MX", "TXT")
 
 
 @dataclass(frozen=True)

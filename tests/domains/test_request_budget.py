@@ -1,4 +1,4 @@
-"""A request that would ask the provider more than its bound is cut short, unsent (security #10)."""
+"""A request that would ask the provider more than its bound is cut short, unsent."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each request's provider work is bounded (security #10): a number of calls and a deadline below 30 s."""
+"""Each request's provider work is bounded: a number of calls and a deadline below 30 s."""
 
 from __future__ import annotations
 

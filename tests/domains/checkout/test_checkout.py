@@ -427,7 +427,7 @@ def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
     assert response.status_code == 404
 
 
-# --- Buy is tied to what the tab showed (security #7) ---------------------------------------------------------
+# --- Buy is tied to what the tab showed ---------------------------------------------------------------------
 
 
 def test_a_tab_showing_an_older_review_buys_nothing_and_shows_the_new_one(client, buyer, provider_calls):
@@ -472,7 +472,7 @@ def test_a_post_without_the_review_digest_buys_nothing(client, buyer, provider_c
     assert register_calls(provider_calls) == 0
 
 
-# --- Bounded provider work per request (security #10) --------------------------------------------------------
+# --- Bounded provider work per request -----------------------------------------------------------------------
 
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 

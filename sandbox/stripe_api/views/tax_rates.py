@@ -1,0 +1,33 @@
+"""Creating Tax Rates (applied to Checkout line items with `tax_rates[]`)."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from django.http import HttpRequest
+
+from sandbox.stripe_api import objects, parameters
+from sandbox.stripe_api.models import StripeObject
+from sandbox.stripe_api.views.base import ApiError, api, shown, truthy
+
+
+def _percentage(value: object) -> float:
+    try:
+        percentage = Decimal(str(value))
+    except InvalidOperation as err:
+        raise ApiError(400, f"Invalid decimal: {value}", code="parameter_invalid", param="percentage") from err
+    # Stripe: "a number (up to 4 decimal places)", between 0 and 100.
+    if not 0 <= percentage <= 100 or percentage != percentage.quantize(Decimal("0.0001")):
+        raise ApiError(400, "percentage must be between 0 and 100, with up to 4 decimal places.", param="percentage")
+    return float(percentage)
+
+
+@api("POST", schema=parameters.TAX_RATE_CREATE)
+def tax_rates(request: HttpRequest, *, key: str, params: dict, after: list) -> tuple[int, dict]:
+    for required in ("display_name", "inclusive", "percentage"):
+        if params.get(required) in (None, ""):
+            raise ApiError(400, f"Missing required param: {required}.", code="parameter_missing", param=required)
+    data = objects.tax_rate(
+        params=params, percentage=_percentage(params["percentage"]), inclusive=truthy(params["inclusive"])
+    )
+    return 200, shown(StripeObject.make(data, api_key=key), params, key)
