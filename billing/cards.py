@@ -8,7 +8,7 @@ the account page shows (brand, last four, expiry) and the payment method's id; t
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -17,6 +17,9 @@ from accounts.models import Customer
 from billing import stripe_client
 from billing.errors import PaymentError, PaymentRefused
 from billing.models import Payment, SavedCard
+
+if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
+    import stripe
 
 logger = logging.getLogger(__name__)
 
@@ -95,11 +98,14 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     return row
 
 
+def _detach(client: stripe.StripeClient, method_id: str) -> Any:
+    # Detaching twice is refused by Stripe anyway; the key makes a retry after a lost answer get the first answer.
+    return client.v1.payment_methods.detach(method_id, options={"idempotency_key": f"detach-{method_id}"})
+
+
 def _detach_quietly(method_id: str) -> None:
     try:
-        stripe_client.call(
-            "payment method detach", lambda client: client.v1.payment_methods.detach(method_id), changes_state=True
-        )
+        stripe_client.call("payment method detach", lambda client: _detach(client, method_id), changes_state=True)
     except PaymentError as err:
         logger.info("detaching the replaced card %s: %s", method_id, err.detail)
 
@@ -111,11 +117,7 @@ def card_remove(*, customer: Customer) -> bool:
         return False
     method_id = card.payment_method_id
     try:
-        stripe_client.call(
-            "payment method detach",
-            lambda client: client.v1.payment_methods.detach(method_id),
-            changes_state=True,
-        )
+        stripe_client.call("payment method detach", lambda client: _detach(client, method_id), changes_state=True)
     except PaymentRefused as err:
         # Already detached (removed at Stripe, or a second click): forgetting it here is all that is left.
         logger.info("detaching %s: %s", method_id, err.detail)

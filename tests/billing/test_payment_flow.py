@@ -261,3 +261,14 @@ def test_five_webhook_deliveries_racing_the_return_register_each_line_once_and_c
     assert dict(registrar.calls) == {"example.com": 1, "example.net": 1, "example.org": 1}
     assert len(stripe_sandbox.captures()) == 1
     assert payment.documents.count() == 1
+
+
+def test_every_state_changing_call_carries_an_idempotency_key_of_ours(start, stripe_sandbox, registrar):
+    # The fixture has the payment sandbox refuse a POST without one; this also reads its log of what was sent.
+    started = start()
+    stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD)
+    payment = payment_settle(session_id=started.payment.stripe_session_id)
+    refund_line(line=payment.lines.get(reference="example.net"))
+    posts = [call for call in stripe_sandbox.calls() if call["method"] == "POST"]
+    assert {call["path"].rsplit("/", 1)[-1] for call in posts} >= {"customers", "sessions", "capture", "refunds"}
+    assert all(call["status"] == 200 and call["idempotency_key"] for call in posts), posts
