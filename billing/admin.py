@@ -1,4 +1,6 @@
-"""Staff view of payments: status, amounts, lines, Stripe ids, receipt; "needs attention"; refunding lines."""
+"""Staff view of payments: status, amounts, lines, ledger entries, Stripe ids, receipt and credit notes; what needs
+attention (flagged, registered-unpaid, disputed, authorisations about to lapse); refunding lines from a confirmation
+page, collecting or writing off registered-unpaid payments; disputes, the ledger and the revenue report."""
 
 from __future__ import annotations
 
@@ -6,15 +8,16 @@ from collections import Counter
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
+from billing.admin_views import refund_view, revenue_report_view, write_off_view
 from billing.alerts import authorisations_expiring
-from billing.errors import PaymentError
-from billing.models import Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
-from billing.refunds import refund_line
+from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
+from billing.refunds import REFUNDABLE
 from billing.services import payments_needing_attention
+from billing.tasks import collect_payment
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -25,6 +28,8 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
         return [
             ("yes", "Needs attention"),
             ("expiring", "Authorisation expires soon (not captured)"),
+            ("unpaid", "Registered, not paid (the hold lapsed)"),
+            ("disputed", "Disputed (a dispute open)"),
         ]
 
     def queryset(self, request, queryset):
@@ -32,6 +37,10 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
             return queryset.filter(pk__in=payments_needing_attention().values("pk"))
         if self.value() == "expiring":
             return queryset.filter(pk__in=authorisations_expiring().values("pk"))
+        if self.value() == "unpaid":
+            return queryset.filter(status=Payment.Status.UNPAID)
+        if self.value() == "disputed":
+            return queryset.filter(disputes__status__in=Dispute.OPEN_STATUSES).distinct()
         return queryset
 
 
@@ -85,7 +94,7 @@ class PaymentAdmin(admin.ModelAdmin):
     search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
     list_select_related = ["customer__user"]
     inlines = [PaymentLineInline, LedgerEntryInline]
-    actions = ["refund_registered_lines"]
+    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid"]
     readonly_fields = [
         "customer",
         "checkout_id",
@@ -99,11 +108,20 @@ class PaymentAdmin(admin.ModelAdmin):
         "stripe_payment_intent_id",
         "failure_code",
         "capture_started_at",
+        "capture_before",
         "receipt_number",
         "credit_notes",
+        "refund_link",
         "created_at",
         "settled_at",
         "expiry_alerted_at",
+        "unpaid_since",
+        "collection_card_tried_at",
+        "collection_failure_code",
+        "collection_session_id",
+        "collection_intent_id",
+        "written_off_at",
+        "written_off_by",
     ]
     fields = [*readonly_fields, "needs_attention", "attention_reason"]
 
@@ -139,30 +157,135 @@ class PaymentAdmin(admin.ModelAdmin):
             or "—"
         )
 
+    @admin.display(description="refund")
+    def refund_link(self, payment: Payment) -> str:
+        if payment.status not in REFUNDABLE or not payment.lines.filter(status=PaymentLine.Status.REGISTERED).exists():
+            return "—"
+        url = reverse("admin:billing_payment_refund") + f"?payments={payment.pk}"
+        return format_html('<a class="button" href="{}">Refund…</a>', url)
+
     def has_add_permission(self, request) -> bool:
         return False
 
-    @admin.action(description="Refund the charged lines of the selected payments")
-    def refund_registered_lines(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
-        refunded = failed = 0
-        for payment in queryset:
-            for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED):
-                try:
-                    refund_line(line=line)
-                    refunded += 1
-                except PaymentError as err:
-                    failed += 1
-                    self.message_user(request, f"{line}: {err.message}", messages.ERROR)
-        summary = f"Refunded {refunded} line(s), each with a credit note emailed to the customer"
-        self.message_user(request, f"{summary}; {failed} could not be refunded.", messages.INFO)
+    def get_urls(self) -> list[URLPattern]:
+        def view(function):
+            return self.admin_site.admin_view(lambda request: function(self, request))
+
+        return [
+            path("refund/", view(refund_view), name="billing_payment_refund"),
+            path("write-off/", view(write_off_view), name="billing_payment_write_off"),
+            *super().get_urls(),
+        ]
+
+    @admin.action(description="Refund the charged lines of the selected payments…")
+    def refund_registered_lines(self, request: HttpRequest, queryset: QuerySet[Payment]) -> HttpResponseRedirect:
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(reverse("admin:billing_payment_refund") + f"?payments={ids}")
+
+    @admin.action(description="Write off the selected registered, unpaid payments…")
+    def write_off_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> HttpResponseRedirect:
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(reverse("admin:billing_payment_write_off") + f"?payments={ids}")
+
+    @admin.action(description="Collect the selected registered, unpaid payments again (saved card, then the link)")
+    def collect_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
+        unpaid = list(queryset.filter(status=Payment.Status.UNPAID).values_list("pk", flat=True))
+        for payment_id in unpaid:
+            collect_payment.enqueue(payment_id=payment_id, again=True)
+        self.message_user(
+            request,
+            f"Collecting {len(unpaid)} payment(s): the saved card is tried once more, then the customer is emailed "
+            "the payment link again.",
+            messages.SUCCESS if unpaid else messages.WARNING,
+        )
 
 
 @admin.register(WebhookEvent)
 class WebhookEventAdmin(admin.ModelAdmin):
-    list_display = ["event_id", "type", "deliveries", "received_at", "processed_at", "error"]
-    list_filter = ["type"]
+    """Stripe's events as received (or read back by the reconciler), processed by the worker; read-only."""
+
+    list_display = ["event_id", "type", "outcome", "deliveries", "attempts", "received_at", "processed_at", "error"]
+    list_filter = ["outcome", "type"]
     search_fields = ["=event_id"]
-    readonly_fields = ["event_id", "type", "payload", "deliveries", "received_at", "processed_at", "error"]
+    readonly_fields = [
+        "event_id",
+        "type",
+        "created",
+        "payload",
+        "deliveries",
+        "attempts",
+        "received_at",
+        "processed_at",
+        "outcome",
+        "error",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Dispute)
+class DisputeAdmin(admin.ModelAdmin):
+    """Disputes as Stripe last reported them (answered in Stripe's Dashboard); read-only."""
+
+    list_display = [
+        "stripe_dispute_id",
+        "payment",
+        "amount",
+        "currency",
+        "reason",
+        "status",
+        "evidence_due_by",
+        "opened_at",
+    ]
+    list_filter = ["status", "reason"]
+    search_fields = ["=stripe_dispute_id", "payment__customer__user__email"]
+    list_select_related = ["payment"]
+    readonly_fields = [f.name for f in Dispute._meta.concrete_fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    """The books: every money movement, written by the payment steps themselves; read-only. The revenue report sums
+    them (a link above the list)."""
+
+    list_display = [
+        "occurred_at",
+        "kind",
+        "cause",
+        "tld",
+        "amount",
+        "currency",
+        "written_off",
+        "cost",
+        "payment",
+        "source_id",
+    ]
+    list_filter = ["kind", "cause", "currency", "tld"]
+    search_fields = ["=source_id", "payment__customer__user__email", "line__reference"]
+    date_hierarchy = "occurred_at"
+    list_select_related = ["payment"]
+    readonly_fields = [f.name for f in LedgerEntry._meta.concrete_fields]
+    change_list_template = "admin/billing/ledgerentry/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        report = self.admin_site.admin_view(lambda request: revenue_report_view(self, request))
+        return [path("report/", report, name="billing_revenue_report"), *super().get_urls()]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Document)

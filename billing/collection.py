@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -310,3 +311,13 @@ def payment_due_for(*, customer: Customer, reference: str) -> Payment | None:
         .order_by("-created_at")
         .first()
     )
+
+
+def payments_due(*, customer: Customer) -> list[Payment]:
+    """The customer's registered-unpaid payments, oldest first (the Billing page lists them with their link)."""
+    return list(Payment.objects.filter(customer=customer, status=Payment.Status.UNPAID).order_by("created_at"))
+
+
+def payment_due_of_user(*, user: Any, checkout_id: uuid.UUID) -> Payment | None:
+    """This user's payment of that checkout, if any (the payment link's page answers 404 otherwise)."""
+    return Payment.objects.filter(checkout_id=checkout_id, customer__user=user).select_related("customer").first()

@@ -244,6 +244,8 @@ def payment_settle(*, session_id: str) -> Payment:
 def payment_advance(*, payment: Payment) -> Payment:
     """Move a payment as far as Stripe's state allows: read its authorisation back from Stripe (never trusting what a
     caller says about it), register each line once, then capture once (or release). Raises PaymentUnavailable."""
+    if payment.status == Payment.Status.UNPAID:
+        return collection_settle(payment=payment)  # its payment link may have been paid
     if payment.is_settled:
         return payment
     if payment.status == Payment.Status.CREATED and payment.stripe_session_id:
@@ -273,7 +275,8 @@ def payment_follow(*, payment: Payment) -> Payment:
 def payment_settle_later(*, payment: Payment) -> None:
     """Ask the worker to settle this payment (the return page, the webhook). Asked at most every few seconds per
     payment: the pages that wait poll, and the task is idempotent anyway."""
-    if payment.is_settled or not cache.add(f"payment-settle:{payment.pk}", 1, SETTLE_ASK_SECONDS):
+    waiting = not payment.is_settled or payment.status == Payment.Status.UNPAID
+    if not waiting or not cache.add(f"payment-settle:{payment.pk}", 1, SETTLE_ASK_SECONDS):
         return
     from billing.tasks import settle_payment  # the tasks module imports this one
 

@@ -16,7 +16,8 @@ from billing.models import PaymentLine, SaleCause
 from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
 from domains.checkout.emails import checkout_email_queue
-from domains.models import Registration
+from domains.models import Order, Registration
+from domains.orders.payment_marks import order_disputed_mark, order_refunded_mark
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import retail_price
@@ -96,4 +97,37 @@ def registration_resolved(line: PaymentLine) -> bool | None:
     return registration.status == Registration.Status.REGISTERED
 
 
-line_kind_register(LineKind(REGISTRATION, deliver=register_paid_line, resolve=registration_resolved))
+def _order(line: PaymentLine) -> Order | None:
+    """The domain a paid registration line bought (our copy of its order)."""
+    payment = line.payment
+    registration = (
+        Registration.objects.filter(checkout_id=payment.checkout_id, domain_name=line.reference)
+        .select_related("order")
+        .first()
+    )
+    if registration is not None and registration.order is not None:
+        return registration.order
+    return Order.objects.filter(customer=payment.customer, domain_name=line.reference).first()
+
+
+def registration_refunded(line: PaymentLine) -> None:
+    order = _order(line)
+    if order is not None:
+        order_refunded_mark(order=order)
+
+
+def registration_disputed(line: PaymentLine, open: bool) -> None:
+    order = _order(line)
+    if order is not None:
+        order_disputed_mark(order=order, open=open)
+
+
+line_kind_register(
+    LineKind(
+        REGISTRATION,
+        deliver=register_paid_line,
+        resolve=registration_resolved,
+        refunded=registration_refunded,
+        disputed=registration_disputed,
+    )
+)

@@ -77,6 +77,8 @@ def renewal_request(
     """
     if not token_issued:
         raise renewals.RenewRefused(gettext("This form has expired. Please check and try again."))
+    if order.refunded_at is not None:
+        raise renewals.RenewRefused(gettext("This domain was refunded, so it cannot be renewed here."))
     shown_at = dt.datetime.fromtimestamp(asked.shown_expiry_timestamp, tz=dt.UTC)
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=shown_at)
     if asked.duration not in terms:

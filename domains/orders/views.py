@@ -121,6 +121,8 @@ def _render_detail(
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
         "auto_renew": page.auto_renew,
+        "payment_due": page.payment_due,
+        "payment_due_url": page.payment_due_url,
         "transfer_form": TransferCodeForm(),
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,

@@ -233,13 +233,19 @@ def test_the_admin_refund_action_issues_credit_notes_staff_can_see(
 ):
     payment = paid()
     mailoutbox.clear()
-    for _ in range(2):  # a double click on the action
+    action = admin_client.post(
+        "/admin/billing/payment/", {"action": "refund_registered_lines", "_selected_action": [payment.pk]}
+    )
+    confirm = action.url
+    assert confirm == f"/admin/billing/payment/refund/?payments={payment.pk}"
+    page = admin_client.get(confirm).content.decode()
+    assert "A <strong>credit note</strong> is issued and emailed to the customer" in page
+    assert "Its domain is marked <strong>refunded</strong>" in page
+    assert "$47.49" in page  # what the three lines give back
+    lines = [str(pk) for pk in payment.lines.values_list("pk", flat=True)]
+    for _ in range(2):  # a double click on the confirmation
         with django_capture_on_commit_callbacks(execute=True):
-            response = admin_client.post(
-                "/admin/billing/payment/",
-                {"action": "refund_registered_lines", "_selected_action": [payment.pk]},
-                follow=True,
-            )
+            response = admin_client.post(confirm, {"line": lines}, follow=True)
         assert response.status_code == 200
     notes = list(CREDIT_NOTES.order_by("number"))
     assert [n.amount for n in notes] == [Decimal("12.99"), Decimal("25.00"), Decimal("9.50")]

@@ -81,11 +81,19 @@ def test_staff_see_payments_needing_attention_and_can_refund_lines(paid, staff, 
     assert detail.status_code == 200
     assert captured.stripe_payment_intent_id in detail.content.decode()
     response = staff.post(
-        "/admin/billing/payment/",
-        {"action": "refund_registered_lines", "_selected_action": [captured.pk]},
-        follow=True,
+        "/admin/billing/payment/", {"action": "refund_registered_lines", "_selected_action": [captured.pk, held.pk]}
     )
-    assert response.status_code == 200
+    page = staff.get(response.url)
+    # The held payment has nothing charged to refund: only the captured one's lines are offered.
+    assert [choice.payment.pk for choice in page.context["choices"]] == [captured.pk]
+    assert page.context["skipped"] == 1
+    # Nothing happens before the confirmation.
+    assert Payment.objects.get(pk=captured.pk).amount_refunded == 0
+    ticked = [line.pk for line in captured.lines.exclude(reference="example.org")]
+    assert staff.post(response.url, {"line": ticked}).status_code == 302
+    captured.refresh_from_db()
+    assert (captured.status, captured.amount_refunded) == (Payment.Status.CAPTURED, Decimal("37.99"))
+    staff.post(response.url, {"line": [captured.lines.get(reference="example.org").pk]})
     captured.refresh_from_db()
     assert (captured.status, captured.amount_refunded) == (Payment.Status.REFUNDED, Decimal("47.49"))
     assert set(captured.lines.values_list("status", flat=True)) == {PaymentLine.Status.REFUNDED}
