@@ -74,6 +74,8 @@ def payment_collect(*, payment: Payment, again: bool = False) -> Payment:
         payment.refresh_from_db()
         if payment.status != Payment.Status.UNPAID:
             return payment
+    if payment.unpaid_total.amount == 0:
+        return payment  # only lines still unknown: collected once one turns out registered
     card = saved_card_for(payment.customer)
     if card is not None and (_claim_card_attempt(payment) or payment.collection_failure_code == OUTCOME_UNKNOWN):
         payment.refresh_from_db()
@@ -82,6 +84,25 @@ def payment_collect(*, payment: Payment, again: bool = False) -> Payment:
             return _collected(payment, intent)
     _link_email_queue(payment, again=again)
     payment.refresh_from_db()
+    return payment
+
+
+def payment_unpaid_line_resolved(*, payment: Payment) -> Payment:
+    """A line of a registered-unpaid payment whose outcome was unknown is now known: registered, it is owed too (the
+    collection asks for it); not registered, and nothing else owed or unknown, the payment ends cancelled."""
+    statuses = set(payment.lines.values_list("status", flat=True))
+    if PaymentLine.Status.UNKNOWN in statuses or PaymentLine.Status.REGISTERING in statuses:
+        return payment
+    if PaymentLine.Status.REGISTERED not in statuses:
+        Payment.objects.filter(pk=payment.pk, status=Payment.Status.UNPAID).update(
+            status=Payment.Status.CANCELLED, needs_attention=False, attention_reason=""
+        )
+        payment.refresh_from_db()
+        return payment
+    if payment.collection_card_tried_at is None:
+        from billing.tasks import collect_payment  # the tasks module imports this one
+
+        collect_payment.enqueue(payment_id=payment.pk)
     return payment
 
 

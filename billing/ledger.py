@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 
-from billing.models import LedgerEntry, Payment, PaymentLine
+from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
 
 logger = logging.getLogger(__name__)
 
@@ -205,6 +205,10 @@ class LedgerFigures:
     cost: Decimal  # what the lines captured or written off cost us
     unknown_cost: int  # captures and write-offs booked without a cost
     entries: int
+
+    @property
+    def cause_label(self) -> str:
+        return str(SaleCause(self.cause).label) if self.cause in SaleCause.values else (self.cause or "")
 
     @property
     def net(self) -> Decimal:

@@ -34,7 +34,7 @@ from accounts.models import Customer
 from billing import stripe_client
 from billing.alerts import payment_flag
 from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
-from billing.collection import collection_settle, payment_unpaid_mark
+from billing.collection import collection_settle, payment_unpaid_line_resolved, payment_unpaid_mark
 from billing.documents import receipt_issue
 from billing.errors import (
     CheckoutChanged,
@@ -60,6 +60,8 @@ logger = logging.getLogger(__name__)
 # mid-call: another door may take it over. Both callees are idempotent (the registration machinery per checkout
 # and domain, Stripe's capture per idempotency key), so taking over never does the work twice.
 STALE_CLAIM = dt.timedelta(minutes=5)
+# A line in one of these may have been delivered: a payment whose hold lapsed with one is registered-unpaid.
+MAY_BE_DELIVERED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.UNKNOWN, PaymentLine.Status.REGISTERING)
 # The pages that wait for a payment poll every few seconds: the worker is asked at most this often per payment.
 SETTLE_ASK_SECONDS = 10
 
@@ -481,7 +483,10 @@ def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str 
         status=PaymentLine.Status.REGISTERED if registered else PaymentLine.Status.FAILED,
         registration_ref=reference[:255] or F("registration_ref"),
     )
-    return _capture_when_decided(Payment.objects.get(pk=line.payment_id))
+    payment = Payment.objects.get(pk=line.payment_id)
+    if payment.status == Payment.Status.UNPAID:
+        return payment_unpaid_line_resolved(payment=payment)
+    return _capture_when_decided(payment)
 
 
 def paid_lines_resolve() -> int:
@@ -489,7 +494,9 @@ def paid_lines_resolve() -> int:
     provider's listing, a renewal's expiry moved), so their payment captures or releases their part. Lines
     resolved."""
     resolved = 0
-    waiting = PaymentLine.objects.filter(status=PaymentLine.Status.UNKNOWN, payment__status=Payment.Status.AUTHORISED)
+    waiting = PaymentLine.objects.filter(
+        status=PaymentLine.Status.UNKNOWN, payment__status__in=(Payment.Status.AUTHORISED, Payment.Status.UNPAID)
+    )
     for line in waiting.select_related("payment__customer"):
         kind = line_kind_of(line)
         delivered = kind.resolve(line) if kind is not None else None
@@ -613,8 +620,9 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
                 amount=payment.amount_captured,
                 occurred_at=timezone.now(),
             )
-        elif intent.status == "canceled" and payment.lines.filter(status=PaymentLine.Status.REGISTERED).exists():
-            # The hold lapsed (or was cancelled at Stripe) after lines were registered: they are collected now.
+        elif intent.status == "canceled" and payment.lines.filter(status__in=MAY_BE_DELIVERED).exists():
+            # The hold lapsed (or was cancelled at Stripe) after lines were registered (or may have been): they are
+            # collected now, and those still unknown once they turn out registered.
             payment_unpaid_mark(payment, since=stripe_client.when(getattr(intent, "canceled_at", None)))
             return payment
         elif intent.status == "canceled":

@@ -25,6 +25,9 @@ from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
 from pricing.money import Money
 
+# The return page asks this often (every 2 s) for a payment Stripe has not confirmed before it stops waiting.
+RENEWAL_WAIT_POLLS = 15
+
 
 @dataclass(frozen=True)
 class RenewalAsked:
@@ -171,3 +174,13 @@ def renewal_paid_return(*, order: Order, token: str) -> tuple[Payment, Renewal |
         payment_settle_later(payment=payment)  # the worker renews it (or the webhook's event has it done)
         payment.refresh_from_db()
     return payment, Renewal.objects.filter(token=checkout_id, order=order).first()
+
+
+def renewal_in_progress(payment: Payment, renewal: Renewal | None, *, polls: int = 0) -> bool:
+    """Whether the customer, back from paying for a renewal, should wait for the worker (the page updates by itself):
+    the authorisation is recorded and the renewal not sent or answered yet; or the payment is not confirmed yet and
+    the page has not asked RENEWAL_WAIT_POLLS times already (a payment that never comes is said so, not waited for).
+    A renewal whose answer was lost is not waited for either (the page says so)."""
+    if payment.is_settled or (renewal is not None and renewal.status != Renewal.PENDING):
+        return False
+    return payment.status != Payment.Status.CREATED or polls < RENEWAL_WAIT_POLLS

@@ -18,7 +18,7 @@ from billing.collection import payment_write_off
 from billing.ledger import ledger_figures
 from billing.lines import LineOutcome
 from billing.models import LedgerEntry, Payment, PaymentLine
-from billing.services import payment_settle
+from billing.services import payment_line_resolve, payment_settle
 from billing.tasks import reconcile_payments
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, TOTAL, deliver
 
@@ -206,3 +206,23 @@ def test_a_declined_card_on_the_payment_page_is_not_a_payment(start, stripe_sand
         reconcile_payments.enqueue()
     assert Payment.objects.get().status == Payment.Status.CREATED
     assert not registrar.calls and not LedgerEntry.objects.exists()
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_a_hold_that_lapses_while_every_line_is_unknown_waits_for_them(paid, registrar, stripe_sandbox, registered):
+    # The bug this replaces: such a payment ended a quiet "cancelled", though its domains may well be registered.
+    registrar.outcomes.update({ref: LineOutcome.UNKNOWN for ref in ("example.com", "example.net", "example.org")})
+    payment = paid()
+    stripe_sandbox.move_clock_to(int(payment.capture_before.timestamp()) + 1)
+    deliver(stripe_sandbox, "payment_intent.canceled")
+    payment.refresh_from_db()
+    assert (payment.status, payment.collection_card_tried_at) == (Payment.Status.UNPAID, None)  # nothing owed yet
+    for line in payment.lines.all():
+        payment = payment_line_resolve(line=line, registered=registered and line.reference == "example.net")
+    payment.refresh_from_db()
+    if registered:
+        # example.net turned out registered: it is collected (on the saved card), the others were not registered.
+        assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("25.00"))
+    else:
+        assert payment.status == Payment.Status.CANCELLED
+        assert not LedgerEntry.objects.exists()

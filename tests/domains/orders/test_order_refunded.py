@@ -37,7 +37,9 @@ def bought(client, buyer, stripe_sandbox):  # noqa: F811 (the fixture imported a
         client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
         payment.refresh_from_db()
         assert payment.status == Payment.Status.CAPTURED
-        return Registration.objects.get(checkout_id=payment.checkout_id).order, payment
+        order = Registration.objects.get(checkout_id=payment.checkout_id).order
+        assert order is not None
+        return order, payment
 
     return buy
 
