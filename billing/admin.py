@@ -215,6 +215,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
         "deliveries",
         "attempts",
         "received_at",
+        "claimed_at",
         "processed_at",
         "outcome",
         "error",

@@ -276,6 +276,8 @@ class WebhookEvent(models.Model):
     received_at = models.DateTimeField(auto_now_add=True)
     deliveries = models.PositiveIntegerField(default=1)
     processed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Set by the worker processing it (a lease: one older than a few minutes was abandoned and may be taken over).
+    claimed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)

@@ -9,13 +9,14 @@ one did. Events that move no money of ours are kept and marked ignored.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from billing import stripe_client
@@ -25,11 +26,12 @@ from billing.errors import PaymentRefused, PaymentUnavailable, UnknownSession
 from billing.models import Payment, WebhookEvent
 from billing.refunds import refund_record, refunds_of_charge
 from billing.services import payment_follow, payment_settle
-from storefront.background import claimed
 
 logger = logging.getLogger(__name__)
 
 Outcome = WebhookEvent.Outcome
+# An event being processed is left to its worker this long; past it, the worker is taken for dead.
+EVENT_LEASE = dt.timedelta(minutes=10)
 
 
 def webhook_event_record(*, event: dict[str, Any], delivered: bool = True) -> tuple[WebhookEvent, bool]:
@@ -63,21 +65,33 @@ def webhook_event_receive(*, event: dict[str, Any]) -> WebhookEvent:
 
 def webhook_event_process(*, event_id: str) -> str:
     """Act on the stored event unless that was done. Its outcome; raises PaymentUnavailable when Stripe could not
-    be asked (the error is kept on the event and it is tried again)."""
-    rows = WebhookEvent.objects.filter(event_id=event_id, processed_at__isnull=True)
-    with claimed(rows) as found:
-        if not found:
-            return WebhookEvent.objects.filter(event_id=event_id).values_list("outcome", flat=True).first() or ""
-        record = found[0]
-        handler = _HANDLERS.get(record.type)
-        try:
-            outcome = Outcome.IGNORED if handler is None else handler(record.payload["data"]["object"])
-        except PaymentUnavailable as err:
-            WebhookEvent.objects.filter(pk=record.pk).update(attempts=F("attempts") + 1, error=err.detail[:1000])
-            raise
-        WebhookEvent.objects.filter(pk=record.pk, processed_at__isnull=True).update(
-            processed_at=timezone.now(), outcome=outcome, attempts=F("attempts") + 1, error=""
+    be asked (the error is kept on the event and it is tried again).
+
+    The event is claimed for a few minutes (a conditional update, committed at once) rather than locked: the work it
+    leads to (registering paid lines) commits step by step, as every other door's does, and a worker that dies
+    leaves the claim to lapse. The steps are idempotent, so a claim taken over never does the work twice.
+    """
+    now = timezone.now()
+    claimable = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - EVENT_LEASE)
+    if not WebhookEvent.objects.filter(claimable, event_id=event_id, processed_at__isnull=True).update(claimed_at=now):
+        return WebhookEvent.objects.filter(event_id=event_id).values_list("outcome", flat=True).first() or ""
+    record = WebhookEvent.objects.get(event_id=event_id)
+    handler = _HANDLERS.get(record.type)
+    try:
+        outcome = Outcome.IGNORED if handler is None else handler(record.payload["data"]["object"])
+    except PaymentUnavailable as err:
+        WebhookEvent.objects.filter(pk=record.pk).update(
+            attempts=F("attempts") + 1, error=err.detail[:1000], claimed_at=None
         )
+        raise
+    except Exception as err:
+        WebhookEvent.objects.filter(pk=record.pk).update(
+            attempts=F("attempts") + 1, error=f"{type(err).__name__} (see the worker's log)", claimed_at=None
+        )
+        raise
+    WebhookEvent.objects.filter(pk=record.pk, processed_at__isnull=True).update(
+        processed_at=timezone.now(), outcome=outcome, attempts=F("attempts") + 1, error=""
+    )
     if outcome == Outcome.NOT_OURS:
         logger.info("stripe event %s (%s): not one of our payments", record.event_id, record.type)
     return outcome
