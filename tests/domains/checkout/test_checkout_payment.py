@@ -202,7 +202,7 @@ def test_the_return_page_only_asks_the_worker_so_a_slow_provider_holds_no_reques
     put_in_cart(client, *(line(name) for name in names))
     payment, *_ = start_paying(client)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
-    fake_gateway.slow("domain_register", 4)  # 20 lines × 4 s would be far past any router's deadline
+    fake_gateway.slow("domain_register", 4)  # 20 lines at 4 s each would be far past any router's deadline
     fake_gateway.calls.clear()
 
     done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
