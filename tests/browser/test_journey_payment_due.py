@@ -61,6 +61,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     # The week runs out before the line is confirmed; the saved card is declined when it is tried.
     stripe_sandbox.setup(decline_all_cards=True)
     payment.refresh_from_db()
+    assert payment.capture_before is not None  # read from the charge
     stripe_sandbox.move_clock_to(int(payment.capture_before.timestamp()) + 1)
     _eventually(lambda: Payment.objects.get().status == Payment.Status.UNPAID)
     reconcile_registrations.enqueue()  # the order listing has it: registered, and so owed
