@@ -8,7 +8,7 @@ the account page shows (brand, last four, expiry) and the payment method's id; t
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -17,6 +17,7 @@ from accounts.models import Customer
 from billing import stripe_client
 from billing.errors import PaymentError, PaymentRefused
 from billing.models import Payment, SavedCard
+from pricing.money import Money
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -55,6 +56,39 @@ def stripe_customer_id(*, customer: Customer) -> str:
     except IntegrityError:
         pass  # another request stored it first (the same Customer: same idempotency key)
     return SavedCard.objects.get(customer=customer).stripe_customer_id
+
+
+def saved_card_charge(
+    *,
+    card: SavedCard,
+    amount: Money,
+    capture_method: Literal["manual", "automatic"],
+    description: str,
+    metadata: dict[str, str],
+    idempotency_key: str,
+) -> Any:
+    """Charge (or, with manual capture, authorise) the saved card without the customer: Stripe's payment intent,
+    with its charge (which states the capture deadline). Raises PaymentRefused for a refused card, PaymentOutcomeUnknown
+    when the answer was lost (ask again with the same key), PaymentUnavailable."""
+    return stripe_client.call(
+        f"payment intent create (off-session, {capture_method} capture)",
+        lambda client: client.v1.payment_intents.create(
+            params={
+                "amount": stripe_client.to_minor(amount.amount, amount.currency),
+                "currency": amount.currency.lower(),
+                "customer": card.stripe_customer_id,
+                "payment_method": card.payment_method_id,
+                "confirm": True,
+                "off_session": True,
+                "capture_method": capture_method,
+                "description": description[:500],
+                "metadata": metadata,
+                "expand": ["latest_charge"],
+            },
+            options={"idempotency_key": idempotency_key},
+        ),
+        changes_state=True,
+    )
 
 
 def forget_stripe_customer(*, customer: Customer) -> None:

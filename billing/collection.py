@@ -25,12 +25,12 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from billing import stripe_client
-from billing.cards import saved_card_for, stripe_customer_id
+from billing.cards import saved_card_charge, saved_card_for, stripe_customer_id
 from billing.documents import receipt_issue
 from billing.emails import checkout_thread
 from billing.errors import PaymentError, PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
 from billing.ledger import ledger_capture_book, ledger_write_off_book
-from billing.models import Payment, PaymentLine
+from billing.models import Payment, PaymentLine, SavedCard
 from storefront.outbox import email_queue
 
 logger = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def payment_collect(*, payment: Payment, again: bool = False) -> Payment:
     card = saved_card_for(payment.customer)
     if card is not None and (_claim_card_attempt(payment) or payment.collection_failure_code == OUTCOME_UNKNOWN):
         payment.refresh_from_db()
-        intent = _charge_card(payment, card_id=card.payment_method_id, stripe_customer=card.stripe_customer_id)
+        intent = _charge_card(payment, card=card)
         if intent is not None and intent.status == "succeeded":
             return _collected(payment, intent)
     _link_email_queue(payment, again=again)
@@ -114,30 +114,18 @@ def _claim_card_attempt(payment: Payment) -> bool:
     )
 
 
-def _charge_card(payment: Payment, *, card_id: str, stripe_customer: str) -> Any:
+def _charge_card(payment: Payment, *, card: SavedCard) -> Any:
     """One charge of what is owed on the saved card, captured at once; None when the card was refused."""
-    total = payment.unpaid_total
     tried = payment.collection_card_tried_at or timezone.now()
     try:
-        intent = stripe_client.call(
-            "payment intent create (collection)",
-            lambda client: client.v1.payment_intents.create(
-                params={
-                    "amount": stripe_client.to_minor(total.amount, total.currency),
-                    "currency": total.currency.lower(),
-                    "customer": stripe_customer,
-                    "payment_method": card_id,
-                    "confirm": True,
-                    "off_session": True,
-                    "capture_method": "automatic",
-                    "description": "; ".join(_registered(payment).values_list("description", flat=True))[:500],
-                    "metadata": _metadata(payment),
-                    "expand": ["latest_charge"],
-                },
-                # One charge per attempt: a lost answer asked again gets Stripe's first answer.
-                options={"idempotency_key": f"checkout-{payment.checkout_id}-collect-{int(tried.timestamp())}"},
-            ),
-            changes_state=True,
+        intent = saved_card_charge(
+            card=card,
+            amount=payment.unpaid_total,
+            capture_method="automatic",
+            description="; ".join(_registered(payment).values_list("description", flat=True)),
+            metadata=_metadata(payment),
+            # One charge per attempt: a lost answer asked again gets Stripe's first answer.
+            idempotency_key=f"checkout-{payment.checkout_id}-collect-{int(tried.timestamp())}",
         )
     except PaymentRefused as err:
         Payment.objects.filter(pk=payment.pk).update(collection_failure_code=(err.code or "refused")[:64])

@@ -33,7 +33,13 @@ from django.utils import timezone
 from accounts.models import Customer
 from billing import stripe_client
 from billing.alerts import payment_flag
-from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
+from billing.cards import (
+    card_save_from_intent,
+    forget_stripe_customer,
+    saved_card_charge,
+    saved_card_for,
+    stripe_customer_id,
+)
 from billing.collection import collection_settle, payment_unpaid_line_resolved, payment_unpaid_mark
 from billing.documents import receipt_issue
 from billing.errors import (
@@ -48,7 +54,8 @@ from billing.errors import (
 )
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
-from billing.models import Payment, PaymentLine
+from billing.models import Payment, PaymentLine, SavedCard
+from pricing.money import Money
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -366,36 +373,20 @@ def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], chec
     total = sum((line.price.amount for line in lines), Decimal(0))
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
     if payment.status == Payment.Status.CREATED:
-        payment = _authorise_off_session(
-            payment, card_id=card.payment_method_id, stripe_customer=card.stripe_customer_id
-        )
+        payment = _authorise_off_session(payment, card=card)
     return _settle_authorised(payment)
 
 
-def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: str) -> Payment:
-    metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
-    description = "; ".join(line.description for line in payment.lines.all())[:500]
+def _authorise_off_session(payment: Payment, *, card: SavedCard) -> Payment:
     try:
-        intent = stripe_client.call(
-            "payment intent create (off-session)",
-            lambda client: client.v1.payment_intents.create(
-                params={
-                    "amount": stripe_client.to_minor(payment.amount, payment.currency),
-                    "currency": payment.currency.lower(),
-                    "customer": stripe_customer,
-                    "payment_method": card_id,
-                    "confirm": True,
-                    "off_session": True,
-                    "capture_method": "manual",
-                    "description": description,
-                    "metadata": metadata,
-                    # Its charge says by when it must be captured (shorter for some cards off-session).
-                    "expand": ["latest_charge"],
-                },
-                # Once per payment: a second run (or a lost answer) gets Stripe's first answer again.
-                options={"idempotency_key": f"checkout-{payment.checkout_id}-off-session"},
-            ),
-            changes_state=True,
+        intent = saved_card_charge(
+            card=card,
+            amount=Money(payment.amount, payment.currency),
+            capture_method="manual",
+            description="; ".join(line.description for line in payment.lines.all()),
+            metadata={"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)},
+            # Once per payment: a second run (or a lost answer) gets Stripe's first answer again.
+            idempotency_key=f"checkout-{payment.checkout_id}-off-session",
         )
     except PaymentRefused as err:
         # The card was refused (nothing authorised, nothing to release): the payment ends here.

@@ -17,7 +17,7 @@ from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
 from domains.checkout.emails import checkout_email_queue
 from domains.models import Order, Registration
-from domains.orders.payment_marks import order_disputed_mark, order_refunded_mark
+from domains.orders.payment_marks import line_marks
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import retail_price
@@ -110,24 +110,6 @@ def _order(line: PaymentLine) -> Order | None:
     return Order.objects.filter(customer=payment.customer, domain_name=line.reference).first()
 
 
-def registration_refunded(line: PaymentLine) -> None:
-    order = _order(line)
-    if order is not None:
-        order_refunded_mark(order=order)
-
-
-def registration_disputed(line: PaymentLine, open: bool) -> None:
-    order = _order(line)
-    if order is not None:
-        order_disputed_mark(order=order, open=open)
-
-
 line_kind_register(
-    LineKind(
-        REGISTRATION,
-        deliver=register_paid_line,
-        resolve=registration_resolved,
-        refunded=registration_refunded,
-        disputed=registration_disputed,
-    )
+    LineKind(REGISTRATION, deliver=register_paid_line, resolve=registration_resolved, **line_marks(_order))
 )

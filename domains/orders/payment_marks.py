@@ -9,10 +9,13 @@ no delete call yet, so the registration itself stays until it expires or staff a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from billing.models import PaymentLine
 from domains.models import Order
 
 logger = logging.getLogger(__name__)
@@ -36,3 +39,20 @@ def order_disputed_mark(*, order: Order, open: bool) -> None:
 def orders_refunded() -> QuerySet[Order]:
     """Refunded domains still held at the provider (for staff)."""
     return Order.objects.filter(refunded_at__isnull=False)
+
+
+def line_marks(order_of: Callable[[PaymentLine], Order | None]) -> dict[str, Any]:
+    """A line kind's `refunded` and `disputed` (billing.lines.LineKind), marking the domain `order_of` finds for a
+    paid line."""
+
+    def refunded(line: PaymentLine) -> None:
+        order = order_of(line)
+        if order is not None:
+            order_refunded_mark(order=order)
+
+    def disputed(line: PaymentLine, open: bool) -> None:
+        order = order_of(line)
+        if order is not None:
+            order_disputed_mark(order=order, open=open)
+
+    return {"refunded": refunded, "disputed": disputed}

@@ -16,7 +16,7 @@ from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kin
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
 from domains.orders import renewals
-from domains.orders.payment_marks import order_disputed_mark, order_refunded_mark
+from domains.orders.payment_marks import line_marks
 from pricing.money import Money
 from storefront.gateway import GatewayError, OutcomeUnknown
 
@@ -108,25 +108,5 @@ def _order(line: PaymentLine) -> Order | None:
     return Order.objects.filter(order_id=line.details.get("order_id"), customer=line.payment.customer).first()
 
 
-def renewal_refunded(line: PaymentLine) -> None:
-    """A renewal given back: the domain is treated as refunded (not renewed here any more, auto-renew off)."""
-    order = _order(line)
-    if order is not None:
-        order_refunded_mark(order=order)
-
-
-def renewal_disputed(line: PaymentLine, open: bool) -> None:
-    order = _order(line)
-    if order is not None:
-        order_disputed_mark(order=order, open=open)
-
-
-line_kind_register(
-    LineKind(
-        RENEWAL,
-        deliver=renew_paid_line,
-        resolve=renewal_resolved,
-        refunded=renewal_refunded,
-        disputed=renewal_disputed,
-    )
-)
+# A renewal given back (refunded, or lost to a dispute) marks its domain refunded too: not renewed here any more.
+line_kind_register(LineKind(RENEWAL, deliver=renew_paid_line, resolve=renewal_resolved, **line_marks(_order)))

@@ -5,7 +5,6 @@ refund the line, and the credit note shows on the customer's Billing page beside
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -16,6 +15,7 @@ from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    eventually,
     new_person,
     search_page,
     sign_up,
@@ -23,14 +23,6 @@ from tests.browser.steps import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _eventually(condition, seconds: float = 15.0) -> None:
-    # The sandbox delivers its webhooks from a thread of its own after the payment page answered.
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the webhook deliveries did not arrive in time"
-        time.sleep(0.1)
 
 
 def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_receipt(
@@ -61,7 +53,10 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     screenshot("pay-done")
 
     payment = Payment.objects.get()
-    _eventually(lambda: all(e.deliveries == 2 for e in stripe_sandbox.events(type="checkout.session.completed")))
+    eventually(
+        lambda: all(e.deliveries == 2 for e in stripe_sandbox.events(type="checkout.session.completed")),
+        what="the webhook deliveries",
+    )
     payment.refresh_from_db()
     assert payment.status == Payment.Status.CAPTURED
     assert len(stripe_sandbox.captures()) == 1

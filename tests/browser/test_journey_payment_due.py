@@ -5,7 +5,6 @@ payment link and the domain's page asks for the payment; they pay it there, and 
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from django.core.cache import cache
@@ -18,6 +17,7 @@ from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    eventually,
     new_person,
     search_page,
     sign_up,
@@ -26,13 +26,6 @@ from tests.browser.steps import (
 from tests.sandbox_control import session_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _eventually(condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the payment sandbox's events did not arrive in time"
-        time.sleep(0.2)
 
 
 def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
@@ -56,14 +49,14 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
         check_accessibility(page)
     gateway.cache_clear()
     payment = Payment.objects.get()
-    _eventually(lambda: Payment.objects.get().status == Payment.Status.AUTHORISED)
+    eventually(lambda: Payment.objects.get().status == Payment.Status.AUTHORISED, what="the payment sandbox's events")
 
     # The week runs out before the line is confirmed; the saved card is declined when it is tried.
     stripe_sandbox.setup(decline_all_cards=True)
     payment.refresh_from_db()
     assert payment.capture_before is not None  # read from the charge
     stripe_sandbox.move_clock_to(int(payment.capture_before.timestamp()) + 1)
-    _eventually(lambda: Payment.objects.get().status == Payment.Status.UNPAID)
+    eventually(lambda: Payment.objects.get().status == Payment.Status.UNPAID, what="the payment sandbox's events")
     reconcile_registrations.enqueue()  # the order listing has it: registered, and so owed
     payment.refresh_from_db()
     assert payment.status == Payment.Status.UNPAID and payment.collection_failure_code == "card_declined"
@@ -87,7 +80,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     page.get_by_role("button", name=re.compile(r"^Pay ")).click()
     expect(page.get_by_role("heading", name="Billing", exact=True)).to_be_visible()
     expect(page.get_by_text(re.compile(r"^Thank you"))).to_be_visible()  # complete, or being confirmed
-    _eventually(lambda: Payment.objects.get().status == Payment.Status.CAPTURED)
+    eventually(lambda: Payment.objects.get().status == Payment.Status.CAPTURED, what="the payment sandbox's events")
     page.reload()
     expect(page.locator(".doc-kind", has_text=re.compile(r"^Receipt \d+$"))).to_be_visible()
     expect(page.get_by_text("Payment due")).to_have_count(0)
