@@ -25,6 +25,8 @@ _SIGNUP_SETTLE = dt.timedelta(minutes=10)
 # Consecutive failed syncs of one customer, all because the provider was down, that count as an outage.
 OUTAGE_FAILURES = 3
 _FAILED_TASKS_WINDOW = dt.timedelta(days=1)
+# Refunded domains stay listed for staff (Orders, "refunded at"); the banner and the mail mention the recent ones.
+_REFUNDED_WINDOW = dt.timedelta(days=7)
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,8 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
         ),
         Alert(
             "refunded",
-            orders_refunded().count(),
-            "refunded domain(s) still registered at the provider (it has no delete call yet)",
+            orders_refunded().filter(refunded_at__gt=now - _REFUNDED_WINDOW).count(),
+            "domain(s) refunded in the last week, still registered at the provider (it has no delete call yet)",
             reverse("admin:domains_order_changelist") + "?refunded_at__isempty=0",
         ),
         Alert(

@@ -86,7 +86,10 @@ def test_a_refunded_domain_says_so_and_is_not_renewed(client, bought, staff, mai
     # Staff see it listed, and the banner counts it.
     listed = staff.get("/admin/domains/order/?refunded_at__isempty=0")
     assert [o.pk for o in listed.context["cl"].result_list] == [order.pk]
-    assert "1 refunded domain(s) still registered at the provider" in staff.get("/admin/").content.decode()
+    assert (
+        "1 domain(s) refunded in the last week, still registered at the provider"
+        in staff.get("/admin/").content.decode()
+    )
 
     # The checkout's emails in the order things happened; the sweep sends no "registered" email after the note.
     subjects = [m.subject for m in mailoutbox]
