@@ -171,7 +171,7 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
     from django_tasks_db.models import DBTaskResult, get_date_max
 
     from accounts.models import Customer
-    from billing.models import Payment, PaymentLine, Receipt
+    from billing.models import Document, Payment, PaymentLine
     from domains.models import CustomerSync, Order, Registration, Renewal
     from pricing.models import CostPrice, Tld
 
@@ -320,9 +320,16 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
             ],
             batch_size=batch,
         )
-        Receipt.objects.bulk_create(
+        Document.objects.bulk_create(
             [
-                Receipt(store="Domain Store", number=n, payment_id=pk, amount=captured, currency="USD")
+                Document(
+                    kind=Document.Kind.RECEIPT,
+                    store="Domain Store",
+                    number=n,
+                    payment_id=pk,
+                    amount=captured,
+                    currency="USD",
+                )
                 for n, (pk, status, captured) in enumerate(payment_ids, start=1)
                 if status == Payment.Status.CAPTURED
             ],
@@ -476,7 +483,8 @@ def _measure(args: argparse.Namespace, *, zone_order: int, big_customer: int) ->
         ("admin: payments, search by email", "/admin/billing/payment/?q=user4242%40scale"),
         ("admin: payments, needs attention", "/admin/billing/payment/?attention=yes"),
         ("admin: payments, captured", "/admin/billing/payment/?status__exact=captured"),
-        ("admin: receipts", "/admin/billing/receipt/"),
+        ("admin: receipts and credit notes", "/admin/billing/document/"),
+        ("admin: ledger", "/admin/billing/ledgerentry/"),
         ("admin: costs", "/admin/pricing/costprice/"),
         ("admin: costs, search", "/admin/pricing/costprice/?q=scale42"),
         ("admin: prices (rules)", "/admin/pricing/pricerule/"),

@@ -8,7 +8,7 @@ from storefront.migration_indexes import plain_index
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("billing", "0003_saved_cards_and_off_session_failures"),
+        ("billing", "0006_money_after_the_sale"),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0004_customer_language"),
-        ("domains", "0012_emails_through_the_outbox"),
+        ("domains", "0013_money_after_the_sale"),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ from storefront.migration_indexes import prefix_search_index
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0005_admin_list_indexes"),
-        ("domains", "0013_order_sync_in_proportion"),
+        ("domains", "0014_order_sync_in_proportion"),
     ]
 
     operations = [
