@@ -1,4 +1,5 @@
-"""Indexes for the payments admin at 100,000 rows: newest first, by status, by customer (the customer's own list).
+"""Indexes for the payments and documents admins at 100,000 rows: payments newest first and by status; documents in
+their order.
 Created with SQL of their own (storefront/migration_indexes.py), so that billing's models are left as they are."""
 
 from django.db import migrations
@@ -14,4 +15,8 @@ class Migration(migrations.Migration):
     operations = [
         plain_index(table="billing_payment", columns='"created_at", "id"', name="payment_created_idx"),
         plain_index(table="billing_payment", columns='"status", "created_at", "id"', name="payment_status_created_idx"),
+        # The documents' list, in its order (store, kind, number); the unique constraint's index leads with the kind.
+        plain_index(
+            table="billing_document", columns='"store", "kind", "number"', name="document_store_kind_number_idx"
+        ),
     ]

@@ -232,7 +232,10 @@ def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder], known: I
         if row is None:
             added.append(Order(order_id=order_id, **values))
             continue
-        same = all(getattr(row, name) == value for name, value in values.items() if name != "last_synced_at")
+        # The customer by its id: reading row.customer would cost a query per order.
+        same = row.customer_id == customer.pk and all(
+            getattr(row, name) == value for name, value in values.items() if name not in ("customer", "last_synced_at")
+        )
         if same and row.last_synced_at is not None and now - row.last_synced_at < UNCHANGED_WRITE_AFTER:
             continue  # read again a moment after the last time, unchanged: nothing to write (a page view)
         for name, value in values.items():

@@ -214,3 +214,31 @@ def test_an_unavailable_provider_is_recorded_for_staff(customer, fake_time):
     assert (state.failures, state.last_error) == (1, "Unavailable")
     # Tried again within the quarter hour, not after a day.
     assert state.walk_due_at < timezone.now() + dt.timedelta(minutes=16)
+
+
+def test_a_page_of_the_listing_is_written_in_a_few_queries(customer):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from domains.orders.services import orders_sync
+    from storefront.gateway import Order as ListedOrder
+
+    later = timezone.now().replace(microsecond=0) + dt.timedelta(days=400)
+    for i in range(10):
+        Order.objects.create(order_id=820_000 + i, customer=customer, domain_name=f"page{i}.com")
+    page = [
+        ListedOrder(
+            order_id=820_000 + i,
+            domain_name=f"page{i}.com",
+            status="Active",
+            expiry=f"{later:%b} {later.day}, {later.year}",
+            expiry_timestamp=int(later.timestamp()),
+        )
+        for i in range(12)  # ten known, two new
+    ]
+    with CaptureQueriesContext(connection) as captured:
+        orders_sync(customer=customer, orders=page)
+    control = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
+    statements = [query["sql"] for query in captured.captured_queries if not query["sql"].startswith(control)]
+    assert len(statements) == 3, statements  # one read, one bulk update, one bulk insert
+    assert Order.objects.filter(customer=customer, expires_at=later).count() == 12
