@@ -14,6 +14,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from storefront.capabilities import CAPABILITIES, unknown_capabilities
+from storefront.hosts import is_loopback_host, is_loopback_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -21,11 +22,20 @@ env = environ.Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
+# What production (DEBUG off) cannot work without, each as a sentence saying what to set: collected, so that one
+# start-up error names everything missing at once (raised at the end of this module).
+_PRODUCTION_REFUSALS: list[str] = []
+
+
+def _refuse_in_production(sentence: str) -> None:
+    if not DEBUG:
+        _PRODUCTION_REFUSALS.append(sentence)
+
+
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
-    # Only ever used with DEBUG on, on a developer's machine.
+    _refuse_in_production("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
+    # Only ever used with DEBUG on, on a developer's machine (with DEBUG off the module refuses to load at its end).
     SECRET_KEY = "dev-only-insecure-secret-key-never-used-in-production"
 
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
@@ -124,8 +134,8 @@ CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache"
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.
 _EMAIL_URL = env.str("EMAIL_URL", default="")
-if not DEBUG and (not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail")):
-    raise ImproperlyConfigured(
+if not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail"):
+    _refuse_in_production(
         "EMAIL_URL must name a real mail backend when DJANGO_DEBUG is off, e.g. smtp+tls://user:pass@host:587."
     )
 if _EMAIL_URL:
@@ -257,9 +267,9 @@ COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
 PORT = env.int("PORT", default=8000)
 RESELLER_API_KEY = env.str("RESELLER_API_KEY", default="")
 RESELLER_SANDBOX = env.bool("RESELLER_SANDBOX", default=not RESELLER_API_KEY)
-if not DEBUG and not RESELLER_API_KEY and not (RESELLER_SANDBOX and "RESELLER_SANDBOX" in env):
+if not RESELLER_API_KEY and not (RESELLER_SANDBOX and "RESELLER_SANDBOX" in env):
     # A production server that silently fell back to the sandbox would take orders it never places.
-    raise ImproperlyConfigured(
+    _refuse_in_production(
         "With DJANGO_DEBUG off, set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment."
     )
 if RESELLER_SANDBOX and not RESELLER_API_KEY:
@@ -360,13 +370,13 @@ STRIPE_API_BASE = env.str(
     "STRIPE_API_BASE", default=f"{SANDBOX_URL}/stripe" if _PAYMENT_SANDBOX else "https://api.stripe.com"
 ).rstrip("/")
 _LIVE_PROVIDER_KEY = RESELLER_API_KEY.removeprefix("nk_").startswith("live_")
-if not DEBUG and _LIVE_PROVIDER_KEY and not PAYMENTS_DISABLED and not STRIPE_SECRET_KEY:
+if _LIVE_PROVIDER_KEY and not PAYMENTS_DISABLED and not STRIPE_SECRET_KEY:
     # Selling real domains with no way to take payment would register them unpaid.
-    raise ImproperlyConfigured(
+    _refuse_in_production(
         "With a live RESELLER_API_KEY, set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true."
     )
-if not DEBUG and STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and not PAYMENTS_DISABLED:
-    raise ImproperlyConfigured("With STRIPE_SECRET_KEY set, set STRIPE_WEBHOOK_SECRET (whsec_…) too.")
+if STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and not PAYMENTS_DISABLED:
+    _refuse_in_production("With STRIPE_SECRET_KEY set, set STRIPE_WEBHOOK_SECRET (whsec_…) too.")
 # Seconds. A capture whose answer takes longer is read back from Stripe, never repeated blindly.
 STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
@@ -443,8 +453,23 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 # Tasks are rows in our own database (django-tasks-db): no broker; `manage.py db_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# Absolute address of the site, for links in emails sent by the worker (it has no request to ask).
-SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# Absolute address of the site, for links in emails sent by the worker (it has no request to ask). Production must
+# name its public address: a default (or any loopback address) would send customers links to their own machine, so no
+# address could be confirmed and nothing bought. A loopback address is accepted only when the site itself answers to
+# loopback names alone (a production-like run on one machine, as bench/ starts), where such links do work.
+SITE_URL = env.str("SITE_URL", default="").strip().rstrip("/")
+if not SITE_URL:
+    _refuse_in_production(
+        "SITE_URL must be set to the store's public address when DJANGO_DEBUG is off, e.g. "
+        "SITE_URL=https://shop.example.com: the links in the emails the worker sends (address confirmation, "
+        "password reset) are made from it."
+    )
+    SITE_URL = f"http://127.0.0.1:{PORT}"
+elif is_loopback_url(SITE_URL) and not all(is_loopback_host(host) for host in ALLOWED_HOSTS):
+    _refuse_in_production(
+        f"SITE_URL is {SITE_URL}, an address of this machine that no customer can open: set it to the store's "
+        "public address, e.g. SITE_URL=https://shop.example.com."
+    )
 # allauth's links (address confirmation, password reset) use the site's own scheme.
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
@@ -500,3 +525,6 @@ LOGGING = {
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
 # "py.warnings" logger they are JSON lines too.
 logging.captureWarnings(True)
+
+if _PRODUCTION_REFUSALS:
+    raise ImproperlyConfigured(" ".join(_PRODUCTION_REFUSALS))
