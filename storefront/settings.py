@@ -380,6 +380,10 @@ if STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and 
 # Seconds. A capture whose answer takes longer is read back from Stripe, never repeated blindly.
 STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
+# The payment service's circuit breaker: after this many consecutive failures (unreachable, 5xx) its calls fail fast
+# for this many seconds, then one is tried. Its own: a Stripe outage never refuses a provider call, nor the reverse.
+STRIPE_BREAKER_FAILURES = env.int("STRIPE_BREAKER_FAILURES", default=5)
+STRIPE_BREAKER_SECONDS = env.float("STRIPE_BREAKER_SECONDS", default=30.0)
 # Stripe lets an uncaptured authorisation lapse after 7 days: staff are mailed about one still held this many days
 # after its payment began (once per payment), so a line left unknown is settled while it can still be captured.
 PAYMENT_AUTHORISATION_ALERT_DAYS = env.int("PAYMENT_AUTHORISATION_ALERT_DAYS", default=5)
