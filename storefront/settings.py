@@ -130,6 +130,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # workers. Without CACHE_URL that is the database cache (its table is made by the release step and bin/run);
 # Redis (`rediscache://…`) when set. A per-process cache with DEBUG off fails the deploy check.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The cache is an optimisation, never a dependency of a page: while Redis cannot be reached each process serves
+    # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py).
+    CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
 
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.

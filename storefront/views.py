@@ -29,9 +29,11 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 def readyz(request: HttpRequest) -> HttpResponse:
-    """Readiness: our database and cache answer. The provider's state is reported, never fails it: a provider
-    outage must not take every instance out of the load balancer (pages that need no provider still work)."""
+    """Readiness: our database answers. The cache is reported "degraded" while Redis is away (pages still answer
+    from each process's memory) without failing it, and the provider's state is reported, never fails it: neither
+    outage must take every instance out of the load balancer."""
     checks = {"database": database_state(), "cache": cache_state()}
-    ready = all(value == "ok" for value in checks.values())
-    body = {"status": "ok" if ready else "unavailable", "checks": checks, "provider": provider_states()}
+    ready = checks["database"] == "ok" and checks["cache"] in ("ok", "degraded")
+    status = "unavailable" if not ready else "ok" if checks["cache"] == "ok" else "degraded"
+    body = {"status": status, "checks": checks, "provider": provider_states()}
     return JsonResponse(body, status=200 if ready else 503)

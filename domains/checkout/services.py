@@ -43,6 +43,7 @@ from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.money import Money, format_money
 from pricing.quotes import price_book, requote
+from storefront.claims import claim_once
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError, MetaSearchResult, gateway
 from storefront.legal import legal_versions_current
@@ -383,7 +384,7 @@ def _enqueue_placing(
     placing[str(checkout_id)] = sorted(reviewed)
     session[PLACING_KEY] = dict(list(placing.items())[-PLACINGS_KEPT:])
     session.pop(SESSION_KEY, None)
-    if cache.add(f"checkout-placed:{checkout_id}", 1, PLACE_DEDUP_SECONDS):
+    if claim_once(key=f"checkout-placed:{checkout_id}", seconds=PLACE_DEDUP_SECONDS):
         transaction.on_commit(
             lambda: place_checkout.enqueue(
                 customer_pk=customer.pk, checkout_id=str(checkout_id), lines=reviewed, order_url=done_url
