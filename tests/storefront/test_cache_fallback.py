@@ -17,6 +17,7 @@ from django.test import override_settings
 from bench.redis_server import RedisServer
 from storefront import cache as fallback
 from storefront.models import OneTimeClaim
+from tests.accounts.conftest import VALID
 from tests.conftest import CUSTOMER_PASSWORD, signup_customer
 
 pytestmark = pytest.mark.django_db
@@ -128,18 +129,5 @@ def test_every_page_a_customer_uses_answers_with_redis_away(redis_away, client, 
     assert client.get("/orders/").status_code == 200
     assert client.post("/accounts/panel/").status_code in (302, 303)
     client.post("/accounts/logout/")
-    signup = {
-        "name": "Grace Hopper",
-        "company": "",
-        "address": "1 Navy Yard",
-        "city": "Arlington",
-        "state": "Virginia",
-        "country": "US",
-        "zipcode": "22202",
-        "country_code": "1",
-        "phone": "7035550100",
-        "email": "grace-away@example.org",
-        "password": "Engine#1843x",
-        "password2": "Engine#1843x",
-    }
+    signup = {**VALID, "email": "grace-away@example.org"}
     assert client.post("/accounts/signup/", signup).status_code == 302
