@@ -168,10 +168,12 @@ def _renewals(env: dict[str, str], order_id: int) -> dict[str, object]:
 import json
 from domains.models import Order, Renewal
 from domains.orders.services import order_fetch
+from storefront.models import OutgoingEmail
 order = Order.objects.get(order_id={order_id})
 current = order_fetch(order=order)
+emailed = OutgoingEmail.objects.filter(key__startswith="renewal:", sent_at__isnull=False).count()
 print(json.dumps({{"renewed": Renewal.objects.filter(status="renewed").count(), "rows": Renewal.objects.count(),
-    "expiry": current.expiry_timestamp, "emailed": Renewal.objects.filter(emailed_at__isnull=False).count()}}))
+    "expiry": current.expiry_timestamp, "emailed": emailed}}))
 """
     return json.loads(_shell(env, code))
 
