@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from allauth.account.signals import email_confirmed
+from allauth.account.signals import email_confirmed, password_reset
 from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
@@ -15,6 +15,7 @@ from accounts import services
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
 from accounts.notices import security_notice
+from accounts.signin_limits import signin_limits_clear
 from accounts.tasks import provider_signup_retry
 from storefront.background import retry_delay
 from storefront.gateway import GatewayError, RateLimited, Unavailable
@@ -53,3 +54,10 @@ def notice_of_a_new_browser(sender: Any, request: Any, user: Any, **kwargs: Any)
     if str(user.pk) not in known_browser_users(request) and not getattr(request, "signing_up", False):
         security_notice(request=request, what="new_browser", user=user)
     request.known_browser_add = user.pk
+
+
+@receiver(password_reset)
+def signin_limits_reset(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """A successful password reset proves the owner: their account's failed sign-ins start again from zero."""
+    if request is not None:
+        signin_limits_clear(request=request, user=user)

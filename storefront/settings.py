@@ -5,6 +5,7 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 import logging
+import re
 from decimal import Decimal, InvalidOperation
 from email.utils import getaddresses
 from pathlib import Path
@@ -192,10 +193,22 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
 # Email subjects start with "[STORE_NAME] " (accounts/adapter.py); the authenticator app's label is set below.
-# Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
-# failures, not a lock; a successful password reset clears the account's count.
+# Failed sign-ins (wrong passwords and two-factor codes) are limited by accounts/signin_limits.py, so that an attacker
+# cannot lock the owner out: per address (`/ip`) and per account and address (`/key`), and per account from every
+# address, far higher, which slows (one try a minute per address) rather than locks, and emails the owner and staff.
+# allauth's own `login_failed` limit is off: these replace it. allauth's syntax: amount/period[/per].
+RATE_LIMIT_LOGIN_FAILED = env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key")
+RATE_LIMIT_LOGIN_ACCOUNT = env.str("RATE_LIMIT_LOGIN_ACCOUNT", default="100/15m")
+for _name, _rates in (
+    ("RATE_LIMIT_LOGIN_FAILED", RATE_LIMIT_LOGIN_FAILED),
+    ("RATE_LIMIT_LOGIN_ACCOUNT", RATE_LIMIT_LOGIN_ACCOUNT),
+):
+    if not all(re.fullmatch(r"\s*\d+/\d*[smhd]?(/(ip|key))?\s*", part) for part in _rates.split(",") if part.strip()):
+        raise ImproperlyConfigured(
+            f"{_name} must be rates like 20/15m/ip,5/15m/key (amount/period with s, m, h or d; per ip or key)."
+        )
 ACCOUNT_RATE_LIMITS = {
-    "login_failed": env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key"),
+    "login_failed": "",
     "login": "30/m/ip",
     "confirm_email": "1/3m/key",
     "reset_password": "20/m/ip,5/5m/key",
@@ -205,6 +218,8 @@ ACCOUNT_RATE_LIMITS = {
     "reauthenticate": "10/5m/user",
 }
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
+# The two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py), not allauth's lockout.
+MFA_FORMS = {"authenticate": "accounts.forms.LimitedAuthenticateForm"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 # A code from the authenticator's previous or next 30-second window is accepted too (RFC 6238's allowance for
 # clocks and typing): with none, a code typed as its window closes is refused though the customer did nothing wrong.
