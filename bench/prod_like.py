@@ -297,6 +297,8 @@ def _renew_replay(
     before = _renewals(env, order_id)
     confirmation = browser.post(f"/orders/{order_id}/renew/", form)
     report.check("Confirm the renewal" in confirmation.text, "the renew form's first step shows no confirmation")
+    # The confirmation's button sends the price it showed (none here: this store has no price list synced).
+    form["price_shown"] = dict(re.findall(r'name="(\w+)" value="([^"]*)"', confirmation.text)).get("price_shown", "")
     with ThreadPoolExecutor(RENEW_REPLAYS) as pool:
         answers = list(
             pool.map(

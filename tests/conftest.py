@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,18 +38,7 @@ if TYPE_CHECKING:
     from accounts.models import Customer
 
 ROOT = Path(__file__).resolve().parent.parent
-CUSTOMER_PASSWORD = "Checkout#Pass9"
-CONTACT = {
-    "name": "Ada Lovelace",
-    "company": "Analytical Engines",
-    "address": "12 St James's Square",
-    "city": "London",
-    "state": "England",
-    "country": "GB",
-    "zipcode": "SW1Y 4JH",
-    "country_code": "44",
-    "phone": "2079460000",
-}
+CUSTOMER_PASSWORD = "Checkout#Pass9"  # the `customer` fixture's
 
 
 def _post_as_a_browser_form(original: Any) -> Any:
@@ -210,18 +198,30 @@ def provider_calls(fake_gateway) -> CallLog:
     return CallLog(fake_gateway)
 
 
-def signup_customer(*, email: str = "", password: str = CUSTOMER_PASSWORD, **contact: Any) -> Customer:
-    """A storefront customer (User + Customer) signed up at the provider `gateway()` reaches: the in-memory fake
-    under `fake_gateway`, the sandbox under `sandbox_url`."""
-    from django.contrib.auth import get_user_model
+def _provider_set_up(request: pytest.FixtureRequest) -> None:
+    """The provider this test talks to, set up before anyone signs up at it: the sandbox when the test uses it
+    (`sandbox_url`, or a fixture built on it: `priced`, `sandbox_seeded`…), else the in-memory one (`fake_gateway`)."""
+    request.getfixturevalue("sandbox_url" if "sandbox_url" in request.fixturenames else "fake_gateway")
 
-    from accounts.models import Customer
 
-    details = {**CONTACT, **contact}
-    email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.org"
-    created = gateway().customer_signup(email=email, password=password, **details)
-    user = get_user_model().objects.create_user(username=email, email=email, password=password)
-    return Customer.objects.create(user=user, customer_id=created.customer_id, **details)
+@pytest.fixture
+def customer(request: pytest.FixtureRequest, db: None) -> Customer:
+    """The test's customer (tests/factories.py CustomerFactory), signed up at the provider the test uses, as the
+    signup form does: the in-memory one, or the sandbox when the test uses it. Signs in with CUSTOMER_PASSWORD."""
+    from tests.factories import CustomerFactory  # after Django is set up
+
+    _provider_set_up(request)
+    return CustomerFactory.create(at_provider=True, password=CUSTOMER_PASSWORD)
+
+
+@pytest.fixture
+def other_customer(request: pytest.FixtureRequest, db: None) -> Customer:
+    """A second customer at the same provider: the one whose domains, checkouts and receipts `customer` must never
+    reach."""
+    from tests.factories import CustomerFactory  # after Django is set up
+
+    _provider_set_up(request)
+    return CustomerFactory.create(at_provider=True, name="Alan Turing")
 
 
 def _sandbox_env(database: Path) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+from decimal import Decimal
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
@@ -70,3 +71,14 @@ STRIPE_READ_TIMEOUT = 2.0
 # The checkout tests that predate payments register straight away, as a store with PAYMENTS_DISABLED=true does;
 # the payment tests switch payments on with the `stripe_sandbox` fixture.
 PAYMENTS_DISABLED = True
+
+# The store sells with a markup, as every real store does: with none, retail equals cost, and a charge taken at cost
+# (a renewal charged the provider's price) looked right to every test. A fixed amount per year rather than a
+# percentage, so retail differs from cost for every operation and term, a free first year included; and 1.50 rather
+# than a round 1.00: the demo catalogue's costs end in .99 a year, a step of 1.00 apart (.com 12.99, .net 13.99),
+# so with 1.00 one TLD's retail price would read as the next one's cost on a page listing both. Prices stay easy to
+# compute in a test: cost + 1.50 a year (.com: $14.49 first year, then $16.49/yr). Tests of the pricing mechanics
+# state their own rule (tests/pricing/conftest.py `markup`), never this one.
+PRICE_MARKUP_PERCENT = Decimal("0")
+PRICE_MARKUP_FIXED = Decimal("1.50")
+PRICE_ROUNDING = "none"

@@ -27,7 +27,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from accounts.models import Customer
 from domains.models import Order, Registration
 from storefront.gateway import gateway
-from tests.conftest import CUSTOMER_PASSWORD, signup_customer
+from tests.conftest import CUSTOMER_PASSWORD
 from tests.factories import RegistrationFactory
 
 pytestmark = pytest.mark.django_db
@@ -157,14 +157,14 @@ def _targets(customer: Customer) -> Target:
 
 
 @pytest.fixture
-def owner(fake_priced) -> Customer:
-    return signup_customer()
+def owner(fake_priced, customer) -> Customer:
+    return customer
 
 
 @pytest.fixture
-def theirs(fake_priced) -> Target:
+def theirs(fake_priced, other_customer) -> Target:
     """Another customer's domain (DNS on) and checkout."""
-    return _targets(signup_customer(name="Alan Turing"))
+    return _targets(other_customer)
 
 
 @pytest.fixture

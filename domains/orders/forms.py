@@ -41,6 +41,8 @@ class RenewForm(forms.Form):
     )
     # Absent on the first step (which shows the price and the new expiry); set by the confirmation's button.
     confirm = forms.BooleanField(required=False)
+    # The price the confirmation showed: the renewal is made at that price or not at all.
+    price_shown = forms.DecimalField(required=False, max_digits=12, decimal_places=2, widget=forms.HiddenInput)
 
 
 class AutoRenewForm(forms.Form):

@@ -23,7 +23,7 @@ from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
-from pricing.money import Money
+from pricing.money import Money, format_money
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class RenewalAsked:
     duration: int
     shown_expiry_timestamp: int
     confirm: bool
+    price_shown: Decimal | None = None  # what the confirmation said it costs
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,10 @@ def renewal_request(
     currency = quote.retail.currency if quote else ""
     if not asked.confirm:
         return _to_confirm(order, asked, price=price, currency=currency)
+    if price != asked.price_shown:
+        # Prices moved between the two steps (a price sync, a new rule): nothing is renewed at a price the
+        # customer was not shown; the page shows today's, to confirm again.
+        raise renewals.RenewRefused(_price_moved(asked.price_shown, price, currency))
     request = renewals.RenewRequest(
         duration=asked.duration,
         shown_expiry_timestamp=asked.shown_expiry_timestamp,
@@ -105,6 +110,15 @@ def renewal_request(
             )
         )
     return Renewed(renewals.renewal_place(order=order, request=request))
+
+
+def _price_moved(shown: Decimal | None, now: Decimal | None, currency: str) -> str:
+    if shown is None or now is None:
+        return gettext("This renewal's price changed since it was shown, so nothing was renewed or charged.")
+    return gettext(
+        "The price of this renewal changed from %(old)s to %(new)s since it was shown, so nothing was renewed or "
+        "charged. Please check it and confirm again."
+    ) % {"old": format_money(Money(shown, currency)), "new": format_money(Money(now, currency))}
 
 
 def renewal_is_paid(price: Decimal | None) -> bool:

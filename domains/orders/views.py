@@ -202,6 +202,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         duration=form.cleaned_data["duration"],
         shown_expiry_timestamp=form.cleaned_data["expiry_timestamp"],
         confirm=form.cleaned_data["confirm"],
+        price_shown=form.cleaned_data["price_shown"],
     )
     try:
         step = renewal_request(

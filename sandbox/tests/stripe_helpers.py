@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import stripe
+from django.conf import settings
 from django.test import Client, override_settings
 
 from sandbox.stripe_api.models import Setup
@@ -83,15 +84,27 @@ def sdk(live_server, key: str = KEY) -> stripe.StripeClient:
     return stripe.StripeClient(key, base_addresses={"api": f"{live_server.url}/stripe"}, max_network_retries=0)
 
 
+CONTROL_URLCONFS = ("sandbox.tests.urls_with_control", "sandbox.tests.urls_with_webhook_receiver")
+
+
+def _control_call(method: str, path: str, body: dict | None) -> Any:
+    if method == "GET":
+        return Client().get(f"/_control/stripe/{path}", body or {})
+    return getattr(Client(), method.lower())(
+        f"/_control/stripe/{path}", json.dumps(body or {}), content_type="application/json"
+    )
+
+
 def control(method: str, path: str, body: dict | None = None, *, status: int = 200) -> Any:
-    """The test-only control endpoint (the tests' URLs mount it); the answer must have this status."""
-    with override_settings(ROOT_URLCONF="sandbox.tests.urls_with_control"):
-        if method == "GET":
-            response = Client().get(f"/_control/stripe/{path}", body or {})
-        else:
-            response = getattr(Client(), method.lower())(
-                f"/_control/stripe/{path}", json.dumps(body or {}), content_type="application/json"
-            )
+    """The test-only control endpoint (the tests' URLs mount it); the answer must have this status.
+
+    The URLs are swapped for the call only when the test's own do not mount it: settings are the whole process's,
+    and a delivery the live server receives meanwhile (another thread) must still find the webhook receiver."""
+    if settings.ROOT_URLCONF in CONTROL_URLCONFS:
+        response = _control_call(method, path, body)
+    else:
+        with override_settings(ROOT_URLCONF="sandbox.tests.urls_with_control"):
+            response = _control_call(method, path, body)
     assert response.status_code == status, response.content
     return response.json()
 

@@ -1,10 +1,12 @@
-"""The sandbox's URLs plus a webhook receiver, so a test can watch what the payment sandbox POSTs."""
+"""The sandbox's URLs with the control endpoint, plus a webhook receiver, so a test can watch what the payment sandbox
+POSTs. The control endpoint is here too, so that a test's control calls never swap the URLs while the live server
+is receiving a delivery (tests/stripe_helpers.control)."""
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
-from sandbox.urls import urlpatterns as served
+from sandbox.tests.urls_with_control import urlpatterns as served
 
 RECEIVED: list[tuple[str, str]] = []
 

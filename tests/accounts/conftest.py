@@ -1,4 +1,5 @@
-"""Fixtures of the account tests: valid signup details, the in-memory provider, customers of ours only."""
+"""Fixtures of the account tests: valid signup details, the in-memory provider, customers of ours only (the shared
+`customer`, tests/conftest.py, is also signed up at the provider)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,13 @@ from typing import Any
 import pytest
 
 from accounts.models import Customer
-from tests.factories import CustomerFactory, UserFactory
+from tests.factories import CONTACT, CustomerFactory
 from tests.fakes.gateway import FakeGateway
 
+# The signup form filled in as Ada would (the factories' contact details, without a company).
 VALID = {
-    "name": "Ada Lovelace",
+    **CONTACT,
     "company": "",
-    "address": "12 St James's Square",
-    "city": "London",
-    "state": "England",
-    "country": "GB",
-    "zipcode": "SW1Y 4JH",
-    "country_code": "44",
-    "phone": "2079460000",
     "email": "ada@example.org",
     "password": "Engine#1843x",
     "password2": "Engine#1843x",
@@ -35,10 +30,10 @@ def seeded(fake_priced) -> FakeGateway:
 
 @pytest.fixture
 def make_local_customer(db) -> Callable[..., Customer]:
-    """Customers of ours only (factories): their provider customer_id is one no provider was asked for."""
+    """Customers of ours only, with the email they sign in with (VALID's password): their provider customer_id is one
+    no provider was asked for, or the one given (None: a signup whose answer was lost)."""
 
-    def make(email: str = "", *, password: str = VALID["password"], customer_id: int | None = None, **fields: Any):
-        user = UserFactory(password=password, **({"email": email, "username": email.lower()} if email else {}))
-        return CustomerFactory(user=user, **({"customer_id": customer_id} if customer_id is not None else {}), **fields)
+    def make(email: str = "", *, password: str = VALID["password"], **fields: Any) -> Customer:
+        return CustomerFactory.create(password=password, **({"email": email} if email else {}), **fields)
 
     return make

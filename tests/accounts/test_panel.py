@@ -11,18 +11,7 @@ from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import connection
 
-from storefront.gateway import gateway
-
-from .conftest import VALID
-
 URL = "/accounts/panel/"
-
-
-@pytest.fixture
-def customer(seeded, make_local_customer):
-    """A customer that exists at the provider (the in-memory one) and with us, signed in."""
-    created = gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
-    return make_local_customer(VALID["email"], customer_id=created.customer_id)
 
 
 def _token(response) -> str:
@@ -53,20 +42,14 @@ def test_it_redirects_at_once_to_the_panel_with_a_fresh_token(client, customer, 
     assert "no-store" in first["Cache-Control"]
 
 
-@pytest.fixture
-def sandbox_customer(sandbox_seeded, make_local_customer):
-    """A customer of ours and of the sandbox's (over HTTP): the panel's link is followed to the sandbox's panel."""
-    created = gateway().customer_signup(**{k: v for k, v in VALID.items() if k != "password2"})
-    return make_local_customer(VALID["email"], customer_id=created.customer_id)
-
-
 @pytest.mark.django_db
-def test_the_link_signs_the_customer_in_at_the_panel_once(client, sandbox_customer):
-    client.force_login(sandbox_customer.user)
+def test_the_link_signs_the_customer_in_at_the_panel_once(client, sandbox_seeded, customer):
+    # `customer` is signed up at the sandbox here (over HTTP): the panel's link is followed to the sandbox's panel.
+    client.force_login(customer.user)
     location = client.post(URL)["Location"]
     panel = requests.get(location, timeout=10)
     assert panel.status_code == 200
-    assert "ada@example.org" in panel.text
+    assert customer.email in panel.text
     assert requests.get(location, timeout=10).status_code != 200  # works once
 
 

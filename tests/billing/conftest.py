@@ -5,7 +5,6 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.models import Customer
@@ -14,7 +13,6 @@ from billing.lines import DEFAULT_KIND, LineKind, LineToPay
 from billing.services import StartedPayment, payment_start
 from pricing.money import Money
 from tests.billing.fakes import REGISTRAR, FakeRegistrar
-from tests.domains.conftest import CONTACT
 from tests.stripe_control import SignedEvent
 
 LINES = [
@@ -38,21 +36,6 @@ def registrar(monkeypatch) -> Iterator[FakeRegistrar]:
     )
     yield REGISTRAR
     REGISTRAR.reset()
-
-
-def _customer(email: str) -> Customer:
-    user = get_user_model().objects.create_user(username=email, email=email, password="Billing#Pass9")
-    return Customer.objects.create(user=user, customer_id=80_000 + user.pk, **CONTACT)
-
-
-@pytest.fixture
-def customer(db) -> Customer:
-    return _customer(f"payer-{uuid.uuid4().hex[:8]}@example.org")
-
-
-@pytest.fixture
-def other_customer(db) -> Customer:
-    return _customer(f"other-{uuid.uuid4().hex[:8]}@example.org")
 
 
 @pytest.fixture

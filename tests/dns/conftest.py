@@ -1,5 +1,6 @@
-"""Fixtures of the DNS editor tests: customers signed up at the in-memory provider (tests/fakes/gateway.py), their
-registered domains and the local Order rows. `provider_calls` (tests/conftest.py) logs the provider's calls."""
+"""Fixtures of the DNS editor tests: domains registered at the in-memory provider (tests/fakes/gateway.py) for the
+shared `customer` (tests/conftest.py) and for another, and the local Order rows. `provider_calls`
+(tests/conftest.py) logs the provider's calls."""
 
 from __future__ import annotations
 
@@ -13,23 +14,7 @@ from django.urls import reverse
 from accounts.models import Customer
 from domains.models import Order
 from storefront.gateway import RecordType, gateway
-from tests.conftest import signup_customer
 from tests.fakes.gateway import FakeGateway, FakeRecord
-
-PASSWORD = "Zones#Pass9"
-
-
-CONTACT = {
-    "name": "Radia Perlman",
-    "company": "",
-    "address": "3 Spanning Tree Way",
-    "city": "Boston",
-    "state": "Massachusetts",
-    "country": "US",
-    "zipcode": "02110",
-    "country_code": "1",
-    "phone": "6175550100",
-}
 
 
 def register(customer: Customer, domain_name: str) -> Order:
@@ -65,12 +50,7 @@ def demo_partner(fake_gateway, db) -> FakeGateway:
 
 
 @pytest.fixture
-def customer(demo_partner) -> Customer:
-    return signup_customer(email=f"dns-{uuid.uuid4().hex[:8]}@example.org", password=PASSWORD, **CONTACT)
-
-
-@pytest.fixture
-def order(customer) -> Order:
+def order(demo_partner, customer) -> Order:
     """A registered domain whose DNS is not active yet."""
     return register(customer, unique_domain())
 
@@ -84,10 +64,9 @@ def active_order(order) -> Order:
 
 
 @pytest.fixture
-def other_order(demo_partner) -> Order:
+def other_order(demo_partner, other_customer) -> Order:
     """Another customer's domain, with DNS active: ours must never reach it."""
-    other = signup_customer(email=f"other-{uuid.uuid4().hex[:8]}@example.org", password=PASSWORD, **CONTACT)
-    theirs = register(other, unique_domain("theirs"))
+    theirs = register(other_customer, unique_domain("theirs"))
     gateway().dns_activate(order_id=theirs.order_id)
     theirs.dns_active = True
     theirs.save(update_fields=["dns_active"])

@@ -1,8 +1,8 @@
-"""Fixtures of the domains tests: the in-memory provider with the demo catalogue, customers signed up at it, a
-cart helper.
+"""Fixtures of the domains tests: the in-memory provider with the demo catalogue priced, a cart helper.
 
-`customer` and `other_customer` are storefront customers (User + accounts.Customer) with a provider customer_id
-from the fake (`seeded_partner` is the fake itself: arrange it, script its failures, read its `calls`).
+`customer` and `other_customer` are the shared ones (tests/conftest.py), signed up at the provider the test uses;
+here `customer` comes with the demo catalogue priced (`seeded_partner` is the fake itself: arrange it, script its
+failures, read its `calls`; a module that tests the HTTP boundary overrides it with the sandbox).
 `provider_calls` (tests/conftest.py) is the fake's call log from the moment a test asks for it.
 """
 
@@ -18,7 +18,6 @@ from django.core import mail
 
 from accounts.models import Customer
 from domains.cart.basket import CartLine
-from tests.conftest import CONTACT, CUSTOMER_PASSWORD, signup_customer  # noqa: F401 - shared with the domain tests
 from tests.fakes.gateway import FakeGateway
 from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory, for tests that price
 
@@ -26,18 +25,14 @@ from tests.pricing.conftest import costs  # noqa: F401 - the cost-table factory,
 @pytest.fixture
 def seeded_partner(fake_priced) -> FakeGateway:
     """The in-memory provider (tests/fakes/gateway.py) with the sandbox's demo catalogue, and our cost table synced
-    from its price list (retail prices at the default markup: none in the tests' settings)."""
+    from its price list (retail prices at the default markup: cost + 1.50 per year in the tests' settings)."""
     return fake_priced
 
 
 @pytest.fixture
-def customer(seeded_partner) -> Customer:
-    return signup_customer()
-
-
-@pytest.fixture
-def other_customer(seeded_partner) -> Customer:
-    return signup_customer(name="Alan Turing")
+def customer(seeded_partner, customer) -> Customer:
+    """The shared `customer`, with the catalogue priced first: the domain tests search, buy and renew."""
+    return customer
 
 
 def register_calls(calls: Iterable[tuple[str, dict[str, Any]]], domain_name: str | None = None) -> int:
@@ -47,17 +42,17 @@ def register_calls(calls: Iterable[tuple[str, dict[str, Any]]], domain_name: str
 
 
 def line(domain_name: str, **fields: Any) -> CartLine:
-    """A cart line at the demo catalogue's .com retail price (no markup in the tests' settings) unless told
-    otherwise; `price` is the total for the line's term."""
+    """A cart line at the demo catalogue's .com retail price unless told otherwise (its cost, 12.99 then 14.99/yr,
+    plus the tests' default markup of 1.50 per year); `price` is the total for the line's term."""
     values: dict[str, Any] = {
         "domain_name": domain_name,
         "duration": 1,
         "currency": "USD",
-        "price": Decimal("12.99"),
-        "renew": Decimal("14.99"),
+        "price": Decimal("14.49"),
+        "renew": Decimal("16.49"),
         "terms": (1, 2, 3, 5, 10),
         "min_term": 1,
-        "text": "$12.99 first year, then $14.99/yr",
+        "text": "$14.49 first year, then $16.49/yr",
     }
     values.update(fields)
     return CartLine(**values)

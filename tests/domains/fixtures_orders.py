@@ -14,9 +14,8 @@ from django.utils import timezone
 from accounts.models import Customer
 from domains.models import Order
 from storefront.gateway import gateway
+from tests.conftest import CUSTOMER_PASSWORD
 from tests.fakes.gateway import FakeGateway, FakeOrder
-
-PASSWORD = "Orders#Pass9"
 
 
 class ProviderOrders:
@@ -49,14 +48,12 @@ def provider_orders(seeded_partner) -> ProviderOrders:
 
 @pytest.fixture
 def password() -> str:
-    """The password of `customer` once signed in through `signed_in`."""
-    return PASSWORD
+    """The password of `customer` (tests/conftest.py), for the pages that ask for it again."""
+    return CUSTOMER_PASSWORD
 
 
 @pytest.fixture
 def signed_in(client, customer):
-    """The test client signed in as `customer`, whose password is PASSWORD."""
-    customer.user.set_password(PASSWORD)
-    customer.user.save()
+    """The test client signed in as `customer`."""
     client.force_login(customer.user)
     return client

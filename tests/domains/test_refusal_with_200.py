@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from storefront.gateway import ResellerGateway
 from tests.domains.fixtures_orders import ProviderOrders
+from tests.domains.orders.test_order_renew import price_shown
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,7 +60,7 @@ def test_a_renewal_refused_with_200_never_says_renewed(signed_in, customer, prov
     token = signed_in.session["renew_tokens"][str(order.order_id)][-1]
     refuse_with_200["/domains/renew"] = "Failed to renew the domain order"
     shown = int(before.timestamp())
-    form = {"duration": 1, "renew_token": token, "expiry_timestamp": shown, "confirm": "on"}
+    form = {"duration": 1, "renew_token": token, "expiry_timestamp": shown, "confirm": "on", **price_shown(order, 1)}
 
     response = signed_in.post(reverse("order_renew", args=[order.order_id]), form, follow=True)
 

@@ -8,12 +8,12 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from django.test import override_settings
 
 from domains.models import Registration
 from pricing.models import CostPrice
 from pricing.sync import prices_sync
 from tests.domains.conftest import cart_of, register_calls, wait_for_mail
+from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -68,7 +68,7 @@ def test_every_page_shows_the_retail_price_and_never_the_providers(client, custo
     set_com_cost(fake_gateway, "10.00")
     name = fresh()
 
-    with override_settings(PRICE_MARKUP_PERCENT=Decimal("20"), PRICE_ROUNDING=rounding):
+    with markup(percent="20", rounding=rounding):
         pages = buy_through_every_page(client, name)
 
     assert f"{retail}/yr" in row_of(pages["search"], name)  # our own text: first year and renewal alike
@@ -90,18 +90,18 @@ def test_a_new_cost_shows_after_the_sync_and_the_checkout_requotes_a_line_that_w
     client.force_login(customer.user)
     name = fresh()
     client.post("/cart/add/", {"domain_name": name})
-    assert cart_of(client)[name]["price"] == "12.99"
+    assert cart_of(client)[name]["price"] == "14.49"  # .com's cost, 12.99, plus 1.50
 
     fake_gateway.set_price("com", register="20.00", renew="20.00")
     # Until the sync runs, our table (and so every page) keeps the last prices.
-    assert "$12.99 first year" in client.get("/search/", {"q": name}).content.decode()
+    assert "$14.49 first year" in client.get("/search/", {"q": name}).content.decode()
     assert prices_sync().ok
 
-    assert "$20.00/yr" in row_of(client.get("/search/", {"q": name}).content.decode(), name)
+    assert "$21.50/yr" in row_of(client.get("/search/", {"q": name}).content.decode(), name)  # 20.00 + 1.50
     html = client.get("/checkout/").content.decode()
-    assert f"The price of {name} for 1 year changed from $12.99 to $20.00." in html
-    assert "Buy now · $20.00" in html
-    assert cart_of(client)[name]["price"] == "20.00"
+    assert f"The price of {name} for 1 year changed from $14.49 to $21.50." in html
+    assert "Buy now · $21.50" in html
+    assert cart_of(client)[name]["price"] == "21.50"
 
 
 def test_a_cost_rising_past_the_reviewed_price_stops_the_buy_and_shows_the_new_price(
@@ -117,8 +117,8 @@ def test_a_cost_rising_past_the_reviewed_price_stops_the_buy_and_shows_the_new_p
 
     html = response.content.decode()
     assert response.redirect_chain[-1][0] == "/checkout/"
-    assert f"The price of {name} for 1 year changed from $12.99 to $20.00." in html
-    assert "Buy now · $20.00" in html
+    assert f"The price of {name} for 1 year changed from $14.49 to $21.50." in html
+    assert "Buy now · $21.50" in html
     assert register_calls(provider_calls) == 0
     assert not Registration.objects.filter(domain_name=name).exists()
 
@@ -134,9 +134,9 @@ def test_a_cost_falling_keeps_the_reviewed_price_at_buy(client, customer, fake_g
 
     registration = Registration.objects.get(domain_name=name)
     assert registration.status == Registration.Status.REGISTERED
-    assert registration.total_price == Decimal("12.99")  # what was reviewed is what is charged
+    assert registration.total_price == Decimal("14.49")  # what was reviewed is what is charged
     assert registration.cost_price == Decimal("5.00")
-    assert registration.margin.amount == Decimal("7.99")
+    assert registration.margin.amount == Decimal("9.49")
 
 
 def test_premium_and_unpriced_rows_have_no_buy_button(client, seeded_partner):

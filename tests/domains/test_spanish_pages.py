@@ -84,7 +84,8 @@ def test_cart_shows_spanish_words_and_money(in_spanish, seeded_partner):
     assert response.status_code in (302, 303)
     page = spanish_page(in_spanish, "/cart/")
     assert "bluebird.com" in page
-    assert "12,99\xa0US$" in html.unescape(page) and "$12.99" not in page
+    # .com's retail price (12.99 + 1.50), written the Spanish way.
+    assert "14,49\xa0US$" in html.unescape(page) and "$14.49" not in page
     assert english_left(page) == []
 
 

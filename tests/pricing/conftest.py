@@ -1,13 +1,24 @@
-"""Factories for the cost table, and a fake provider price list for the sync's failure cases."""
+"""Factories for the cost table, a fake provider price list for the sync's failure cases, and the default rule as a
+pricing test states it (`markup`)."""
 
 from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from pricing.models import CostPrice, Tld
 from storefront.gateway import PriceList, TldPrices, Unavailable
+
+
+def markup(*, percent: str = "0", fixed: str = "0", rounding: str = "none") -> override_settings:
+    """The store's default rule (PRICE_MARKUP_*), stated whole by a test of the pricing itself instead of taken from
+    the suite's settings (a markup of 1.50 a year): `@markup()` is no markup at all, so retail equals cost;
+    `@markup(percent="20")` is 20 % and nothing else."""
+    return override_settings(
+        PRICE_MARKUP_PERCENT=Decimal(percent), PRICE_MARKUP_FIXED=Decimal(fixed), PRICE_ROUNDING=rounding
+    )
 
 
 def tld_prices(

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync
 from pricing.quotes import retail_price
-from tests.pricing.conftest import price_list, tld_prices
+from tests.pricing.conftest import markup, price_list, tld_prices
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +114,7 @@ def test_the_refresh_needs_the_permission(client, provider):
     assert provider.calls == 0
 
 
+@markup()
 @override_settings(STORE_CURRENCY="EUR")
 def test_staff_are_told_to_set_the_rate_and_can_set_it(staff_client, costs):
     costs("com", register={1: "10.00"})
@@ -154,7 +155,7 @@ def test_staff_see_which_tlds_are_sold_and_their_costs(staff_client, costs):
     assert "12.99" in detail
 
 
-@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+@markup(percent="20")
 def test_the_cost_table_shows_the_retail_price_and_margin(staff_client, costs, django_assert_max_num_queries):
     costs("com", register={1: "12.99"}, renew={1: "14.99"})
     costs("biz", sold=False, register={1: "9.99"})

@@ -8,6 +8,7 @@ from django.test import override_settings
 from pricing.models import ExchangeRate, Operation, Tld
 from pricing.money import Money
 from pricing.quotes import requote, retail_price
+from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ def usd(amount: str) -> Money:
     return Money(Decimal(amount), "USD")
 
 
-@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+@markup(percent="20")
 def test_a_quote_stands_while_the_cost_allows_it(costs):
     costs("com", register={1: "12.99"})
     quoted = retail_price(tld="com", operation=Operation.REGISTER, years=1).retail  # 15.59
@@ -29,7 +30,7 @@ def test_a_quote_stands_while_the_cost_allows_it(costs):
     assert result.quote.retail == usd("16.80")
 
 
-@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+@markup(percent="20")
 def test_a_quote_that_would_now_lose_money_is_replaced(costs):
     costs("com", register={1: "12.99"})
     quoted = retail_price(tld="com", operation=Operation.REGISTER, years=1).retail
@@ -53,6 +54,7 @@ def test_a_tld_dropped_since_the_quote(costs):
     assert result.reason == ".com is not for sale right now."
 
 
+@markup()
 @override_settings(STORE_CURRENCY="EUR")
 def test_a_quote_in_another_currency_does_not_stand(costs):
     costs("com", register={1: "10.00"})

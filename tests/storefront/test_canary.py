@@ -121,8 +121,9 @@ def test_no_secret_appears_in_logs_or_responses(canary_key, secrets_seen, caplog
         "renew_token": _hidden(detail.content.decode(), "renew_token"),
         "expiry_timestamp": _hidden(detail.content.decode(), "expiry_timestamp"),
     }
-    visit("post", f"/orders/{order.order_id}/renew/", renew_form)  # the confirmation step
-    visit("post", f"/orders/{order.order_id}/renew/", {**renew_form, "confirm": "on"})
+    confirmation = visit("post", f"/orders/{order.order_id}/renew/", renew_form)  # the confirmation step
+    shown = dict(HIDDEN.findall(confirmation.content.decode())).get("price_shown", "")  # none without prices
+    visit("post", f"/orders/{order.order_id}/renew/", {**renew_form, "confirm": "on", "price_shown": shown})
     asked = visit("post", f"/orders/{order.order_id}/transfer-code/")  # re-authentication first
     visit("post", asked["Location"], {"password": "Wrong*Pass1"})
     code_page = visit("post", asked["Location"], {"password": PASSWORD}, follow=True)

@@ -16,7 +16,7 @@ from django.test import Client
 
 from domains.models import Order, Registration
 from storefront.gateway import Unauthorized, Unavailable, gateway
-from tests.domains.conftest import CUSTOMER_PASSWORD, signup_customer
+from tests.conftest import CUSTOMER_PASSWORD
 from tests.fakes.gateway import FakeGateway
 
 MESSAGES = (
@@ -67,8 +67,7 @@ class World:
 
 
 @pytest.fixture
-def world(fake_priced) -> World:
-    customer = signup_customer()
+def world(fake_priced, customer) -> World:
     assert customer.customer_id is not None
     label = f"matrix{uuid.uuid4().hex[:8]}"
     registered = gateway().domain_register(customer_id=customer.customer_id, domain_name=f"{label}.com", duration=1)

@@ -4,6 +4,7 @@ the daily job runs; a declined charge renews nothing, tells the customer and sta
 from __future__ import annotations
 
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.core import mail
@@ -16,6 +17,7 @@ from domains.models import Order, Renewal
 from domains.orders.auto_renew import auto_renew_checkout_id
 from domains.orders.services import order_fetch, renew_quote
 from domains.orders.tasks import auto_renew_domains, send_renewal_reminders
+from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.orders.test_order_renew import confirm, open_page, renew_calls, years_later
 
@@ -56,7 +58,9 @@ def test_an_auto_renew_domain_is_charged_and_renewed_once_when_the_job_runs_twic
 ):
     order = due_on_auto_renew
     before = provider_orders.at_provider(order).expires_at
-    price = renew_quote(domain_name=order.domain_name, years=1).retail
+    # The retail price of a year: the demo catalogue's .com renewal cost, 14.99, plus the store's 1.50 a year.
+    price = Decimal("16.49")
+    assert renew_quote(domain_name=order.domain_name, years=1).cost == Money(Decimal("14.99"), "USD")
     provider_calls.clear()
 
     auto_renew_domains.enqueue()
@@ -66,18 +70,26 @@ def test_an_auto_renew_domain_is_charged_and_renewed_once_when_the_job_runs_twic
     assert provider_orders.at_provider(order).expires_at == years_later(before, 1)
     checkout_id = auto_renew_checkout_id(order=order, expiry_timestamp=int(before.timestamp()))
     payment = Payment.objects.get(checkout_id=checkout_id)
-    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, price.amount)
+    assert (payment.status, payment.amount_authorised, payment.amount_captured) == (
+        Payment.Status.CAPTURED,
+        price,
+        price,
+    ), "the saved card was not charged the retail renewal price"
     intent = stripe_sandbox.stored(payment.stripe_payment_intent_id)
-    assert (intent["amount_received"], intent["capture_method"]) == (int(price.amount * 100), "manual")
+    assert (intent["amount_received"], intent["capture_method"]) == (1649, "manual")
     created = [c for c in stripe_sandbox.calls("/v1/payment_intents") if c["path"].endswith("/payment_intents")]
     assert [c["status"] for c in created] == [200]  # one off-session charge, whatever the runs
-    assert Renewal.objects.get(token=checkout_id).status == Renewal.RENEWED
+    renewal = Renewal.objects.get(token=checkout_id)
+    assert (renewal.status, renewal.price, renewal.cost_price) == (Renewal.RENEWED, price, Decimal("14.99"))
+    assert payment.receipt.amount == price
     # The customer gets the renewal's confirmation and its receipt, once each; nobody gets a failure.
     assert sorted((m.to, m.subject.split()[0]) for m in mail.outbox) == [
         ([order.customer.email], "Your"),
         ([order.customer.email], order.domain_name),
     ]
-    assert "receipt" in next(m.subject for m in mail.outbox if m.subject.startswith("Your"))
+    receipt_mail = next(m for m in mail.outbox if m.subject.startswith("Your"))
+    assert "receipt" in receipt_mail.subject
+    assert f"{order.domain_name}, renewal for 1 year: $16.49" in receipt_mail.body
     order.refresh_from_db()
     assert order.auto_renew and order.auto_renew_failed_at is None
 

@@ -47,7 +47,7 @@ def test_a_lost_answer_is_reconciled_with_nobody_looking(customer):
     assert gateway().listed_orders(name) == 1
     [message] = mail.outbox
     assert message.to == [customer.email]
-    assert f"- {name} (1 year, $12.99): Registered." in message.body
+    assert f"- {name} (1 year, $14.49): Registered." in message.body
 
 
 def test_an_unknown_line_is_held_for_hours_then_declared_and_flips_back_when_the_listing_shows_it(customer):

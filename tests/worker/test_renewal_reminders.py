@@ -38,7 +38,8 @@ def test_a_domain_30_days_from_expiry_gets_exactly_one_reminder_even_when_the_jo
     assert message.to == [customer.email]
     assert message.subject == "reminded.com expires in 30 days"
     assert f"Renew it here: https://shop.example/orders/{order.order_id}/" in message.body
-    assert "Renewal: $14.99 per year." in message.body  # the demo catalogue's .com renewal, as the order page
+    # The demo catalogue's .com renewal at our retail price (14.99 + 1.50), as the order page shows it.
+    assert "Renewal: $16.49 per year." in message.body
     assert RenewalReminder.objects.get().days_before == 30
 
 

@@ -21,12 +21,12 @@ def test_it_shows_an_empty_cart(client):
 
 
 def test_it_shows_the_price_text_renewal_and_the_total_for_the_term(client):
-    put_in_cart(client, line("brand.com", duration=3, price=Decimal("42.97")))
+    put_in_cart(client, line("brand.com", duration=3, price=Decimal("47.47")))
     html = client.get("/cart/").content.decode()
     assert "brand.com" in html
-    assert "$12.99 first year, then $14.99/yr" in html
-    assert "$14.99/yr" in html  # renewal
-    assert "<dt>Total for 3 years</dt><dd>$42.97</dd>" in html  # the quoted total, as shown when it was added
+    assert "$14.49 first year, then $16.49/yr" in html
+    assert "$16.49/yr" in html  # renewal
+    assert "<dt>Total for 3 years</dt><dd>$47.47</dd>" in html  # the quoted total, as shown when it was added
 
 
 def test_a_line_that_costs_nothing_shows_as_free(client):
@@ -39,12 +39,12 @@ def test_a_line_that_costs_nothing_shows_as_free(client):
 def test_the_cart_total_adds_up_every_line(client):
     put_in_cart(
         client,
-        line("brand.com", duration=2, price=Decimal("27.98")),
-        line("brand.shop", duration=1, price=Decimal("0.00"), renew=Decimal("29.99")),
-        line("brand.xyz", duration=1, price=Decimal("2.99"), renew=Decimal("12.99")),
+        line("brand.com", duration=2, price=Decimal("30.98")),
+        line("brand.shop", duration=1, price=Decimal("1.50"), renew=Decimal("31.49")),
+        line("brand.xyz", duration=1, price=Decimal("4.49"), renew=Decimal("14.49")),
     )
     html = client.get("/cart/").content.decode()
-    assert "<strong>$30.97</strong>" in html
+    assert "<strong>$36.97</strong>" in html
 
 
 def test_totals_use_decimal_arithmetic(client):
@@ -62,7 +62,7 @@ def test_every_duration_field_has_a_label_and_the_page_has_csrf(client):
 
 
 def test_only_the_terms_sold_from_the_minimum_can_be_chosen(client):
-    put_in_cart(client, line("brand.ai", duration=2, min_term=2, terms=(2, 3, 5, 10), price=Decimal("159.98")))
+    put_in_cart(client, line("brand.ai", duration=2, min_term=2, terms=(2, 3, 5, 10), price=Decimal("162.98")))
     html = client.get("/cart/").content.decode()
     assert '<option value="1"' not in html
     assert '<option value="4"' not in html  # not priced for four years

@@ -9,6 +9,7 @@ import pytest
 from domains.cart.basket import MAX_LINES
 from storefront.gateway import Unavailable
 from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
 
@@ -27,11 +28,11 @@ def test_it_adds_an_available_domain_with_its_prices(client, seeded_partner):
     assert cart_of(client)[name] == {
         "duration": 1,
         "currency": "USD",
-        "price": "12.99",
-        "renew": "14.99",
+        "price": "14.49",
+        "renew": "16.49",
         "terms": [1, 2, 3, 5, 10],
         "min_term": 1,
-        "text": "$12.99 first year, then $14.99/yr",
+        "text": "$14.49 first year, then $16.49/yr",
     }
 
 
@@ -61,15 +62,17 @@ def test_a_line_that_does_not_read_is_not_already_in_the_cart(client, seeded_par
     session["cart"] = {name: {"register": "12.99", "currency": "USD"}}
     session.save()
     client.post("/cart/add/", {"domain_name": name})
-    assert cart_of(client)[name]["price"] == "12.99"  # quoted afresh, not refused as "already in your cart"
+    assert cart_of(client)[name]["price"] == "14.49"  # quoted afresh, not refused as "already in your cart"
     assert name in client.get("/cart/").content.decode()
 
 
+# A percentage passes a free first year on; the suite's default, a fixed amount per year, would charge that year.
+@markup(percent="10")
 def test_a_free_first_year_costs_nothing(client, seeded_partner):
     name = fresh("shop")
     client.post("/cart/add/", {"domain_name": name})
     assert cart_of(client)[name]["price"] == "0.00"
-    assert cart_of(client)[name]["text"] == "Free for the first year, then $29.99/yr"
+    assert cart_of(client)[name]["text"] == "Free for the first year, then $32.99/yr"  # 29.99 + 10 %
 
 
 def test_the_minimum_term_in_the_price_list_sets_the_line_minimum(client, seeded_partner):

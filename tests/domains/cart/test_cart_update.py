@@ -19,12 +19,13 @@ def test_it_changes_the_term_and_the_total(client, fake_priced):
     assert response.status_code == 302
     assert response.url == "/cart/"
     assert cart_of(client)["brand.com"]["duration"] == 3
-    assert cart_of(client)["brand.com"]["price"] == "42.97"  # a new quote for the new term: 12.99 + 2 * 14.99
-    assert "$42.97" in client.get("/cart/").content.decode()
+    # A new quote for the new term: its cost, 12.99 + 2 * 14.99, plus 1.50 for each of the 3 years.
+    assert cart_of(client)["brand.com"]["price"] == "47.47"
+    assert "$47.47" in client.get("/cart/").content.decode()
 
 
 def test_it_refuses_a_term_the_tld_is_not_sold_for(client, fake_priced):
-    put_in_cart(client, line("brand.com", duration=2, price=Decimal("27.98")))
+    put_in_cart(client, line("brand.com", duration=2, price=Decimal("30.98")))
     response = client.post("/cart/update/", {"domain_name": "brand.com", "duration": "4"})
     assert response.status_code == 400
     assert "Domains ending in .com are sold for 1, 2, 3, 5 or 10 years." in response.content.decode()
@@ -49,7 +50,7 @@ def test_it_refuses_terms_outside_one_to_ten_years(client, duration, message):
 
 
 def test_it_refuses_a_term_below_the_tlds_minimum(client):
-    put_in_cart(client, line("brand.ai", duration=2, min_term=2, terms=(2, 3, 5, 10), price=Decimal("159.98")))
+    put_in_cart(client, line("brand.ai", duration=2, min_term=2, terms=(2, 3, 5, 10), price=Decimal("162.98")))
     response = client.post("/cart/update/", {"domain_name": "brand.ai", "duration": "1"})
     assert response.status_code == 400
     assert "Domains ending in .ai need at least 2 years." in response.content.decode()
@@ -63,7 +64,7 @@ def test_htmx_gets_the_cart_fragment_with_the_new_total(client, fake_priced):
     assert response.status_code == 200
     assert '<section id="cart"' in html
     assert "<html" not in html
-    assert "$27.98" in html
+    assert "$30.98" in html  # 12.99 + 14.99 for two years, plus 1.50 a year
 
 
 def test_htmx_shows_the_error_next_to_the_line(client):

@@ -19,16 +19,8 @@ from django_tasks_db.models import DBTaskResult
 
 from domains.models import Order, Registration
 from storefront.gateway import Unavailable, gateway
-from tests.domains.conftest import (
-    CONTACT,
-    cart_of,
-    line,
-    put_in_cart,
-    register_calls,
-    signup_customer,
-    wait_for_mail,
-)
-from tests.factories import RegistrationFactory
+from tests.domains.conftest import cart_of, line, put_in_cart, register_calls, wait_for_mail
+from tests.factories import CONTACT, RegistrationFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the worker runs on commit; some tests post from threads
 
@@ -80,7 +72,7 @@ def test_a_visitor_sees_the_review_and_is_asked_to_sign_in_to_buy(client, seeded
     put_in_cart(client, line(name, duration=2))
     html = review(client).content.decode()
     assert name in html
-    assert "$27.98" in html
+    assert "$30.98" in html  # two years: 12.99 + 14.99 at cost, plus 1.50 a year
     assert "Sign in or create an account to buy" in html
     assert 'href="/accounts/login/?next=/checkout/"' in html
     assert 'href="/accounts/signup/?next=/checkout/"' in html
@@ -99,14 +91,14 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     free, paid = fresh("shop"), fresh()
     put_in_cart(
         client,
-        line(free, duration=2, price=Decimal("29.99"), renew=Decimal("29.99")),
+        line(free, duration=2, price=Decimal("32.99"), renew=Decimal("31.49")),
         line(paid, duration=1),
     )
     response = review(client)
     html = response.content.decode()
     assert free in html and paid in html
-    assert "renews at $29.99/yr" in html
-    assert "$42.98" in html  # 29.99 (.shop's first year is free) + 12.99
+    assert "renews at $31.49/yr" in html
+    assert "$47.48" in html  # 32.99 (.shop's first year is free: 29.99 + 1.50 a year) + 14.49
     assert "changed" not in html  # the quoted prices stand
     assert "registrant, admin, tech and billing" in html
     for value in (CONTACT["name"], CONTACT["address"], CONTACT["city"], CONTACT["zipcode"], buyer.email):
@@ -137,9 +129,9 @@ def test_the_review_asks_the_provider_again_and_requotes_a_price_below_cost(clie
     put_in_cart(client, line(name, price=Decimal("9.99"), renew=Decimal("9.99")))
     html = review(client).content.decode()
     # 9.99 would now sell below the 12.99 cost: today's retail price replaces it, and the customer is told.
-    assert f"The price of {name} for 1 year changed from $9.99 to $12.99." in html
-    assert cart_of(client)[name]["price"] == "12.99"
-    assert cart_of(client)[name]["renew"] == "14.99"
+    assert f"The price of {name} for 1 year changed from $9.99 to $14.49." in html
+    assert cart_of(client)[name]["price"] == "14.49"
+    assert cart_of(client)[name]["renew"] == "16.49"
     # Not added through the cart (no fresh search answer to reuse): one availability call asked about it.
     assert [(n, kw["search_terms"], kw["tlds"]) for n, kw in provider_calls] == [
         ("domain_availability", [name.partition(".")[0]], ["com"])
@@ -236,18 +228,20 @@ def test_buying_registers_every_line_and_empties_the_cart(client, buyer, provide
         assert registration.status == Registration.Status.REGISTERED
         assert Order.objects.get(order_id=registration.provider_order_id).customer == buyer
         assert fake_gateway.listed_orders(name) == 1
-    assert line_of(checkout_id, names[0]).total_price == Decimal("27.98")
-    assert line_of(checkout_id, names[1]).total_price == Decimal("0.00")  # the free first year
+    # The quoted 14.49 for two years is below their cost (12.99 + 14.99): the review charged today's price.
+    assert line_of(checkout_id, names[0]).total_price == Decimal("30.98")
+    # .shop's first year costs us nothing, and today's 1.50 (the markup alone) is lower than the quoted 14.49.
+    assert line_of(checkout_id, names[1]).total_price == Decimal("1.50")
     client.get(response.url)  # the confirmation page the browser lands on settles the cart
     assert cart_of(client) == {}
     assert register_calls(provider_calls) == 2
 
 
-def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, buyer):
+def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, buyer, other_customer):
     name, lost = fresh(), fresh()
     put_in_cart(client, line(name), line(lost))
     checkout_id = review(client).context["checkout_id"]
-    gateway().domain_register(customer_id=signup_customer().customer_id, domain_name=lost, duration=1)
+    gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     place(client, checkout_id)
     place(client, checkout_id)
     client.get(f"/checkout/{checkout_id}/")
@@ -256,8 +250,8 @@ def test_the_customer_gets_one_confirmation_email_listing_each_outcome(client, b
     message = outbox[0]
     assert message.to == [buyer.email]
     assert name in message.body
-    assert f"- {name} (1 year, $12.99): Registered." in message.body
-    assert f"- {lost} (1 year, $12.99): Not available any more." in message.body
+    assert f"- {name} (1 year, $14.49): Registered." in message.body
+    assert f"- {lost} (1 year, $14.49): Not available any more." in message.body
     assert "1 of 2 domains registered" in message.subject
     assert str(checkout_id) in message.body
     assert f"See your order: http://testserver/checkout/{checkout_id}/" in message.body
@@ -352,7 +346,7 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
     client, buyer, seeded_partner, fake_gateway
 ):
     name = fresh("dev")
-    put_in_cart(client, line(name, price=Decimal("15.99"), renew=Decimal("15.99")))
+    put_in_cart(client, line(name, price=Decimal("17.49"), renew=Decimal("17.49")))
     checkout_id = review(client).context["checkout_id"]
     fake_gateway.set_min_term("dev", 3, partner=seeded_partner)
     place(client, checkout_id)
@@ -364,13 +358,13 @@ def test_a_term_below_the_minimum_fails_and_the_cart_line_learns_the_minimum(
 
 def test_an_ai_domain_is_raised_to_its_two_year_minimum_before_anything_is_bought(client, buyer):
     name = fresh("ai")
-    put_in_cart(client, line(name, price=Decimal("79.99"), renew=Decimal("79.99")))
+    put_in_cart(client, line(name, price=Decimal("81.49"), renew=Decimal("81.49")))
     response = review(client)
     checkout_id = response.context["checkout_id"]
     # The review learns the two-year minimum from the prices and raises the term before anything is bought.
     assert cart_of(client)[name]["duration"] == 2
-    assert cart_of(client)[name]["price"] == "159.98"
-    assert f"so {name} is now 2 years at $159.98." in response.content.decode()
+    assert cart_of(client)[name]["price"] == "162.98"  # 2 * 79.99 at cost, plus 1.50 a year
+    assert f"so {name} is now 2 years at $162.98." in response.content.decode()
     place(client, checkout_id)
     assert line_of(checkout_id, name).status == Registration.Status.REGISTERED
     assert line_of(checkout_id, name).duration == 2
@@ -403,7 +397,7 @@ def test_a_lost_answer_shows_could_not_confirm_and_is_resolved_from_the_listing(
 
 def test_twenty_concurrent_posts_of_one_checkout_register_each_line_once(client, buyer, provider_calls, fake_gateway):
     names = [fresh(), fresh("net")]
-    put_in_cart(client, line(names[0]), line(names[1], price=Decimal("13.99"), renew=Decimal("15.99")))
+    put_in_cart(client, line(names[0]), line(names[1], price=Decimal("15.49"), renew=Decimal("17.49")))
     checkout_id = review(client).context["checkout_id"]
     session_cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
     start = threading.Barrier(20)
@@ -454,9 +448,8 @@ def test_only_post_and_get_are_allowed(client):
     assert client.put("/checkout/").status_code == 405
 
 
-def test_someone_elses_checkout_id_cannot_be_reused(client, seeded_partner):
-    owner = signup_customer()
-    intruder = signup_customer()
+def test_someone_elses_checkout_id_cannot_be_reused(client, customer, other_customer):
+    owner, intruder = customer, other_customer
     name = fresh()
     owner_client = Client()
     owner_client.force_login(owner.user)

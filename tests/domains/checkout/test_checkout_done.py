@@ -10,13 +10,13 @@ from django.contrib.auth import get_user_model
 from accounts.models import Customer
 from domains.models import Order, Registration
 from storefront.gateway import gateway
-from tests.domains.conftest import CONTACT, cart_of, line, put_in_cart
+from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.factories import CustomerFactory
 
 
 def local_customer(email: str) -> Customer:
     """A customer that never reaches the provider (the pages below make no provider call for settled lines)."""
-    user = get_user_model().objects.create_user(username=email, email=email, password="Pass#word12")
-    return Customer.objects.create(user=user, customer_id=abs(hash(email)) % 10_000_000, **CONTACT)
+    return CustomerFactory.create(email=email)
 
 
 def record(customer, checkout_id, domain_name, status, kind="", message="", **fields) -> Registration:

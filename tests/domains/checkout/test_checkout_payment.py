@@ -15,6 +15,7 @@ from domains.models import Registration
 from storefront.gateway import gateway
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
 
@@ -55,11 +56,11 @@ def start_paying(client) -> tuple[Payment, str, str]:
 
 def test_paying_registers_every_line_and_captures_their_quoted_total(client, buyer, stripe_sandbox):
     names = [fresh(), fresh()]
-    put_in_cart(client, line(names[0], duration=2, price=Decimal("27.98")), line(names[1]))
+    put_in_cart(client, line(names[0], duration=2, price=Decimal("30.98")), line(names[1]))
     payment, url, _ = start_paying(client)
     assert url.startswith(stripe_sandbox.api_base + "/pay/")
     assert not Registration.objects.filter(checkout_id=payment.checkout_id).exists()  # nothing before paying
-    assert payment.amount == Decimal("27.98") + Decimal("12.99")
+    assert payment.amount == Decimal("30.98") + Decimal("14.49")  # the retail prices quoted, not their cost
 
     assert stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD) == "authorised"
     done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
@@ -67,12 +68,12 @@ def test_paying_registers_every_line_and_captures_their_quoted_total(client, buy
     html = done.content.decode()
     assert "2 domains registered" in html
     receipt = Payment.objects.get(pk=payment.pk).receipt
-    assert "Charged $40.97." in html
+    assert "Charged $45.47." in html
     assert f'<a href="/payments/receipts/{receipt.number}/">Receipt {receipt.number}</a>' in html
     for name in names:
         assert Registration.objects.get(checkout_id=payment.checkout_id, domain_name=name).status == "registered"
     payment.refresh_from_db()
-    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("40.97"))
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("45.47"))
     assert cart_of(client) == {}
 
     for event in stripe_sandbox.events(type="checkout.session.completed") * 3:
@@ -82,15 +83,15 @@ def test_paying_registers_every_line_and_captures_their_quoted_total(client, buy
 
 def test_a_name_taken_before_the_payment_settles_is_not_charged(client, buyer, other_customer, stripe_sandbox):
     good, lost = fresh(), fresh()
-    put_in_cart(client, line(good), line(lost, duration=3, price=Decimal("44.97")))
+    put_in_cart(client, line(good), line(lost, duration=3, price=Decimal("47.47")))
     payment, *_ = start_paying(client)
     gateway().domain_register(customer_id=other_customer.customer_id, domain_name=lost, duration=1)
     stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
     done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}").content.decode()
     payment.refresh_from_db()
-    assert (payment.status, payment.amount_captured) == (Payment.Status.PARTIALLY_CAPTURED, Decimal("12.99"))
+    assert (payment.status, payment.amount_captured) == (Payment.Status.PARTIALLY_CAPTURED, Decimal("14.49"))
     assert list(cart_of(client)) == [lost]
-    assert "Charged $12.99 for what was registered; the rest held on your card was released." in done
+    assert "Charged $14.49 for what was registered; the rest held on your card was released." in done
     receipt = client.get(f"/payments/receipts/{payment.receipt.number}/").content.decode()
     charged, not_charged = receipt.split("Not charged")
     assert good in charged and lost not in charged
@@ -160,7 +161,7 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
     assert stripe_sandbox.captures() == []
     reconcile_registrations.enqueue()
     payment.refresh_from_db()
-    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("12.99"))
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("14.49"))
     assert not payment.needs_attention
     assert len(stripe_sandbox.captures()) == 1
 
@@ -176,6 +177,7 @@ def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_ch
     assert again.context["checkout_id"] not in (None, payment.checkout_id)
 
 
+@markup(percent="10")  # a rule that passes .shop's free first year on (a fixed amount per year would not)
 def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(
     client, buyer, stripe_sandbox, django_capture_on_commit_callbacks
 ):

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import Registration
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +28,8 @@ def staff_client(client):
 
 
 @pytest.fixture
-def buyer():
-    user = get_user_model().objects.create_user("buyer@example.com", "buyer@example.com", "x")
-    return Customer.objects.create(
-        user=user, customer_id=1234, name="B", address="1 A St", city="C", state="Other", country="US",
-        zipcode="1", country_code="1", phone="2125551234",
-    )  # fmt: skip
+def buyer() -> Customer:
+    return CustomerFactory.create()  # staff pages and a refused page only: the provider is never asked
 
 
 def sale(buyer, name: str, *, retail: str, cost: str | None, status: str = Registration.Status.REGISTERED, when=None):

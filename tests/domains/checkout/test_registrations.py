@@ -27,10 +27,10 @@ def place(customer, item, checkout_id=None) -> Registration:
 
 def test_a_successful_registration_records_the_order(customer, provider_calls, fake_gateway):
     name = fresh()
-    registration = place(customer, line(name, duration=2, price=Decimal("27.98")))
+    registration = place(customer, line(name, duration=2, price=Decimal("30.98")))
     assert registration.status == Registration.Status.REGISTERED
     assert registration.provider_order_id
-    assert registration.total_price == Decimal("27.98")  # the retail price the customer was quoted
+    assert registration.total_price == Decimal("30.98")  # the retail price the customer was quoted
     assert registration.cost_price == Decimal("27.98")  # 12.99 + 14.99 at the time of sale
     assert registration.provider_cost == Decimal("27.98")
     assert registration.price_rule.startswith("default")
@@ -89,7 +89,7 @@ def test_a_refusal_with_the_name_free_and_the_term_allowed_is_said_honestly(
 
 
 def test_a_term_below_the_tlds_minimum_fails_as_minimum_term(customer):
-    registration = place(customer, line(fresh("ai"), duration=1, price=Decimal("79.99"), renew=Decimal("79.99")))
+    registration = place(customer, line(fresh("ai"), duration=1, price=Decimal("81.49"), renew=Decimal("81.49")))
     assert registration.failure_kind == Registration.FailureKind.MINIMUM_TERM
     assert registration.provider_message == "Unable to register domain"
 

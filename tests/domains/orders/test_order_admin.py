@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from accounts.models import Customer
 from domains.models import Order
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -21,19 +21,7 @@ def staff_client(client):
 
 @pytest.fixture
 def orders():
-    user = get_user_model().objects.create_user("owner@example.com", "owner@example.com", "x")
-    customer = Customer.objects.create(
-        user=user,
-        customer_id=12345678,
-        name="Owner",
-        address="1 A St",
-        city="B",
-        state="Other",
-        country="US",
-        zipcode="1",
-        country_code="1",
-        phone="2125551234",
-    )
+    customer = CustomerFactory.create(email="owner@example.com")  # staff pages only: the provider is never asked
     now = timezone.now()
     made = {}
     for number, (name, status, days) in enumerate(

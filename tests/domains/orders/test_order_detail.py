@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 import pytest
 from django.test import override_settings
@@ -11,6 +10,7 @@ from django.urls import reverse
 
 from domains.models import Order
 from pricing.models import CostPrice
+from tests.pricing.conftest import markup
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db
@@ -61,13 +61,13 @@ def test_it_shows_renew_prices_per_term(signed_in, customer, provider_orders):
 
     body = signed_in.get(url(order)).content.decode()
 
-    # The demo catalogue renews .com at 14.99 a year; no markup in the tests' settings.
-    assert "Renewal price: $14.99 per year." in body
-    assert "3 years · $44.97" in body
+    # The demo catalogue renews .com at 14.99 a year; the tests' settings add 1.50 a year.
+    assert "Renewal price: $16.49 per year." in body
+    assert "3 years · $49.47" in body
     assert '<option value="4"' not in body  # the provider prices no four-year renewal
 
 
-@override_settings(PRICE_MARKUP_PERCENT=Decimal("20"))
+@markup(percent="20")
 def test_renew_prices_are_our_retail_prices(signed_in, customer, provider_orders):
     order = provider_orders.register(customer, "marked.com")
 

@@ -17,6 +17,8 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from domains.models import Order, Renewal
+from domains.orders.services import renew_quote
+from pricing.models import Operation, PriceRule
 from storefront.models import OutgoingEmail
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -45,7 +47,16 @@ def offered_terms(client, order: Order) -> list[int]:
 
 
 def confirm(client, order: Order, form: dict[str, str], duration: int, **kwargs):
-    return client.post(url(order), {**form, "duration": duration, "confirm": "on"}, **kwargs)
+    """The confirmation's button, as the browser presses it: with the price the confirmation page showed."""
+    return client.post(
+        url(order), {**form, "duration": duration, "confirm": "on", **price_shown(order, duration)}, **kwargs
+    )
+
+
+def price_shown(order: Order, duration: int) -> dict[str, str]:
+    """The price the confirmation page shows for this term (today's retail price: no provider call)."""
+    quote = renew_quote(domain_name=order.domain_name, years=duration)
+    return {"price_shown": str(quote.retail.amount)} if quote is not None else {}
 
 
 def renew_calls(calls: list) -> int:
@@ -70,7 +81,7 @@ def test_the_first_step_shows_the_price_and_the_new_expiry_and_renews_nothing(
     assert "Confirm the renewal of lookfirst.com" in html
     assert "3 years" in html
     assert years_later(before, 3).strftime("%b %-d, %Y") in html  # the new expiry
-    assert re.search(r"Renew now for \$\d+\.\d\d", html)  # the price on the button
+    assert "Renew now for $49.47" in html  # the price on the button: 3 * 14.99 at cost, plus 1.50 a year
     assert renew_calls(provider_calls) == 0
     assert provider_orders.at_provider(order).expires_at == before
     assert not Renewal.objects.exists()
@@ -93,10 +104,11 @@ def test_it_renews_records_it_and_emails_the_customer(signed_in, customer, provi
     renewal = Renewal.objects.get()
     assert (renewal.customer, renewal.order, renewal.duration, renewal.status) == (customer, order, 2, "renewed")
     assert (renewal.old_expires_at, renewal.new_expires_at) == (before, after)
-    assert renewal.price is not None and renewal.price > 0 and renewal.currency == "USD"
-    # Staff see what it cost us and what we kept: the sandbox's .com renewal cost, 2 years, no markup here.
+    # What the customer owes is the retail price of two years, the store's 1.50 a year on the renewal cost; staff
+    # see what it cost us (the demo catalogue's .com renewal, 2 * 14.99) and what we kept.
+    assert (renewal.price, renewal.currency) == (Decimal("32.98"), "USD"), "not the retail renewal price"
     assert renewal.cost_price == Decimal("29.98")
-    assert renewal.margin == renewal.price - renewal.cost_price
+    assert renewal.margin == Decimal("3.00")
     assert str(renewal.token) == form["renew_token"]
     # The customer sees it on the order page...
     assert "Renewals" in html and f"{before:%b %-d, %Y} → {after:%b %-d, %Y}" in html
@@ -333,3 +345,20 @@ def test_staff_see_renewals_in_the_admin(signed_in, customer, provider_orders, a
     html = admin_client.get(reverse("admin:domains_renewal_changelist")).content.decode()
 
     assert "adminsees.com" in html and customer.email in html and "Renewed" in html
+
+
+def test_a_price_that_moved_between_the_two_steps_renews_nothing_and_shows_the_new_one(
+    signed_in, customer, provider_orders, provider_calls
+):
+    order = provider_orders.register(customer, "movedprice.com")
+    form = open_page(signed_in, order)
+    shown = price_shown(order, 1)  # the confirmation page's price
+    PriceRule.objects.create(tld="com", operation=Operation.RENEW, kind="fixed_price", amount=Decimal("40.00"))
+
+    response = signed_in.post(url(order), {**form, "duration": 1, "confirm": "on", **shown})
+
+    html = response.content.decode()
+    assert f"changed from ${shown['price_shown']} to $40.00" in html
+    assert "nothing was renewed or charged" in html
+    assert renew_calls(provider_calls) == 0
+    assert not Renewal.objects.filter(order=order).exists()

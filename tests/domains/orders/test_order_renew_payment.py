@@ -16,6 +16,7 @@ from billing.models import Payment, SavedCard
 from domains.checkout.tasks import reconcile_registrations
 from domains.models import Order, Renewal
 from domains.orders.services import renew_quote
+from pricing.money import Money
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.orders.test_order_renew import confirm, open_page, renew_calls, years_later
 
@@ -37,16 +38,18 @@ def come_back(client, order: Order, payment: Payment) -> str:
 
 
 def test_the_confirmation_pays_first_then_renews_once_and_captures_the_renewal_price(
-    signed_in, customer, provider_orders, provider_calls, stripe_sandbox
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox, mailoutbox
 ):
     order = provider_orders.register(customer, "payrenew.com")
     before = provider_orders.at_provider(order).expires_at
-    price = renew_quote(domain_name="payrenew.com", years=2).retail
+    # The retail price of two years: the demo catalogue's .com renewal cost, 2 * 14.99, plus the store's 1.50 a year.
+    price = Money(Decimal("32.98"), "USD")
+    assert renew_quote(domain_name="payrenew.com", years=2).cost == Money(Decimal("29.98"), "USD")
 
     payment, url = start_renewal(signed_in, order, 2)
 
     assert url.startswith(stripe_sandbox.api_base + "/pay/")
-    assert (payment.amount, payment.currency) == (price.amount, price.currency)
+    assert (payment.amount, payment.currency) == (price.amount, price.currency), "not the retail renewal price"
     assert [line.description for line in payment.lines.all()] == ["payrenew.com, renewal for 2 years"]
     # Nothing renewed before the payment is authorised: the provider was not asked, its expiry did not move.
     assert renew_calls(provider_calls) == 0
@@ -59,11 +62,20 @@ def test_the_confirmation_pays_first_then_renews_once_and_captures_the_renewal_p
     after = provider_orders.at_provider(order).expires_at
     assert after == years_later(before, 2)
     assert f"Renewed until {after.strftime('%b %-d, %Y')}." in html
-    assert "Your card was charged $" in html
+    assert "Your card was charged $32.98." in html
     payment.refresh_from_db()
-    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, price.amount)
+    assert (payment.status, payment.amount_authorised, payment.amount_captured) == (
+        Payment.Status.CAPTURED,
+        price.amount,
+        price.amount,
+    ), "the card was not charged the retail renewal price"
     renewal = Renewal.objects.get()
     assert (renewal.status, renewal.price, renewal.token) == (Renewal.RENEWED, price.amount, payment.checkout_id)
+    assert (renewal.cost_price, renewal.margin) == (Decimal("29.98"), Decimal("3.00"))
+    assert (payment.receipt.amount, payment.receipt.currency) == (price.amount, "USD")
+    [receipt_mail] = [m for m in mailoutbox if m.subject.startswith("Your receipt")]
+    assert "payrenew.com, renewal for 2 years: $32.98" in receipt_mail.body
+    assert "Total paid (USD): $32.98" in receipt_mail.body
     assert len(stripe_sandbox.captures()) == 1
     # The card paid with is kept for auto-renew.
     card = SavedCard.objects.get(customer=customer)

@@ -91,13 +91,14 @@ def test_renew_options_are_the_priced_terms_from_the_minimum(costs):
     costs("com", register={1: "12.99"}, renew={1: "14.99", 2: "29.98", 5: "74.95"})
     costs("ai", register={2: "159.98"}, renew={1: "79.99", 2: "159.98"})
 
+    # Retail prices: each term's cost plus the tests' default markup of 1.50 a year.
     assert domain_orders.renew_options(domain_name="brand.com") == [
-        (1, Money(Decimal("14.99"), "USD")),
-        (2, Money(Decimal("29.98"), "USD")),
-        (5, Money(Decimal("74.95"), "USD")),
+        (1, Money(Decimal("16.49"), "USD")),
+        (2, Money(Decimal("32.98"), "USD")),
+        (5, Money(Decimal("82.45"), "USD")),
     ]
     # .ai's two-year minimum applies to renewals too.
-    assert domain_orders.renew_options(domain_name="brand.ai") == [(2, Money(Decimal("159.98"), "USD"))]
+    assert domain_orders.renew_options(domain_name="brand.ai") == [(2, Money(Decimal("162.98"), "USD"))]
     assert domain_orders.renew_options(domain_name="brand.zz")[2] == (3, None)
 
 
@@ -276,7 +277,7 @@ def test_the_renew_price_comes_from_the_tld_when_the_name_is_taken(customer, pro
 
     quote = domain_orders.renew_pricing(domain_name="ownedname.io")
 
-    # From our cost table (the demo catalogue renews .io at 49.99; no markup in the tests' settings).
+    # From our cost table (the demo catalogue renews .io at 49.99; the tests' settings add 1.50 a year).
     assert quote is not None
-    assert quote.retail == Money(Decimal("49.99"), "USD")
+    assert quote.retail == Money(Decimal("51.49"), "USD")
     assert quote.cost == Money(Decimal("49.99"), "USD")

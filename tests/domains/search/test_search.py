@@ -9,6 +9,7 @@ from django.test import override_settings
 
 from storefront.gateway import RateLimited, Unauthorized, gateway
 from tests.fakes.gateway import FakeGateway
+from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
 
@@ -98,7 +99,7 @@ def test_a_bare_word_shows_the_featured_result_the_list_and_a_block_for_ai_ideas
     html = response.content.decode()
     hero = section(html, 'aria-label="Featured result"')
     assert "bluebird.com" in hero
-    assert "$12.99 first year, then $14.99/yr" in hero
+    assert "$14.49 first year, then $16.49/yr" in hero  # .com's cost, 12.99 then 14.99, plus 1.50 a year
     assert 'Add <span class="visually-hidden">bluebird.com</span> to cart' in hero
     listed = section(html, "More domains")
     assert "bluebird.net" in listed
@@ -135,13 +136,15 @@ def test_going_back_in_history_gets_the_whole_page(client, provider):
         assert "bluebird.com" in html
 
 
+# A percentage passes .shop's free first year on, so its row shows the badge (a fixed amount per year would not).
+@markup(percent="10")
 def test_a_full_domain_marks_the_exact_row_as_the_customers(client, provider):
     for response in (page(client, "Bluebird.Shop"), fragment(client, "bluebird.shop")):
         html = response.content.decode()
         mine = row_of(html, "bluebird.shop")
         assert "Your search" in mine
         assert "First year free" in mine
-        assert "Free for the first year, then $29.99/yr" in mine
+        assert "Free for the first year, then $32.99/yr" in mine  # 29.99 + 10 %
         assert 'name="domain_name" value="bluebird.shop"' in mine
         assert "Add <span" in mine
         assert html.count("Your search") == 1
@@ -284,7 +287,8 @@ def test_metasearch_down_falls_back_to_availability_with_our_prices(client, prov
         assert "Showing the name you typed only." in html
         mine = row_of(html, "bluebird.io")
         assert "Your search" in mine
-        assert "$39.99 first year, then $49.99/yr" in mine  # priced from our table, no MetaSearch needed
+        # Priced from our table, no MetaSearch needed: .io's cost, 39.99 then 49.99, plus 1.50 a year.
+        assert "$41.49 first year, then $51.49/yr" in mine
         assert html.index("bluebird.io") < html.index("bluebird.com")
         assert "Taken" in row_of(html, "bluebird.com") or "Available" in row_of(html, "bluebird.com")
 

@@ -119,7 +119,7 @@ def test_the_first_results_never_ask_for_ai(client, provider, metasearch_calls):
 def test_the_results_show_while_ai_would_hang(client, provider, ai_hangs):
     html = client.get("/search/", {"q": "bluebird"}, headers=HTMX).content.decode()
     assert "bluebird.com" in rows(html)
-    assert "$12.99 first year, then $14.99/yr" in html
+    assert "$14.49 first year, then $16.49/yr" in html  # .com's retail price
     assert "Finding more ideas…" in html
     assert ai_hangs == []
 
@@ -190,7 +190,7 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
     assert "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;.com" in html
     # The provider's own price text is never shown, escaped or not: the row shows our retail price.
     assert "&lt;b&gt;" not in html
-    assert "$12.99 first year, then $14.99/yr" in html
+    assert "$14.49 first year, then $16.49/yr" in html  # .com's cost, 12.99 then 14.99, plus 1.50 a year
 
 
 @override_settings(RESELLER_SEARCH_READ_TIMEOUT=0.2)
@@ -268,7 +268,7 @@ def test_add_to_cart_works_while_ai_would_hang(client, provider, ai_hangs):
     response = client.post(reverse("cart_add"), {"domain_name": name}, headers=HTMX)
     assert response.status_code == 200
     assert "In your cart" in response.content.decode()
-    assert client.session["cart"][name]["price"] == "12.99"
+    assert client.session["cart"][name]["price"] == "14.49"
     assert ai_hangs == []
 
 
@@ -284,9 +284,9 @@ def test_the_checkout_review_works_while_ai_would_hang(client, provider, custome
 
 def test_the_renewal_price_works_while_ai_would_hang(provider, customer, provider_orders, signed_in, ai_hangs):
     order = provider_orders.register(customer, f"renewai{uuid.uuid4().hex[:8]}.com")
-    assert renew_pricing(domain_name=order.domain_name).retail == Money(Decimal("14.99"), "USD")
+    assert renew_pricing(domain_name=order.domain_name).retail == Money(Decimal("16.49"), "USD")
     body = signed_in.get(reverse("order_detail", args=[order.order_id])).content.decode()
-    assert "Renewal price: $14.99 per year." in body
+    assert "Renewal price: $16.49 per year." in body
     assert ai_hangs == []
 
 
