@@ -18,7 +18,7 @@ from bench.redis_server import RedisServer
 from storefront import cache as fallback
 from storefront.models import OneTimeClaim
 from tests.accounts.conftest import VALID
-from tests.conftest import CUSTOMER_PASSWORD, signup_customer
+from tests.conftest import CUSTOMER_PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -104,10 +104,9 @@ def test_limits_still_limit_per_process_while_redis_is_away(redis_away, client, 
     assert statuses == [200, 200, 200, 429]
 
 
-def test_every_page_a_customer_uses_answers_with_redis_away(redis_away, client, fake_priced):
+def test_every_page_a_customer_uses_answers_with_redis_away(redis_away, client, fake_priced, customer):
     """Sign-in (wrong password, then right), signup, search, cart, checkout review and Buy, the orders, the panel
     hand-off: each answers as it would with the cache up (rate limits and one-time claims included)."""
-    customer = signup_customer()
     email = customer.user.email
     assert client.get("/").status_code == 200
     wrong = client.post("/accounts/login/", {"login": email, "password": "Wrong#Pass1"})
