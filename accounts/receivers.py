@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from allauth.account.signals import email_confirmed, password_reset
@@ -29,13 +30,16 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
         return
     try:
         services.customer_provider_signup(customer=customer)
+    except services.SignupPending as err:
+        # The answer was lost: the worker sends the signup again once it can no longer be in flight.
+        _retry_soon(customer, after=services.IN_FLIGHT)
+        messages.info(request, err.message)
     except services.SignupError as err:
         messages.error(request, err.message)
     except GatewayError as err:
-        if isinstance(err, Unavailable | RateLimited) and provider_signup_retry.get_backend().supports_defer:
+        if isinstance(err, Unavailable | RateLimited):
             # The address cannot be confirmed twice: the worker tries again, with a growing delay.
-            run_after = timezone.now() + retry_delay(attempt=1)
-            provider_signup_retry.using(run_after=run_after).enqueue(customer_pk=customer.pk)
+            _retry_soon(customer, after=retry_delay(attempt=1))
         messages.error(
             request,
             gettext("Your email is confirmed, but we could not finish your account. %(reason)s")
@@ -43,6 +47,11 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
         )
     else:
         messages.success(request, gettext("Your email is confirmed and your account is ready to buy domains."))
+
+
+def _retry_soon(customer: Customer, *, after: dt.timedelta) -> None:
+    if provider_signup_retry.get_backend().supports_defer:
+        provider_signup_retry.using(run_after=timezone.now() + after).enqueue(customer_pk=customer.pk)
 
 
 @receiver(user_logged_in)
