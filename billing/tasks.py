@@ -1,4 +1,4 @@
-"""The billing app's background tasks (django-tasks; run by `manage.py db_worker`): the staff alert about
+"""The billing app's background tasks (django-tasks; run by `manage.py run_worker`): the staff alert about
 authorisations close to lapsing (each payment alerted once: `expiry_alerted_at`). Receipts and credit notes are
 emailed through the outbox (billing/emails.py)."""
 

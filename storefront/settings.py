@@ -473,9 +473,12 @@ RATE_LIMITS = {
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
-# Tasks are rows in our own database (django-tasks-db): no broker; `manage.py db_worker` runs them, and any
+# Tasks are rows in our own database (django-tasks-db): no broker; `manage.py run_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Seconds a running task's lease lasts (renewed every third of it by its worker, `manage.py run_worker`): a task whose
+# worker died is run again this long after its last renewal (storefront/worker.py).
+TASK_LEASE_SECONDS = env.int("TASK_LEASE_SECONDS", default=120)
 # Absolute address of the site, for links in emails sent by the worker (it has no request to ask). Production must
 # name its public address: a default (or any loopback address) would send customers links to their own machine, so no
 # address could be confirmed and nothing bought. A loopback address is accepted only when the site itself answers to
