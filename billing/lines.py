@@ -36,6 +36,9 @@ class LineOutcome(StrEnum):
     REGISTERED = "registered"  # delivered: its part is captured
     FAILED = "failed"  # certainly not delivered: its part is released
     UNKNOWN = "unknown"  # the answer was lost: its part is held until `resolve` says
+    # Not delivered yet and nothing done: its service cannot be asked now (down, busy, its breaker open). The line
+    # is pending again, its part held, and the next settle (the worker's, or the confirmation page's) delivers it.
+    WAITING = "pending"
 
 
 @dataclass(frozen=True)

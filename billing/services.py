@@ -418,6 +418,21 @@ def paid_lines_resolve() -> int:
     return resolved
 
 
+def payments_waiting_settle() -> int:
+    """Settle again every authorised payment with a line still to deliver (its service was away when it was paid):
+    the worker's retry of a paid line until its outcome is known. Payments moved on."""
+    moved = 0
+    waiting = Payment.objects.filter(status=Payment.Status.AUTHORISED, lines__status=PaymentLine.Status.PENDING)
+    for payment in waiting.distinct().order_by("pk")[:200]:
+        try:
+            settled = _settle_authorised(payment)
+        except PaymentUnavailable as err:
+            logger.warning("payment %s still waits: %s", payment.pk, err.detail)
+            continue
+        moved += not settled.lines.filter(status=PaymentLine.Status.PENDING).exists()
+    return moved
+
+
 def _capture_when_decided(payment: Payment) -> Payment:
     statuses = set(payment.lines.values_list("status", flat=True))
     if statuses & {PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING}:

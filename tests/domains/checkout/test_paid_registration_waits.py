@@ -1,0 +1,91 @@
+"""A paid registration is never skipped by a breaker: each outside service has its own (a search outage never
+refuses a registration), and while the registration service's own breaker is open a paid line waits, its money held,
+and is registered and captured once the service answers again (the worker's reconcile job, or the confirmation page).
+Over HTTP against the sandbox and the payment sandbox: the real gateway, its breakers and Stripe's SDK."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from billing.models import Payment, PaymentLine
+from domains.checkout.tasks import reconcile_registrations
+from domains.models import Registration
+from storefront.gateway import Unavailable, gateway
+from tests.billing.conftest import GOOD_CARD
+from tests.domains.checkout.test_checkout_payment import start_paying
+from tests.domains.conftest import line, put_in_cart
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seeded_partner(sandbox_seeded) -> str:
+    """The real client and the sandbox (breakers are the client's), not the in-memory provider."""
+    return sandbox_seeded
+
+
+@pytest.fixture
+def buyer(client, customer, stripe_sandbox, settings):
+    settings.RESELLER_BREAKER_FAILURES = 2
+    settings.RESELLER_GET_RETRIES = 0
+    client.force_login(customer.user)
+    return customer
+
+
+def _paid(client, stripe_sandbox) -> Payment:
+    name = f"wait{uuid.uuid4().hex[:10]}.com"
+    put_in_cart(client, line(name))
+    payment, _url, _digest = start_paying(client)
+    assert stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD) == "authorised"
+    return payment
+
+
+def _open(breaker_call, sandbox_control, scope: str) -> None:
+    with sandbox_control.fault(error_rate=1.0, scope=scope):
+        for _ in range(2):
+            with pytest.raises(Unavailable):
+                breaker_call()
+
+
+def test_a_search_outage_never_stops_a_paid_registration(client, buyer, stripe_sandbox, sandbox_control):
+    payment = _paid(client, stripe_sandbox)
+    _open(lambda: gateway().metasearch(search_term="coffee", aisuggest=False), sandbox_control, "metasearch")
+    _open(lambda: gateway().domain_availability(search_terms="coffee", tlds=["com"]), sandbox_control, "availability")
+    assert gateway().breakers["search"].is_open and gateway().breakers["availability"].is_open
+
+    client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CAPTURED
+    assert Registration.objects.get(checkout_id=payment.checkout_id).status == Registration.Status.REGISTERED
+
+
+def test_with_the_registration_breaker_open_a_paid_line_waits_then_registers_once(
+    client, buyer, stripe_sandbox, sandbox_control
+):
+    payment = _paid(client, stripe_sandbox)
+    clock = [1000.0]
+    breaker = gateway().breakers["main"]
+    breaker._clock = lambda: clock[0]
+    _open(lambda: gateway().domain_orders(customer_id=buyer.customer_id), sandbox_control, "orders")
+
+    page = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+
+    assert page.status_code == 200
+    payment.refresh_from_db()
+    (paid_line,) = payment.lines.all()
+    assert (payment.status, paid_line.status) == (Payment.Status.AUTHORISED, PaymentLine.Status.PENDING)
+    assert not Registration.objects.filter(checkout_id=payment.checkout_id).exists()  # nothing was sent
+    assert stripe_sandbox.captures() == [] and payment.amount_captured == 0  # held, not released
+
+    clock[0] += 31  # the breaker's cooldown: the service is asked again
+    reconcile_registrations.call()  # the worker's periodic job (the confirmation page does the same when watched)
+    reconcile_registrations.call()
+
+    payment.refresh_from_db()
+    assert payment.status == Payment.Status.CAPTURED
+    assert Registration.objects.get(checkout_id=payment.checkout_id).status == Registration.Status.REGISTERED
+    assert len(stripe_sandbox.captures()) == 1
+    assert len(sandbox_control.orders(domain_name=paid_line.reference)) == 1
