@@ -89,3 +89,39 @@ def test_with_the_registration_breaker_open_a_paid_line_waits_then_registers_onc
     assert Registration.objects.get(checkout_id=payment.checkout_id).status == Registration.Status.REGISTERED
     assert len(stripe_sandbox.captures()) == 1
     assert len(sandbox_control.orders(domain_name=paid_line.reference)) == 1
+
+
+def test_a_paid_renewal_waits_for_the_domain_service_and_says_so(client, buyer, stripe_sandbox, sandbox_control):
+    """A renewal paid while the registration service is unreachable is not given up (its money held), the page says
+    it waits, and the worker renews it once the service is back."""
+    from domains.models import Order, Renewal
+
+    # A domain of the customer's, bought as the module's other tests do.
+    payment = _paid(client, stripe_sandbox)
+    client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+    order = Order.objects.get(domain_name=payment.lines.get().reference)
+    page = client.get(f"/orders/{order.order_id}/").content.decode()
+    form = {name: page.split(f'name="{name}" value="')[1].split('"')[0] for name in ("renew_token", "expiry_timestamp")}
+    confirm = client.post(f"/orders/{order.order_id}/renew/", {**form, "duration": "1"}).content.decode()
+    price = confirm.split('name="price_shown" value="')[1].split('"')[0]
+    paying = client.post(
+        f"/orders/{order.order_id}/renew/", {**form, "duration": "1", "confirm": "on", "price_shown": price}
+    )
+    assert paying.status_code == 303
+    renewal_payment = Payment.objects.get(checkout_id=form["renew_token"])
+    assert stripe_sandbox.pay(renewal_payment.stripe_session_id, GOOD_CARD) == "authorised"
+    clock = [1000.0]
+    breaker = gateway().breakers["main"]
+    breaker._clock = lambda: clock[0]
+    _open(lambda: gateway().domain_orders(customer_id=buyer.customer_id), sandbox_control, "orders")
+
+    back = client.get(f"/orders/{order.order_id}/?renewal={form['renew_token']}", follow=True).content.decode()
+
+    assert "so your renewal waits" in back
+    renewal_payment.refresh_from_db()
+    assert renewal_payment.status == Payment.Status.AUTHORISED and renewal_payment.amount_captured == 0
+    clock[0] += 31
+    reconcile_registrations.call()
+    renewal_payment.refresh_from_db()
+    assert renewal_payment.status == Payment.Status.CAPTURED
+    assert Renewal.objects.get(token=form["renew_token"]).status == Renewal.RENEWED
