@@ -199,6 +199,9 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
         return "info", gettext(
             "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
         )
+    if payment.status == Payment.Status.AUTHORISED and (renewal is None or renewal.status == Renewal.PENDING):
+        # Being renewed right now (the payment service's webhook got there first): not a problem to report.
+        return "info", gettext("Your renewal is being made with the domain service. Reload this page in a moment.")
     if payment.status == Payment.Status.AUTHORISED and payment.lines.filter(status=PaymentLine.Status.PENDING).exists():
         # Paid, and the renewal could not be sent yet (the domain service away): it waits, the money held.
         return "info", gettext(
