@@ -45,10 +45,8 @@ def redis_server() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def redis_away(outage) -> Iterator[None]:
-    """The cache is Redis, and Redis is not there (a port nothing listens on any more)."""
-    with RedisServer() as server:
-        pass  # started and stopped: the port is free and refuses connections
-    with override_settings(CACHES=_redis_cache(server.url)):
+    """The cache is Redis, and Redis is not there (a free port: nothing listens on it, connections are refused)."""
+    with override_settings(CACHES=_redis_cache(RedisServer().url)):
         yield
 
 
