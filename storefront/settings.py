@@ -118,6 +118,10 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database that does not answer (a failover, a dropped route) fails a request in seconds, with its 503 page,
+    # instead of holding it past a router's 30 s.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the storefront and the built-in sandbox from one file, from several
     # threads at once: wait for the write lock instead of failing at once.
@@ -150,6 +154,9 @@ else:
     # Development without a mail server: emails are kept in the database and shown on the mailbox page
     # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
     EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
+# Seconds the worker waits on the mail server per step of a send: a server that hangs fails that send (retried by
+# the outbox) instead of holding the worker.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 # Sender of customer emails. Without a display name ("Acme <noreply@acme.example>") the store's name is used as it
 # (storefront/brand.py: from_email).
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@localhost")

@@ -180,3 +180,10 @@ def test_a_fresh_clone_with_debug_off_refuses_to_start_naming_what_to_set():
         "SITE_URL=https://shop.example.com",
     ):
         assert needed in result.stderr
+
+
+def test_a_mail_server_or_database_that_hangs_fails_in_seconds_not_never():
+    """Each outside service may be slow: the worker's email sends and a PostgreSQL connection give up in time."""
+    production = settings_with(**PRODUCTION, DATABASE_URL="postgres://shop:pw@db.example.net:5432/shop")
+    assert production["EMAIL_TIMEOUT"] == 20
+    assert production["DATABASES"]["default"]["OPTIONS"]["connect_timeout"] == 5
