@@ -1,4 +1,6 @@
-"""Staff view of payments: status, amounts, lines, Stripe ids, receipt; "needs attention"; refunding lines."""
+"""Staff view of payments: status, amounts, lines, ledger entries, Stripe ids, receipt and credit notes; what needs
+attention (flagged, registered-unpaid, disputed, authorisations about to lapse); refunding lines from a confirmation
+page, collecting or writing off registered-unpaid payments; disputes, the ledger and the revenue report."""
 
 from __future__ import annotations
 
@@ -6,14 +8,16 @@ from collections import Counter
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
+from billing.admin_views import refund_view, revenue_report_view, write_off_view
 from billing.alerts import authorisations_expiring
-from billing.errors import PaymentError
-from billing.models import CreditNote, Payment, PaymentLine, Receipt, SavedCard, WebhookEvent
-from billing.services import payments_needing_attention, refund_line
+from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
+from billing.refunds import REFUNDABLE
+from billing.services import payments_needing_attention
+from billing.tasks import collect_payment
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -24,6 +28,8 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
         return [
             ("yes", "Needs attention"),
             ("expiring", "Authorisation expires soon (not captured)"),
+            ("unpaid", "Registered, not paid (the hold lapsed)"),
+            ("disputed", "Disputed (a dispute open)"),
         ]
 
     def queryset(self, request, queryset):
@@ -31,6 +37,10 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
             return queryset.filter(pk__in=payments_needing_attention().values("pk"))
         if self.value() == "expiring":
             return queryset.filter(pk__in=authorisations_expiring().values("pk"))
+        if self.value() == "unpaid":
+            return queryset.filter(status=Payment.Status.UNPAID)
+        if self.value() == "disputed":
+            return queryset.filter(disputes__status__in=Dispute.OPEN_STATUSES).distinct()
         return queryset
 
 
@@ -40,25 +50,27 @@ class PaymentLineInline(admin.TabularInline):
     can_delete = False
     fields = readonly_fields = (
         "description",
+        "cause",
         "amount",
+        "cost",
         "status",
         "registration_ref",
         "stripe_refund_id",
         "refunded_at",
-        "credit_note",
     )
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="credit note")
-    def credit_note(self, line: PaymentLine) -> str:
-        note = getattr(line, "credit_note", None)
-        if note is None:
-            return "—"
-        return format_html(
-            '<a href="{}">{}</a>', reverse("admin:billing_creditnote_change", args=[note.pk]), note.number
-        )
+
+class LedgerEntryInline(admin.TabularInline):
+    model = LedgerEntry
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("occurred_at", "kind", "line", "amount", "written_off", "cost", "source_id", "note")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Payment)
@@ -80,9 +92,9 @@ class PaymentAdmin(admin.ModelAdmin):
     ]
     list_filter = [NeedsAttentionFilter, "status", "created_at"]
     search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
-    list_select_related = ["customer__user", "receipt"]
-    inlines = [PaymentLineInline]
-    actions = ["refund_registered_lines"]
+    list_select_related = ["customer__user"]
+    inlines = [PaymentLineInline, LedgerEntryInline]
+    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid"]
     readonly_fields = [
         "customer",
         "checkout_id",
@@ -96,16 +108,25 @@ class PaymentAdmin(admin.ModelAdmin):
         "stripe_payment_intent_id",
         "failure_code",
         "capture_started_at",
+        "capture_before",
         "receipt_number",
         "credit_notes",
+        "refund_link",
         "created_at",
         "settled_at",
         "expiry_alerted_at",
+        "unpaid_since",
+        "collection_card_tried_at",
+        "collection_failure_code",
+        "collection_session_id",
+        "collection_intent_id",
+        "written_off_at",
+        "written_off_by",
     ]
     fields = [*readonly_fields, "needs_attention", "attention_reason"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
-        return super().get_queryset(request).prefetch_related("lines")
+        return super().get_queryset(request).prefetch_related("lines", "documents")
 
     @admin.display(description="lines")
     def line_summary(self, payment: Payment) -> str:
@@ -114,96 +135,180 @@ class PaymentAdmin(admin.ModelAdmin):
 
     @admin.display(description="receipt")
     def receipt_number(self, payment: Payment) -> str:
-        receipt = getattr(payment, "receipt", None)
+        receipt = next((d for d in payment.documents.all() if d.kind == Document.Kind.RECEIPT), None)
         if receipt is None:
             return "—"
         return format_html(
-            '<a href="{}">{}</a>', reverse("admin:billing_receipt_change", args=[receipt.pk]), receipt.number
+            '<a href="{}">{}</a>', reverse("admin:billing_document_change", args=[receipt.pk]), receipt.number
         )
 
     @admin.display(description="credit notes")
     def credit_notes(self, payment: Payment) -> str:
-        notes = CreditNote.objects.filter(line__payment=payment).order_by("number")
+        notes = payment.documents.filter(kind=Document.Kind.CREDIT_NOTE).order_by("number")
         return (
             format_html_join(
                 ", ",
                 '<a href="{}">{}</a> ({} {})',
                 (
-                    (reverse("admin:billing_creditnote_change", args=[n.pk]), n.number, n.amount, n.currency)
+                    (reverse("admin:billing_document_change", args=[n.pk]), n.number, n.amount, n.currency)
                     for n in notes
                 ),
             )
             or "—"
         )
 
+    @admin.display(description="refund")
+    def refund_link(self, payment: Payment) -> str:
+        if payment.status not in REFUNDABLE or not payment.lines.filter(status=PaymentLine.Status.REGISTERED).exists():
+            return "—"
+        url = reverse("admin:billing_payment_refund") + f"?payments={payment.pk}"
+        return format_html('<a class="button" href="{}">Refund…</a>', url)
+
     def has_add_permission(self, request) -> bool:
         return False
 
-    @admin.action(description="Refund the charged lines of the selected payments")
-    def refund_registered_lines(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
-        refunded = failed = 0
-        for payment in queryset:
-            for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED):
-                try:
-                    refund_line(line=line)
-                    refunded += 1
-                except PaymentError as err:
-                    failed += 1
-                    self.message_user(request, f"{line}: {err.message}", messages.ERROR)
-        summary = f"Refunded {refunded} line(s), each with a credit note emailed to the customer"
-        self.message_user(request, f"{summary}; {failed} could not be refunded.", messages.INFO)
+    def get_urls(self) -> list[URLPattern]:
+        def view(function):
+            return self.admin_site.admin_view(lambda request: function(self, request))
+
+        return [
+            path("refund/", view(refund_view), name="billing_payment_refund"),
+            path("write-off/", view(write_off_view), name="billing_payment_write_off"),
+            *super().get_urls(),
+        ]
+
+    @admin.action(description="Refund the charged lines of the selected payments…")
+    def refund_registered_lines(self, request: HttpRequest, queryset: QuerySet[Payment]) -> HttpResponseRedirect:
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(reverse("admin:billing_payment_refund") + f"?payments={ids}")
+
+    @admin.action(description="Write off the selected registered, unpaid payments…")
+    def write_off_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> HttpResponseRedirect:
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(reverse("admin:billing_payment_write_off") + f"?payments={ids}")
+
+    @admin.action(description="Collect the selected registered, unpaid payments again (saved card, then the link)")
+    def collect_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
+        unpaid = list(queryset.filter(status=Payment.Status.UNPAID).values_list("pk", flat=True))
+        for payment_id in unpaid:
+            collect_payment.enqueue(payment_id=payment_id, again=True)
+        self.message_user(
+            request,
+            f"Collecting {len(unpaid)} payment(s): the saved card is tried once more, then the customer is emailed "
+            "the payment link again.",
+            messages.SUCCESS if unpaid else messages.WARNING,
+        )
 
 
 @admin.register(WebhookEvent)
 class WebhookEventAdmin(admin.ModelAdmin):
-    list_display = ["event_id", "type", "deliveries", "received_at", "processed_at", "error"]
-    list_filter = ["type"]
+    """Stripe's events as received (or read back by the reconciler), processed by the worker; read-only."""
+
+    list_display = ["event_id", "type", "outcome", "deliveries", "attempts", "received_at", "processed_at", "error"]
+    list_filter = ["outcome", "type"]
     search_fields = ["=event_id"]
-    readonly_fields = ["event_id", "type", "payload", "deliveries", "received_at", "processed_at", "error"]
+    readonly_fields = [
+        "event_id",
+        "type",
+        "created",
+        "payload",
+        "deliveries",
+        "attempts",
+        "received_at",
+        "claimed_at",
+        "processed_at",
+        "outcome",
+        "error",
+    ]
 
-
-class CreditNoteInline(admin.TabularInline):
-    model = CreditNote
-    extra = 0
-    can_delete = False
-    fields = readonly_fields = ("number", "line", "amount", "currency", "stripe_refund_id", "issued_at", "emailed_at")
-
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request) -> bool:
         return False
 
 
-@admin.register(Receipt)
-class ReceiptAdmin(admin.ModelAdmin):
-    list_display = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    readonly_fields = ["store", "number", "payment", "amount", "currency", "issued_at", "emailed_at"]
-    search_fields = ["=number", "payment__customer__user__email"]
-    inlines = [CreditNoteInline]
+@admin.register(Dispute)
+class DisputeAdmin(admin.ModelAdmin):
+    """Disputes as Stripe last reported them (answered in Stripe's Dashboard); read-only."""
+
+    list_display = [
+        "stripe_dispute_id",
+        "payment",
+        "amount",
+        "currency",
+        "reason",
+        "status",
+        "evidence_due_by",
+        "opened_at",
+    ]
+    list_filter = ["status", "reason"]
+    search_fields = ["=stripe_dispute_id", "payment__customer__user__email"]
+    list_select_related = ["payment"]
+    readonly_fields = [f.name for f in Dispute._meta.concrete_fields]
 
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return False  # numbers follow each other without gaps
+        return False
 
 
-@admin.register(CreditNote)
-class CreditNoteAdmin(admin.ModelAdmin):
-    """Issued by the refund action on payments, never by hand: numbers must follow each other without gaps."""
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    """The books: every money movement, written by the payment steps themselves; read-only. The revenue report sums
+    them (a link above the list)."""
 
-    list_display = ["store", "number", "receipt", "line", "amount", "currency", "issued_at", "emailed_at"]
-    readonly_fields = [
-        "store",
-        "number",
-        "receipt",
-        "line",
+    list_display = [
+        "occurred_at",
+        "kind",
+        "cause",
+        "tld",
         "amount",
         "currency",
-        "stripe_refund_id",
-        "issued_at",
-        "emailed_at",
+        "written_off",
+        "cost",
+        "payment",
+        "source_id",
     ]
-    search_fields = ["=number", "=receipt__number", "stripe_refund_id", "receipt__payment__customer__user__email"]
-    list_select_related = ["receipt", "line"]
+    list_filter = ["kind", "cause", "currency", "tld"]
+    search_fields = ["=source_id", "payment__customer__user__email", "line__reference"]
+    date_hierarchy = "occurred_at"
+    list_select_related = ["payment"]
+    readonly_fields = [f.name for f in LedgerEntry._meta.concrete_fields]
+    change_list_template = "admin/billing/ledgerentry/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        report = self.admin_site.admin_view(lambda request: revenue_report_view(self, request))
+        return [path("report/", report, name="billing_revenue_report"), *super().get_urls()]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    """Receipts and credit notes, issued with captures and refunds, never by hand: each kind's numbers follow each
+    other without gaps, so none is added or deleted here."""
+
+    list_display = ["kind", "number", "store", "payment", "receipt", "amount", "currency", "issued_at"]
+    list_filter = ["kind", "store"]
+    readonly_fields = [
+        "kind",
+        "store",
+        "number",
+        "payment",
+        "receipt",
+        "amount",
+        "currency",
+        "refund_id",
+        "issued_at",
+    ]
+    search_fields = ["=number", "=receipt__number", "refund_id", "payment__customer__user__email"]
+    list_select_related = ["payment", "receipt"]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -8,7 +8,7 @@ the account page shows (brand, last four, expiry) and the payment method's id; t
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -17,6 +17,10 @@ from accounts.models import Customer
 from billing import stripe_client
 from billing.errors import PaymentError, PaymentRefused
 from billing.models import Payment, SavedCard
+from pricing.money import Money
+
+if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
+    import stripe
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +56,39 @@ def stripe_customer_id(*, customer: Customer) -> str:
     except IntegrityError:
         pass  # another request stored it first (the same Customer: same idempotency key)
     return SavedCard.objects.get(customer=customer).stripe_customer_id
+
+
+def saved_card_charge(
+    *,
+    card: SavedCard,
+    amount: Money,
+    capture_method: Literal["manual", "automatic"],
+    description: str,
+    metadata: dict[str, str],
+    idempotency_key: str,
+) -> Any:
+    """Charge (or, with manual capture, authorise) the saved card without the customer: Stripe's payment intent,
+    with its charge (which states the capture deadline). Raises PaymentRefused for a refused card, PaymentOutcomeUnknown
+    when the answer was lost (ask again with the same key), PaymentUnavailable."""
+    return stripe_client.call(
+        f"payment intent create (off-session, {capture_method} capture)",
+        lambda client: client.v1.payment_intents.create(
+            params={
+                "amount": stripe_client.to_minor(amount.amount, amount.currency),
+                "currency": amount.currency.lower(),
+                "customer": card.stripe_customer_id,
+                "payment_method": card.payment_method_id,
+                "confirm": True,
+                "off_session": True,
+                "capture_method": capture_method,
+                "description": description[:500],
+                "metadata": metadata,
+                "expand": ["latest_charge"],
+            },
+            options={"idempotency_key": idempotency_key},
+        ),
+        changes_state=True,
+    )
 
 
 def forget_stripe_customer(*, customer: Customer) -> None:
@@ -95,11 +132,14 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     return row
 
 
+def _detach(client: stripe.StripeClient, method_id: str) -> Any:
+    # Detaching twice is refused by Stripe anyway; the key makes a retry after a lost answer get the first answer.
+    return client.v1.payment_methods.detach(method_id, options={"idempotency_key": f"detach-{method_id}"})
+
+
 def _detach_quietly(method_id: str) -> None:
     try:
-        stripe_client.call(
-            "payment method detach", lambda client: client.v1.payment_methods.detach(method_id), changes_state=True
-        )
+        stripe_client.call("payment method detach", lambda client: _detach(client, method_id), changes_state=True)
     except PaymentError as err:
         logger.info("detaching the replaced card %s: %s", method_id, err.detail)
 
@@ -111,11 +151,7 @@ def card_remove(*, customer: Customer) -> bool:
         return False
     method_id = card.payment_method_id
     try:
-        stripe_client.call(
-            "payment method detach",
-            lambda client: client.v1.payment_methods.detach(method_id),
-            changes_state=True,
-        )
+        stripe_client.call("payment method detach", lambda client: _detach(client, method_id), changes_state=True)
     except PaymentRefused as err:
         # Already detached (removed at Stripe, or a second click): forgetting it here is all that is left.
         logger.info("detaching %s: %s", method_id, err.detail)

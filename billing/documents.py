@@ -1,21 +1,84 @@
-"""The customer's billing documents (receipts and credit notes) as the pages and emails show them: who issued
-them (the reseller's legal identity, from settings), what was charged, what was not, and what was refunded."""
+"""The customer's billing documents (billing.models.Document): issuing receipts and credit notes in their gap-free
+series, and what the pages and emails show of them: who issued them (the reseller's legal identity, from settings),
+what was charged, what was not, and what was refunded."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext
 
 from accounts.models import Customer
-from billing.models import CreditNote, PaymentLine, Receipt
+from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
 from pricing.money import Money
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
+URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
+
+
+# --- Issuing ------------------------------------------------------------------------------------------------------
+
+
+def _next_number(kind: str, *, store: str) -> int:
+    """The store's next number of this kind: its series row is locked and moved in the caller's transaction, so a
+    rolled-back document takes its number back with it (no gaps)."""
+    DocumentSeries.objects.get_or_create(kind=kind, store=store)
+    series = DocumentSeries.objects.select_for_update().get(kind=kind, store=store)
+    series.last_number += 1
+    series.save(update_fields=["last_number"])
+    return series.last_number
+
+
+def _issue(**fields: Any) -> Document:
+    document = Document.objects.create(number=_next_number(fields["kind"], store=fields["store"]), **fields)
+    from billing.emails import document_email_queue  # the emails module renders with this one's contexts
+
+    # In the same transaction: a rolled-back document takes its number and its email back with it.
+    document_email_queue(document=document)
+    return document
+
+
+def receipt_issue(*, payment: Payment, store: str | None = None) -> Document:
+    """The payment's receipt (one per payment), for what was captured, numbered in the store's receipt series."""
+    existing = Document.objects.filter(payment=payment, kind=Document.Kind.RECEIPT).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        return _issue(
+            kind=Document.Kind.RECEIPT,
+            store=store or settings.STORE_NAME,
+            payment=payment,
+            amount=payment.amount_captured,
+            currency=payment.currency,
+        )
+
+
+def credit_note_issue(*, payment: Payment, refund_id: str, amount: Decimal, store: str | None = None) -> Document:
+    """The credit note of one refund (one per refund, however often it is reported), naming the payment's receipt,
+    numbered in the store's credit note series. The refund's ledger entries say which lines it gave back."""
+    existing = Document.objects.filter(kind=Document.Kind.CREDIT_NOTE, refund_id=refund_id).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        receipt = receipt_issue(payment=payment)  # a refunded payment was captured, so its receipt exists
+        return _issue(
+            kind=Document.Kind.CREDIT_NOTE,
+            store=store or settings.STORE_NAME,
+            payment=payment,
+            receipt=receipt,
+            amount=amount,
+            currency=payment.currency,
+            refund_id=refund_id,
+        )
+
+
+# --- Showing ------------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -28,7 +91,7 @@ class Seller:
 class DocumentRow:
     """One row of the Billing page."""
 
-    kind: str  # "receipt" or "credit note"
+    kind: str
     number: int
     issued_at: dt.datetime
     total: Money  # a credit note's is what is given back
@@ -36,9 +99,24 @@ class DocumentRow:
     refers_to: str = ""
 
     @property
+    def is_credit_note(self) -> bool:
+        return self.kind == Document.Kind.CREDIT_NOTE
+
+    @property
     def label(self) -> str:
         """The kind as the customer reads it, in the active language."""
-        return gettext("Credit note") if self.kind == "credit note" else gettext("Receipt")
+        return gettext("Credit note") if self.is_credit_note else gettext("Receipt")
+
+
+@dataclass(frozen=True)
+class DocumentLine:
+    """One line of a receipt or credit note: the item and term, and its amount."""
+
+    description: str
+    amount: Money
+    refunded: Money | None = None  # a receipt's line refunded since, in full or in part
+    credit_notes: tuple[Document, ...] = ()
+    refunded_at: dt.datetime | None = None
 
 
 def seller() -> Seller:
@@ -46,70 +124,101 @@ def seller() -> Seller:
     return Seller(name=settings.STORE_LEGAL_NAME or settings.STORE_NAME, address_lines=address)
 
 
-def receipt_for_user(*, user: Any, number: int) -> Receipt | None:
-    """This store's receipt `number` if it belongs to `user`, else None (the view answers 404 either way)."""
+def document_for_user(*, user: Any, kind: str, number: int) -> Document | None:
+    """This store's document `number` of `kind` if it belongs to `user`, else None (the view answers 404 either way)."""
     return (
-        Receipt.objects.select_related("payment__customer__user")
-        .filter(store=settings.STORE_NAME, number=number, payment__customer__user=user)
+        Document.objects.select_related("payment__customer__user", "receipt")
+        .filter(kind=kind, store=settings.STORE_NAME, number=number, payment__customer__user=user)
         .first()
     )
 
 
-def credit_note_for_user(*, user: Any, number: int) -> CreditNote | None:
-    return (
-        CreditNote.objects.select_related("receipt__payment__customer__user", "line")
-        .filter(store=settings.STORE_NAME, number=number, receipt__payment__customer__user=user)
-        .first()
-    )
+def document_url(document: Document, *, absolute: bool = False) -> str:
+    path = reverse(URL_NAMES[Document.Kind(document.kind)], args=[document.number])
+    return settings.SITE_URL + path if absolute else path
 
 
-def receipt_context(receipt: Receipt) -> dict[str, Any]:
+def _refunds_of(payment: Payment) -> dict[int, list[LedgerEntry]]:
+    entries: dict[int, list[LedgerEntry]] = {}
+    for entry in payment.ledger_entries.filter(kind=LedgerEntry.Kind.REFUND).order_by("occurred_at", "pk"):
+        entries.setdefault(entry.line_id, []).append(entry)
+    return entries
+
+
+def receipt_context(receipt: Document) -> dict[str, Any]:
     payment = receipt.payment
-    lines = list(payment.lines.select_related("credit_note"))
+    notes = {note.refund_id: note for note in payment.documents.filter(kind=Document.Kind.CREDIT_NOTE)}
+    refunds = _refunds_of(payment)
+    rows = []
+    lines = list(payment.lines.all())
+    for line in lines:
+        if line.status not in CHARGED:
+            continue
+        given_back = -sum((entry.amount for entry in refunds.get(line.pk, [])), Decimal(0))
+        line_notes = tuple(
+            dict.fromkeys(notes[entry.source_id] for entry in refunds.get(line.pk, []) if entry.source_id in notes)
+        )
+        rows.append(
+            DocumentLine(
+                description=line.description,
+                amount=line.price,
+                refunded=Money(given_back, payment.currency) if given_back > 0 else None,
+                credit_notes=line_notes,
+                refunded_at=refunds[line.pk][-1].occurred_at if given_back > 0 else None,
+            )
+        )
     return {
         "receipt": receipt,
         "payment": payment,
         "customer": payment.customer,
         "seller": seller(),
-        "lines": [line for line in lines if line.status in CHARGED],
+        "lines": rows,
         # Lines paid for at checkout that did not register: their part of the authorisation was released.
         "not_charged": [line for line in lines if line.status not in CHARGED],
-        "url": settings.SITE_URL + reverse("billing:receipt", args=[receipt.number]),
+        "url": document_url(receipt, absolute=True),
     }
 
 
-def credit_note_context(note: CreditNote) -> dict[str, Any]:
-    payment = note.receipt.payment
+def credit_note_context(note: Document) -> dict[str, Any]:
+    payment = note.payment
+    assert note.receipt is not None  # a credit note always names its receipt (a database constraint)
+    entries = payment.ledger_entries.filter(kind=LedgerEntry.Kind.REFUND, source_id=note.refund_id)
     return {
         "note": note,
         "receipt": note.receipt,
-        "line": note.line,
+        "lines": [
+            DocumentLine(description=entry.line.description, amount=Money(-entry.amount, entry.currency))
+            for entry in entries.select_related("line").order_by("line__position")
+        ],
         "customer": payment.customer,
         "seller": seller(),
-        "url": settings.SITE_URL + reverse("billing:credit_note", args=[note.number]),
-        "receipt_url": settings.SITE_URL + reverse("billing:receipt", args=[note.receipt.number]),
+        "url": document_url(note, absolute=True),
+        "receipt_url": document_url(note.receipt, absolute=True),
     }
+
+
+def _refers_to(document: Document) -> str:
+    """A credit note's receipt and the items it gives back; nothing for a receipt."""
+    if document.receipt is None:
+        return ""
+    items = LedgerEntry.objects.filter(
+        payment_id=document.payment_id, kind=LedgerEntry.Kind.REFUND, source_id=document.refund_id
+    ).values_list("line__description", flat=True)
+    return gettext("Receipt %(number)s: %(item)s") % {"number": document.receipt.number, "item": ", ".join(items)}
 
 
 def billing_documents(*, customer: Customer) -> list[DocumentRow]:
     """Every receipt and credit note of this customer in this store, newest first."""
-    receipts = Receipt.objects.filter(store=settings.STORE_NAME, payment__customer=customer)
-    notes = CreditNote.objects.filter(store=settings.STORE_NAME, receipt__payment__customer=customer).select_related(
-        "receipt", "line"
-    )
+    documents = Document.objects.filter(store=settings.STORE_NAME, payment__customer=customer).select_related("receipt")
     rows = [
-        DocumentRow("receipt", r.number, r.issued_at, r.total, reverse("billing:receipt", args=[r.number]))
-        for r in receipts
-    ] + [
         DocumentRow(
-            "credit note",
-            n.number,
-            n.issued_at,
-            n.total,
-            reverse("billing:credit_note", args=[n.number]),
-            refers_to=gettext("Receipt %(number)s: %(item)s")
-            % {"number": n.receipt.number, "item": n.line.description},
+            document.kind,
+            document.number,
+            document.issued_at,
+            document.total,
+            document_url(document),
+            refers_to=_refers_to(document),
         )
-        for n in notes
+        for document in documents
     ]
-    return sorted(rows, key=lambda row: (row.issued_at, row.kind == "credit note", row.number), reverse=True)
+    return sorted(rows, key=lambda row: (row.issued_at, row.is_credit_note, row.number), reverse=True)

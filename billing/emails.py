@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 
 from accounts.language import customer_language
 from billing.documents import credit_note_context, receipt_context
-from billing.models import CreditNote, Receipt
+from billing.models import Document
 from storefront.outbox import email_queue
 
 
@@ -19,18 +19,16 @@ def checkout_thread(checkout_id: object) -> str:
     return f"checkout:{checkout_id}"
 
 
-def receipt_email_queue(*, receipt: Receipt) -> bool:
-    customer = receipt.payment.customer
+def document_email_queue(*, document: Document) -> bool:
+    """Queue the customer's copy of a receipt or credit note, once per document (its kind, store and number)."""
+    customer = document.payment.customer
     with customer_language(customer):
-        message = _message("billing/email/receipt", receipt_context(receipt), to=customer.email)
-    return email_queue(message, key=f"receipt:{receipt.pk}", thread=checkout_thread(receipt.payment.checkout_id))
-
-
-def credit_note_email_queue(*, note: CreditNote) -> bool:
-    payment = note.receipt.payment
-    with customer_language(payment.customer):
-        message = _message("billing/email/credit_note", credit_note_context(note), to=payment.customer.email)
-    return email_queue(message, key=f"credit-note:{note.pk}", thread=checkout_thread(payment.checkout_id))
+        if document.is_credit_note:
+            message = _message("billing/email/credit_note", credit_note_context(document), to=customer.email)
+        else:
+            message = _message("billing/email/receipt", receipt_context(document), to=customer.email)
+    key = f"document:{document.kind}:{document.store}:{document.number}"
+    return email_queue(message, key=key, thread=checkout_thread(document.payment.checkout_id))
 
 
 def _message(template: str, context: dict, *, to: str) -> EmailMessage:

@@ -1,4 +1,5 @@
-"""Payments (authorise → register → capture), their lines, Stripe's webhook events as received, receipts.
+"""Payments (authorise → register → capture), their lines, the ledger of every money movement, Stripe's webhook
+events as received, receipts and credit notes.
 
 Money is Decimal in the payment's currency; Stripe's integer minor units are converted at the boundary
 (billing/stripe_client.py). Every state change is a conditional update or happens under the payment's row lock, so
@@ -7,10 +8,28 @@ a second door (the return after paying, the webhook, a replay) finds the work do
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db import models
 
 from accounts.models import Customer
 from pricing.money import Money
+
+
+class PaymentQuerySet(models.QuerySet["Payment"]):
+    def for_intent(self, intent_id: str | None) -> Payment | None:
+        """The payment a Stripe payment intent belongs to: its authorisation, or the one that collected it."""
+        if not intent_id:
+            return None
+        return self.filter(
+            models.Q(stripe_payment_intent_id=intent_id) | models.Q(collection_intent_id=intent_id)
+        ).first()
+
+    def for_session(self, session_id: str | None) -> Payment | None:
+        """The payment a Checkout Session belongs to: its checkout's, or its payment link's."""
+        if not session_id:
+            return None
+        return self.filter(models.Q(stripe_session_id=session_id) | models.Q(collection_session_id=session_id)).first()
 
 
 class Payment(models.Model):
@@ -21,8 +40,14 @@ class Payment(models.Model):
         PARTIALLY_CAPTURED = "partially_captured", "Partially captured (the rest released)"
         CANCELLED = "cancelled", "Cancelled (nothing captured)"
         REFUNDED = "refunded", "Refunded"
+        # The authorisation lapsed (or was cancelled at Stripe) after lines were registered: collected on the saved
+        # card or through a payment link (then captured), or written off by staff.
+        UNPAID = "unpaid", "Registered, not paid (the hold lapsed)"
+        WRITTEN_OFF = "written_off", "Written off (registered, never paid)"
 
-    FINAL = (Status.CAPTURED, Status.PARTIALLY_CAPTURED, Status.CANCELLED, Status.REFUNDED)
+    FINAL = (Status.CAPTURED, Status.PARTIALLY_CAPTURED, Status.CANCELLED, Status.REFUNDED, Status.WRITTEN_OFF)
+    # Past authorise-register-capture: nothing for the settle step to do (an unpaid one is being collected).
+    SETTLED = (*FINAL, Status.UNPAID)
 
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="payments")
     # The checkout that this payment pays for: one payment per checkout, whatever the number of clicks.
@@ -47,6 +72,22 @@ class Payment(models.Model):
     settled_at = models.DateTimeField(null=True, blank=True)
     # When staff were mailed that this payment's authorisation is about to expire (once per payment).
     expiry_alerted_at = models.DateTimeField(null=True, blank=True)
+    # Stripe's deadline to capture the authorisation, read from its charge
+    # (`payment_method_details.card.capture_before`); the hold lapses then.
+    capture_before = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the reconciler last asked Stripe about this payment (it asks less often as a payment ages).
+    checked_at = models.DateTimeField(null=True, blank=True)
+    # Registered, not paid: when the hold lapsed; the one attempt on the saved card; the Checkout Session of the
+    # payment link (one open at a time) and the payment intent that collected it; a write-off by staff.
+    unpaid_since = models.DateTimeField(null=True, blank=True)
+    collection_card_tried_at = models.DateTimeField(null=True, blank=True)
+    collection_failure_code = models.CharField(max_length=64, blank=True)
+    collection_session_id = models.CharField(max_length=255, unique=True, null=True, blank=True)
+    collection_intent_id = models.CharField(max_length=255, blank=True, db_index=True)
+    written_off_at = models.DateTimeField(null=True, blank=True)
+    written_off_by = models.CharField(max_length=150, blank=True)
+
+    objects = PaymentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -69,8 +110,36 @@ class Payment(models.Model):
         return self.status in self.FINAL
 
     @property
+    def is_settled(self) -> bool:
+        return self.status in self.SETTLED
+
+    @property
+    def charged_intent_id(self) -> str:
+        """The payment intent that took the money: the payment link's when it collected a lapsed hold."""
+        return self.collection_intent_id or self.stripe_payment_intent_id
+
+    @property
+    def unpaid_total(self) -> Money:
+        """What a registered-unpaid payment still owes: its registered lines."""
+        registered = self.lines.filter(status=PaymentLine.Status.REGISTERED)
+        return Money(sum((line.amount for line in registered), Decimal(0)), self.currency)
+
+    @property
     def refunded(self) -> Money:
         return Money(self.amount_refunded, self.currency)
+
+    @property
+    def receipt(self) -> Document | None:
+        """The payment's receipt, once it was captured."""
+        return self.documents.filter(kind=Document.Kind.RECEIPT).first()
+
+
+class SaleCause(models.TextChoices):
+    """Why a line was sold: what the ledger and the revenue report group money movements by."""
+
+    REGISTRATION = "registration", "Registration"
+    RENEWAL = "renewal", "Renewal"
+    AUTO_RENEWAL = "auto_renewal", "Auto-renewal"
 
 
 class PaymentLine(models.Model):
@@ -89,6 +158,11 @@ class PaymentLine(models.Model):
     description = models.CharField(max_length=255)
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     details = models.JSONField(default=dict, blank=True)
+    cause = models.CharField(max_length=16, choices=SaleCause.choices, default=SaleCause.REGISTRATION)
+    tld = models.CharField(max_length=63, blank=True, help_text="The TLD sold, for the revenue report.")
+    # What the line costs us (the provider's price, in the payment's currency), as the delivering side recorded it
+    # when it registered or renewed; the quote's cost until then. Empty when unknown.
+    cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     # Set when a door claimed the line for registration; a claim older than a few minutes may be taken over.
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -111,15 +185,101 @@ class PaymentLine(models.Model):
         return Money(self.amount, self.payment.currency)
 
 
+class LedgerEntry(models.Model):
+    """One money movement of one paid line, as the payment service made it: the store's books.
+
+    `amount` is signed, in `currency`: money received is positive (a capture, a dispute's funds reinstated),
+    money given back is negative (a refund, a dispute's funds withdrawn). A refund that fails after it was booked
+    is booked back as a positive refund row. A write-off moves no money (`amount` 0): `written_off` is what will
+    not be collected. `cost` is what the line cost us, booked once with its capture (or its write-off); empty when
+    unknown. `source_id` is the payment service's object (charge, refund, dispute) or, for a write-off, ours:
+    with the kind and the line it is unique, so a replayed event never books twice. Written in the same
+    transaction as the state change it records; read by billing.ledger (the revenue report, issues 31 and 32).
+    """
+
+    class Kind(models.TextChoices):
+        CAPTURE = "capture", "Capture"
+        REFUND = "refund", "Refund"
+        DISPUTE_WITHDRAWAL = "dispute_withdrawal", "Dispute: funds withdrawn"
+        DISPUTE_REINSTATEMENT = "dispute_reinstatement", "Dispute: funds reinstated"
+        WRITE_OFF = "write_off", "Write-off"
+
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    cause = models.CharField(max_length=16, choices=SaleCause.choices)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    written_off = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    tld = models.CharField(max_length=63, blank=True)
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="ledger_entries")
+    line = models.ForeignKey(PaymentLine, on_delete=models.PROTECT, related_name="ledger_entries")
+    source_id = models.CharField(max_length=255)
+    occurred_at = models.DateTimeField(db_index=True, help_text="When the payment service made the movement.")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+    note = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["occurred_at", "pk"]
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "source_id", "line"], name="one_ledger_entry_per_source_and_line"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.amount} {self.currency} ({self.source_id})"
+
+
+class Dispute(models.Model):
+    """A cardholder's dispute of a captured payment (a chargeback, or an inquiry that moves no money unless lost), as
+    Stripe last reported it. Its money movements are ledger entries; while it is open the payment and its domains are
+    flagged and the customer's auto-renewals wait."""
+
+    OPEN_STATUSES = ("warning_needs_response", "warning_under_review", "needs_response", "under_review")
+
+    stripe_dispute_id = models.CharField(max_length=255, unique=True)
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="disputes")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    reason = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=32, db_index=True)
+    evidence_due_by = models.DateTimeField(null=True, blank=True)
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-opened_at"]
+
+    def __str__(self) -> str:
+        return f"Dispute {self.stripe_dispute_id} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN_STATUSES
+
+
 class WebhookEvent(models.Model):
-    """A Stripe event as received (signature verified); processed once, whatever the number of deliveries."""
+    """A Stripe event as received (signature verified, or read from Stripe's events list by the reconciler); processed
+    once by the worker, whatever the number of deliveries. Events that move no money of ours are kept and ignored."""
+
+    class Outcome(models.TextChoices):
+        PENDING = "", "Not processed yet"
+        PROCESSED = "processed", "Processed"
+        IGNORED = "ignored", "Ignored (moves no money of ours)"
+        NOT_OURS = "not_ours", "Not one of our payments"
 
     event_id = models.CharField(max_length=255, unique=True)
-    type = models.CharField(max_length=100)
+    type = models.CharField(max_length=100, db_index=True)
     payload = models.JSONField()
+    # Stripe's time of the event (seconds since the epoch).
+    created = models.BigIntegerField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
     deliveries = models.PositiveIntegerField(default=1)
-    processed_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Set by the worker processing it (a lease: one older than a few minutes was abandoned and may be taken over).
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 
     class Meta:
@@ -129,74 +289,74 @@ class WebhookEvent(models.Model):
         return f"{self.event_id} {self.type}"
 
 
-class ReceiptCounter(models.Model):
-    """The last receipt number of a store, moved under its row lock in the transaction that issues a receipt."""
+class Document(models.Model):
+    """A numbered billing document of the customer's: the receipt of a payment (issued with its capture), or a credit
+    note for one refund of it (issued with the refund, ours or one made in Stripe's dashboard). Each kind has its own
+    gap-free series per store (`DocumentSeries`, moved in the issuing transaction). What a credit note refunds,
+    line by line, is the ledger's refund entries of its refund."""
 
-    store = models.CharField(max_length=100, primary_key=True)
-    last_number = models.PositiveIntegerField(default=0)
+    class Kind(models.TextChoices):
+        RECEIPT = "receipt", "Receipt"
+        CREDIT_NOTE = "credit_note", "Credit note"
 
-    def __str__(self) -> str:
-        return f"{self.store}: {self.last_number}"
-
-
-class Receipt(models.Model):
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     store = models.CharField(max_length=100)
     number = models.PositiveIntegerField()
-    payment = models.OneToOneField(Payment, on_delete=models.PROTECT, related_name="receipt")
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="documents")
+    # A credit note's receipt (the document it corrects); empty on a receipt.
+    receipt = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="credit_notes")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
+    # A credit note's refund at the payment service (the ledger's source of its entries).
+    refund_id = models.CharField(max_length=255, blank=True)
     issued_at = models.DateTimeField(auto_now_add=True)
-    # Set once the mail server accepted the customer's copy: a failed send leaves it for the next attempt.
-    emailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["store", "number"]
-        constraints = [models.UniqueConstraint(fields=["store", "number"], name="one_receipt_number_per_store")]
-
-    def __str__(self) -> str:
-        return f"Receipt {self.number}"
-
-    @property
-    def total(self) -> Money:
-        return Money(self.amount, self.currency)
-
-
-class CreditNoteCounter(models.Model):
-    """The last credit note number of a store: its own series, moved under its row lock like ReceiptCounter."""
-
-    store = models.CharField(max_length=100, primary_key=True)
-    last_number = models.PositiveIntegerField(default=0)
-
-    def __str__(self) -> str:
-        return f"{self.store}: {self.last_number}"
-
-
-class CreditNote(models.Model):
-    """A refunded line, as the customer's document: one per line (the line is unique), numbered per store."""
-
-    store = models.CharField(max_length=100)
-    number = models.PositiveIntegerField()
-    receipt = models.ForeignKey(Receipt, on_delete=models.PROTECT, related_name="credit_notes")
-    line = models.OneToOneField(PaymentLine, on_delete=models.PROTECT, related_name="credit_note")
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    currency = models.CharField(max_length=3)
-    stripe_refund_id = models.CharField(max_length=255, blank=True)
-    issued_at = models.DateTimeField(auto_now_add=True)
-    emailed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["store", "number"]
+        ordering = ["store", "kind", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["store", "number"], name="one_credit_note_number_per_store"),
-            models.CheckConstraint(condition=models.Q(amount__gt=0), name="credit_note_amount_positive"),
+            models.UniqueConstraint(fields=["kind", "store", "number"], name="one_document_number_per_kind_and_store"),
+            models.UniqueConstraint(
+                fields=["payment"], condition=models.Q(kind="receipt"), name="one_receipt_per_payment"
+            ),
+            models.UniqueConstraint(
+                fields=["refund_id"],
+                condition=models.Q(kind="credit_note") & ~models.Q(refund_id=""),
+                name="one_credit_note_per_refund",
+            ),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="document_amount_positive"),
+            models.CheckConstraint(
+                condition=models.Q(kind="receipt", receipt__isnull=True)
+                | models.Q(kind="credit_note", receipt__isnull=False),
+                name="credit_notes_name_their_receipt",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"Credit note {self.number}"
+        return f"{self.get_kind_display()} {self.number}"
 
     @property
     def total(self) -> Money:
         return Money(self.amount, self.currency)
+
+    @property
+    def is_credit_note(self) -> bool:
+        return self.kind == self.Kind.CREDIT_NOTE
+
+
+class DocumentSeries(models.Model):
+    """The last number issued of one kind of document in one store, moved under its row lock in the transaction that
+    issues the next one (a rolled-back document takes its number back with it)."""
+
+    kind = models.CharField(max_length=16, choices=Document.Kind.choices)
+    store = models.CharField(max_length=100)
+    last_number = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "document series"
+        constraints = [models.UniqueConstraint(fields=["kind", "store"], name="one_series_per_kind_and_store")]
+
+    def __str__(self) -> str:
+        return f"{self.store}: {self.kind} {self.last_number}"
 
 
 class SavedCard(models.Model):

@@ -1,11 +1,17 @@
-"""Payments: start (a Checkout Session for the reviewed lines), settle (the one step both doors call), capture,
-release, refund.
+"""Payments: start (a Checkout Session for the reviewed lines, or the saved card off-session), settle (the one step
+every door leads to), capture and release.
 
 Authorise, register, then capture: the card is only authorised at checkout (`capture_method=manual`); once the
 authorisation for exactly the quoted amount is read back from Stripe, each line is handed to the registering
 side; then the amount of the lines that registered is captured and the rest released, or the authorisation is
 cancelled when none did. A line whose registration outcome is unknown holds its part (no capture yet) until
-`payment_line_resolve` settles it.
+`payment_line_resolve` settles it. An authorisation that lapses after lines registered makes the payment
+registered-unpaid (billing.collection).
+
+Settling runs in the worker (`payment_settle_later` enqueues it): the return page, the webhook and the reconciler
+only ask for it, so a slow provider (seconds per registration, twenty lines) never holds a request. Each line is
+claimed for a few minutes (a lease) before it is delivered: a worker that dies mid-line leaves it to be taken over,
+and the delivering side finds its own earlier work by the checkout id, so no line is delivered twice.
 """
 
 from __future__ import annotations
@@ -19,14 +25,23 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.models import Customer
 from billing import stripe_client
-from billing.cards import card_save_from_intent, forget_stripe_customer, saved_card_for, stripe_customer_id
-from billing.emails import credit_note_email_queue, receipt_email_queue
+from billing.alerts import payment_flag
+from billing.cards import (
+    card_save_from_intent,
+    forget_stripe_customer,
+    saved_card_charge,
+    saved_card_for,
+    stripe_customer_id,
+)
+from billing.collection import collection_settle, payment_unpaid_line_resolved, payment_unpaid_mark
+from billing.documents import receipt_issue
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -37,8 +52,10 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
+from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
-from billing.models import CreditNote, CreditNoteCounter, Payment, PaymentLine, Receipt, ReceiptCounter
+from billing.models import Payment, PaymentLine, SavedCard
+from pricing.money import Money
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -50,18 +67,16 @@ logger = logging.getLogger(__name__)
 # mid-call: another door may take it over. Both callees are idempotent (the registration machinery per checkout
 # and domain, Stripe's capture per idempotency key), so taking over never does the work twice.
 STALE_CLAIM = dt.timedelta(minutes=5)
+# A line in one of these may have been delivered: a payment whose hold lapsed with one is registered-unpaid.
+MAY_BE_DELIVERED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.UNKNOWN, PaymentLine.Status.REGISTERING)
+# The pages that wait for a payment poll every few seconds: the worker is asked at most this often per payment.
+SETTLE_ASK_SECONDS = 10
 
 
 @dataclass(frozen=True)
 class StartedPayment:
     payment: Payment
     url: str  # Stripe's hosted payment page: answer the checkout POST with a 303 to it
-
-
-def _attention(payment: Payment, reason: str) -> None:
-    Payment.objects.filter(pk=payment.pk).update(needs_attention=True, attention_reason=reason)
-    payment.needs_attention, payment.attention_reason = True, reason
-    logger.warning("payment %s needs attention: %s", payment.pk, reason)
 
 
 # --- Starting ---------------------------------------------------------------------------------------------------
@@ -88,6 +103,7 @@ def payment_start(
     if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
         raise PaymentError("lines must share one currency and cost 0 or more")
     total = sum((line.price.amount for line in lines), Decimal(0))
+    _check_chargeable(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
@@ -108,6 +124,15 @@ def payment_start(
     Payment.objects.filter(pk=payment.pk, stripe_session_id__isnull=True).update(stripe_session_id=session.id)
     payment.refresh_from_db()
     return StartedPayment(payment=payment, url=session.url)
+
+
+def _check_chargeable(lines: Sequence[LineToPay]) -> None:
+    """Every price must be an amount Stripe takes in its currency (a price in fractions of a króna is not)."""
+    try:
+        for line in lines:
+            stripe_client.to_minor(line.price.amount, line.price.currency)
+    except stripe_client.NotChargeable as err:
+        raise PaymentError(str(err), code="not_chargeable") from err
 
 
 def _session_create(payment: Payment, *, success_url: str, cancel_url: str) -> Any:
@@ -132,9 +157,10 @@ def _reopen(payment: Payment, session_id: str) -> StartedPayment:
     )
     if session.status == "open" and session.url:  # (an open session always has its page)
         return StartedPayment(payment=payment, url=session.url)
-    payment = payment_settle(session_id=session_id)
     if session.status == "complete":
+        payment_settle_later(payment=payment)  # the worker registers its lines
         raise PaymentError(f"session {session_id} is complete", code="already_paid")
+    payment_advance(payment=payment)  # expired: recorded as cancelled
     raise SessionClosed(f"session {session_id} is {session.status}", code="session_closed")
 
 
@@ -154,6 +180,9 @@ def _payment_for(
                     description=line.description,
                     amount=line.price.amount,
                     details=line.details,
+                    cause=line.cause,
+                    tld=line.tld[:63],
+                    cost=line.cost.amount if line.cost is not None and line.cost.currency == currency else None,
                 )
                 for index, line in enumerate(lines)
             )
@@ -181,6 +210,12 @@ def _session_params(
         # The Customer carries the email (Stripe takes `customer` or `customer_email`, not both).
         "customer": stripe_customer,
         "metadata": metadata,
+        # Cards only: a card is what auto-renew charges later, and other methods (wallets, bank debits) may settle
+        # days later or leave nothing to save.
+        "allowed_payment_method_types": ["card"],
+        # The customer pays the amount quoted in the store's currency: no conversion at Stripe's page, so the
+        # charge, the receipt and the books are in one currency.
+        "adaptive_pricing": {"enabled": False},
         "payment_intent_data": {
             "capture_method": "manual",
             "metadata": metadata,
@@ -205,23 +240,68 @@ def _session_params(
 
 
 def payment_settle(*, session_id: str) -> Payment:
-    """Move the session's payment as far as Stripe's state allows; safe to call any number of times, in any order.
-
-    Reads the session back from Stripe (never trusts what a caller says about it), records the authorisation,
-    registers each line once, then captures once (or releases). Raises UnknownSession, PaymentUnavailable.
-    """
-    payment = Payment.objects.filter(stripe_session_id=session_id).first()
+    """Move the session's payment (its checkout's, or its payment link's) as far as Stripe's state allows; safe to
+    call any number of times, in any order. Raises UnknownSession, PaymentUnavailable."""
+    payment = Payment.objects.for_session(session_id)
     if payment is None:
         raise UnknownSession(f"no payment for session {session_id}")
-    if payment.is_final:
+    if payment.collection_session_id == session_id:
+        return collection_settle(payment=payment)
+    return payment_advance(payment=payment)
+
+
+def payment_advance(*, payment: Payment) -> Payment:
+    """Move a payment as far as Stripe's state allows: read its authorisation back from Stripe (never trusting what a
+    caller says about it), register each line once, then capture once (or release). Raises PaymentUnavailable."""
+    if payment.status == Payment.Status.UNPAID:
+        return collection_settle(payment=payment)  # its payment link may have been paid
+    if payment.is_settled:
         return payment
-    if payment.status == Payment.Status.CREATED:
+    if payment.status == Payment.Status.CREATED and payment.stripe_session_id:
+        session_id = payment.stripe_session_id
         session = stripe_client.call(
             "checkout session retrieve",
-            lambda client: client.v1.checkout.sessions.retrieve(session_id, params={"expand": ["payment_intent"]}),
+            lambda client: client.v1.checkout.sessions.retrieve(
+                session_id, params={"expand": ["payment_intent", "payment_intent.latest_charge"]}
+            ),
         )
         payment = _record_authorisation(payment, session)
+    elif payment.status == Payment.Status.CREATED and payment.stripe_payment_intent_id:
+        payment = _record_off_session_intent(payment, _intent(payment.stripe_payment_intent_id))
     return _settle_authorised(payment)
+
+
+def payment_follow(*, payment: Payment) -> Payment:
+    """An event or the reconciler: an authorised payment whose intent Stripe captured or cancelled (a lapsed hold)
+    takes that over; otherwise the payment is moved on as far as it can go."""
+    if payment.status == Payment.Status.AUTHORISED:
+        intent = _intent(payment.stripe_payment_intent_id)
+        if intent.status in ("succeeded", "canceled"):
+            return record_intent(payment=payment, intent=intent)
+    return payment_advance(payment=payment)
+
+
+def payment_settle_later(*, payment: Payment) -> None:
+    """Ask the worker to settle this payment (the return page, the webhook). Asked at most every few seconds per
+    payment: the pages that wait poll, and the task is idempotent anyway."""
+    waiting = not payment.is_settled or payment.status == Payment.Status.UNPAID
+    if not waiting or not cache.add(f"payment-settle:{payment.pk}", 1, SETTLE_ASK_SECONDS):
+        return
+    from billing.tasks import settle_payment  # the tasks module imports this one
+
+    settle_payment.enqueue(payment_id=payment.pk)
+
+
+def payment_settle_asked(*, payment_id: int) -> None:
+    """The settle task failed (Stripe unreachable): the next poll may ask again at once."""
+    cache.delete(f"payment-settle:{payment_id}")
+
+
+def _intent(intent_id: str) -> Any:
+    return stripe_client.call(
+        "payment intent retrieve",
+        lambda client: client.v1.payment_intents.retrieve(intent_id, params={"expand": ["latest_charge"]}),
+    )
 
 
 def _settle_authorised(payment: Payment) -> Payment:
@@ -252,11 +332,13 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
             and session.client_reference_id == str(payment.checkout_id)
         )
         payment.amount_authorised = stripe_client.from_minor(intent.amount_capturable, intent.currency)
+        payment.capture_before = stripe_client.capture_before(intent)
         payment.status = Payment.Status.AUTHORISED
-        payment.save(update_fields=["stripe_payment_intent_id", "amount_authorised", "status", "updated_at"])
+        fields = ["stripe_payment_intent_id", "amount_authorised", "capture_before", "status", "updated_at"]
+        payment.save(update_fields=fields)
     if not matches:
         # Never register on an authorisation for another amount than quoted: let it go, and tell staff.
-        _attention(payment, f"authorised {payment.amount_authorised} {intent.currency}, quoted {payment.amount}")
+        payment_flag(payment, f"authorised {payment.amount_authorised} {intent.currency}, quoted {payment.amount}")
         PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
             status=PaymentLine.Status.FAILED
         )
@@ -291,34 +373,20 @@ def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], chec
     total = sum((line.price.amount for line in lines), Decimal(0))
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
     if payment.status == Payment.Status.CREATED:
-        payment = _authorise_off_session(
-            payment, card_id=card.payment_method_id, stripe_customer=card.stripe_customer_id
-        )
+        payment = _authorise_off_session(payment, card=card)
     return _settle_authorised(payment)
 
 
-def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: str) -> Payment:
-    metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
-    description = "; ".join(line.description for line in payment.lines.all())[:500]
+def _authorise_off_session(payment: Payment, *, card: SavedCard) -> Payment:
     try:
-        intent = stripe_client.call(
-            "payment intent create (off-session)",
-            lambda client: client.v1.payment_intents.create(
-                params={
-                    "amount": stripe_client.to_minor(payment.amount, payment.currency),
-                    "currency": payment.currency.lower(),
-                    "customer": stripe_customer,
-                    "payment_method": card_id,
-                    "confirm": True,
-                    "off_session": True,
-                    "capture_method": "manual",
-                    "description": description,
-                    "metadata": metadata,
-                },
-                # Once per payment: a second run (or a lost answer) gets Stripe's first answer again.
-                options={"idempotency_key": f"checkout-{payment.checkout_id}-off-session"},
-            ),
-            changes_state=True,
+        intent = saved_card_charge(
+            card=card,
+            amount=Money(payment.amount, payment.currency),
+            capture_method="manual",
+            description="; ".join(line.description for line in payment.lines.all()),
+            metadata={"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)},
+            # Once per payment: a second run (or a lost answer) gets Stripe's first answer again.
+            idempotency_key=f"checkout-{payment.checkout_id}-off-session",
         )
     except PaymentRefused as err:
         # The card was refused (nothing authorised, nothing to release): the payment ends here.
@@ -334,7 +402,7 @@ def _authorise_off_session(payment: Payment, *, card_id: str, stripe_customer: s
         return payment
     except PaymentOutcomeUnknown:
         # Maybe authorised: the next call sends the same key and gets Stripe's answer, never a second charge.
-        _attention(payment, "the off-session charge's answer was lost; the next run asks again with the same key")
+        payment_flag(payment, "the off-session charge's answer was lost; the next run asks again with the same key")
         raise
     return _record_off_session_intent(payment, intent)
 
@@ -354,8 +422,10 @@ def _record_off_session_intent(payment: Payment, intent: Any) -> Payment:
             matches = intent.amount_capturable == expected and intent.currency == payment.currency.lower()
         payment.stripe_payment_intent_id = intent.id
         payment.amount_authorised = stripe_client.from_minor(intent.amount_capturable or 0, intent.currency)
+        payment.capture_before = stripe_client.capture_before(intent)
         payment.status = Payment.Status.AUTHORISED
-        payment.save(update_fields=["stripe_payment_intent_id", "amount_authorised", "status", "updated_at"])
+        fields = ["stripe_payment_intent_id", "amount_authorised", "capture_before", "status", "updated_at"]
+        payment.save(update_fields=fields)
     if not matches:
         PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
             status=PaymentLine.Status.FAILED
@@ -377,9 +447,11 @@ def _claim_line(line: PaymentLine) -> bool:
 
 def _deliver_lines(payment: Payment) -> None:
     for line in payment.lines.filter(status__in=[PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING]):
+        if not Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED).exists():
+            return  # the hold lapsed (or was released) meanwhile: nothing more is registered on it
         kind = line_kind_of(line)
         if kind is None:
-            _attention(payment, f"no app delivers lines of kind {line.details.get('kind')!r}: line {line.pk} waits")
+            payment_flag(payment, f"no app delivers lines of kind {line.details.get('kind')!r}: line {line.pk} waits")
             continue
         if not _claim_line(line):
             continue  # another door is delivering it
@@ -390,7 +462,9 @@ def _deliver_lines(payment: Payment) -> None:
             logger.exception("delivering line %s of payment %s failed unexpectedly", line.pk, payment.pk)
             result = LineResult(LineOutcome.UNKNOWN)
         PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERING).update(
-            status=result.outcome.value, registration_ref=result.reference[:255]
+            status=result.outcome.value,
+            registration_ref=result.reference[:255],
+            cost=result.cost if result.cost is not None else F("cost"),
         )
 
 
@@ -400,7 +474,10 @@ def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str 
         status=PaymentLine.Status.REGISTERED if registered else PaymentLine.Status.FAILED,
         registration_ref=reference[:255] or F("registration_ref"),
     )
-    return _capture_when_decided(Payment.objects.get(pk=line.payment_id))
+    payment = Payment.objects.get(pk=line.payment_id)
+    if payment.status == Payment.Status.UNPAID:
+        return payment_unpaid_line_resolved(payment=payment)
+    return _capture_when_decided(payment)
 
 
 def paid_lines_resolve() -> int:
@@ -408,7 +485,9 @@ def paid_lines_resolve() -> int:
     provider's listing, a renewal's expiry moved), so their payment captures or releases their part. Lines
     resolved."""
     resolved = 0
-    waiting = PaymentLine.objects.filter(status=PaymentLine.Status.UNKNOWN, payment__status=Payment.Status.AUTHORISED)
+    waiting = PaymentLine.objects.filter(
+        status=PaymentLine.Status.UNKNOWN, payment__status__in=(Payment.Status.AUTHORISED, Payment.Status.UNPAID)
+    )
     for line in waiting.select_related("payment__customer"):
         kind = line_kind_of(line)
         delivered = kind.resolve(line) if kind is not None else None
@@ -418,27 +497,12 @@ def paid_lines_resolve() -> int:
     return resolved
 
 
-def payments_waiting_settle() -> int:
-    """Settle again every authorised payment with a line still to deliver (its service was away when it was paid):
-    the worker's retry of a paid line until its outcome is known. Payments moved on."""
-    moved = 0
-    waiting = Payment.objects.filter(status=Payment.Status.AUTHORISED, lines__status=PaymentLine.Status.PENDING)
-    for payment in waiting.distinct().order_by("pk")[:200]:
-        try:
-            settled = _settle_authorised(payment)
-        except PaymentUnavailable as err:
-            logger.warning("payment %s still waits: %s", payment.pk, err.detail)
-            continue
-        moved += not settled.lines.filter(status=PaymentLine.Status.PENDING).exists()
-    return moved
-
-
 def _capture_when_decided(payment: Payment) -> Payment:
     statuses = set(payment.lines.values_list("status", flat=True))
     if statuses & {PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING}:
         return payment
     if PaymentLine.Status.UNKNOWN in statuses:
-        _attention(payment, "a line's registration is unknown: its part is held until reconciliation settles it")
+        payment_flag(payment, "a line's registration is unknown: its part is held until reconciliation settles it")
         return payment
     if PaymentLine.Status.REGISTERED in statuses:
         return payment_capture(payment=payment)
@@ -474,7 +538,7 @@ def _read_back(payment: Payment, what: str) -> stripe.PaymentIntent | None:
         )
     except PaymentUnavailable:
         _unclaim(payment)
-        _attention(payment, f"the {what}'s outcome is unknown; the next settle retries it with the same key")
+        payment_flag(payment, f"the {what}'s outcome is unknown; the next settle retries it with the same key")
         return None
 
 
@@ -503,7 +567,7 @@ def payment_capture(*, payment: Payment) -> Payment:
     except PaymentUnavailable:
         _unclaim(payment)
         raise
-    return payment if intent is None else _record_intent(payment, intent)
+    return payment if intent is None else record_intent(payment=payment, intent=intent)
 
 
 def payment_release(*, payment: Payment) -> Payment:
@@ -526,10 +590,10 @@ def payment_release(*, payment: Payment) -> Payment:
     except PaymentUnavailable:
         _unclaim(payment)
         raise
-    return payment if intent is None else _record_intent(payment, intent)
+    return payment if intent is None else record_intent(payment=payment, intent=intent)
 
 
-def _record_intent(payment: Payment, intent: Any) -> Payment:
+def record_intent(*, payment: Payment, intent: Any) -> Payment:
     """Take over what Stripe says the payment intent now is (captured or cancelled), once, with the receipt."""
     with transaction.atomic():
         payment = Payment.objects.select_for_update().get(pk=payment.pk)
@@ -541,11 +605,22 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
             payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
             # What held it (an unknown line, a lost answer) is settled now.
             payment.needs_attention, payment.attention_reason = False, ""
+            ledger_capture_book(
+                payment=payment,
+                source_id=stripe_client.charge_id(intent),
+                amount=payment.amount_captured,
+                occurred_at=timezone.now(),
+            )
+        elif intent.status == "canceled" and payment.lines.filter(status__in=MAY_BE_DELIVERED).exists():
+            # The hold lapsed (or was cancelled at Stripe) after lines were registered (or may have been): they are
+            # collected now, and those still unknown once they turn out registered.
+            payment_unpaid_mark(payment, since=stripe_client.when(getattr(intent, "canceled_at", None)))
+            return payment
         elif intent.status == "canceled":
             payment.status = Payment.Status.CANCELLED
         else:
             _unclaim(payment)
-            _attention(payment, f"Stripe says the payment intent is {intent.status}")
+            payment_flag(payment, f"Stripe says the payment intent is {intent.status}")
             return payment
         payment.settled_at = timezone.now()
         fields = ["amount_captured", "status", "settled_at", "needs_attention", "attention_reason", "updated_at"]
@@ -553,100 +628,6 @@ def _record_intent(payment: Payment, intent: Any) -> Payment:
         if payment.amount_captured > 0:
             receipt_issue(payment=payment)
     return payment
-
-
-def refund_line(*, line: PaymentLine) -> PaymentLine:
-    """Refund one captured line in full (idempotent: a second call finds it refunded)."""
-    payment = line.payment
-    if line.status == PaymentLine.Status.REFUNDED:
-        return line
-    if line.status != PaymentLine.Status.REGISTERED or payment.status not in (
-        Payment.Status.CAPTURED,
-        Payment.Status.PARTIALLY_CAPTURED,
-        Payment.Status.REFUNDED,
-    ):
-        raise PaymentError(f"line {line.pk} was not charged", code="not_charged")
-    minor = stripe_client.to_minor(line.amount, payment.currency)
-    refund = stripe_client.call(
-        "refund create",
-        lambda client: client.v1.refunds.create(
-            params={
-                "payment_intent": payment.stripe_payment_intent_id,
-                "amount": minor,
-                "metadata": {"payment_id": str(payment.pk), "line": line.reference},
-            },
-            options={"idempotency_key": f"checkout-{payment.checkout_id}-refund-{line.reference}"},
-        ),
-        changes_state=True,
-    )
-    with transaction.atomic():
-        payment = Payment.objects.select_for_update().get(pk=payment.pk)
-        if not PaymentLine.objects.filter(pk=line.pk, status=PaymentLine.Status.REGISTERED).update(
-            status=PaymentLine.Status.REFUNDED, stripe_refund_id=refund.id, refunded_at=timezone.now()
-        ):
-            line.refresh_from_db()
-            return line
-        payment.amount_refunded += line.amount
-        if payment.amount_refunded == payment.amount_captured:
-            payment.status = Payment.Status.REFUNDED
-        payment.save(update_fields=["amount_refunded", "status", "updated_at"])
-        credit_note_issue(line=line, stripe_refund_id=refund.id)
-    line.refresh_from_db()
-    return line
-
-
-# --- Receipts ---------------------------------------------------------------------------------------------------
-
-
-def _next_number(counter_model: type[ReceiptCounter] | type[CreditNoteCounter], *, store: str) -> int:
-    """The store's next number in a gap-free series: its counter row is locked and moved in the caller's
-    transaction, so a rolled-back document takes its number back with it."""
-    counter_model.objects.get_or_create(store=store)
-    counter = counter_model.objects.select_for_update().get(store=store)
-    counter.last_number += 1
-    counter.save(update_fields=["last_number"])
-    return counter.last_number
-
-
-def receipt_issue(*, payment: Payment, store: str | None = None) -> Receipt:
-    """The payment's receipt, numbered 1, 2, 3… per store without gaps: the counter row is locked and moved in the
-    caller's transaction, so a rolled-back payment takes its number back with it."""
-    store = store or settings.STORE_NAME
-    existing = Receipt.objects.filter(payment=payment).first()
-    if existing is not None:
-        return existing
-    with transaction.atomic():
-        receipt = Receipt.objects.create(
-            store=store,
-            number=_next_number(ReceiptCounter, store=store),
-            payment=payment,
-            amount=payment.amount_captured,
-            currency=payment.currency,
-        )
-        receipt_email_queue(receipt=receipt)
-        return receipt
-
-
-def credit_note_issue(*, line: PaymentLine, stripe_refund_id: str = "", store: str | None = None) -> CreditNote:
-    """The refunded line's credit note (one per line), numbered 1, 2, 3… per store in its own series without gaps:
-    like receipts, the counter row is locked and moved in the caller's transaction (refund_line's)."""
-    store = store or settings.STORE_NAME
-    existing = CreditNote.objects.filter(line=line).first()
-    if existing is not None:
-        return existing
-    with transaction.atomic():
-        receipt = receipt_issue(payment=line.payment)  # a refunded line was captured, so its receipt exists
-        note = CreditNote.objects.create(
-            store=store,
-            number=_next_number(CreditNoteCounter, store=store),
-            receipt=receipt,
-            line=line,
-            amount=line.amount,
-            currency=receipt.currency,
-            stripe_refund_id=stripe_refund_id,
-        )
-        credit_note_email_queue(note=note)
-        return note
 
 
 def payments_needing_attention():

@@ -4,18 +4,22 @@ The SDK's own retries are off: every state-changing call carries an idempotency 
 resolved by reading the object back (`PaymentOutcomeUnknown`), never by a blind retry. The payment service has a
 circuit breaker of its own (storefront.breaker): while Stripe keeps failing, calls fail fast as PaymentUnavailable
 and send nothing, and no provider call is refused because of it.
+
+Minor units follow Stripe's own currency rules (docs.stripe.com/currencies), not ISO 4217's or Babel's, which
+differ where it matters: Stripe keeps ISK (and HUF, TWD) at two decimals in its API, where ISO and Babel give
+ISK none, so a store selling in ISK would otherwise charge a hundredth of its price.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from decimal import Decimal
 from functools import cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import stripe
-from babel.numbers import get_currency_precision
 from django.conf import settings
 
 from billing.errors import PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
@@ -94,16 +98,80 @@ def call(what: str, operation: Callable[[stripe.StripeClient], T], *, changes_st
     return answer
 
 
-def _scale(currency: str) -> Decimal:
-    return Decimal(10) ** get_currency_precision(currency.upper())
+# Amounts are whole units in the API ("¥500" is 500).
+ZERO_DECIMAL = frozenset("BIF CLP DJF GNF JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF".split())
+# Thousandths in the API, and Stripe's card partners want the last digit 0 (5.124 KWD cannot be charged).
+THREE_DECIMAL = frozenset("BHD JOD KWD OMR TND".split())
+# Two decimals in the API for backwards compatibility, but only whole units may be charged: 5 ISK is 500.
+WHOLE_UNITS_AT_TWO_DECIMALS = frozenset({"ISK"})
+
+
+class NotChargeable(ValueError):
+    """An amount Stripe cannot take in this currency (more decimals than it allows, a fraction of a króna)."""
+
+
+def decimals(currency: str) -> int:
+    """How many decimals Stripe's API amounts carry in this currency."""
+    code = currency.upper()
+    if code in ZERO_DECIMAL:
+        return 0
+    return 3 if code in THREE_DECIMAL else 2
 
 
 def to_minor(amount: Decimal, currency: str) -> int:
-    minor = amount * _scale(currency)
+    """`amount` in Stripe's minor units of `currency`. Raises NotChargeable for an amount Stripe would refuse."""
+    code = currency.upper()
+    minor = amount.scaleb(decimals(code))
     if minor != minor.to_integral_value():
-        raise ValueError(f"{amount} {currency} has more decimals than the currency")
-    return int(minor)
+        raise NotChargeable(f"{amount} {code} has more decimals than Stripe takes in {code}")
+    value = int(minor)
+    if code in THREE_DECIMAL and value % 10:
+        raise NotChargeable(f"{amount} {code}: Stripe takes {code} amounts in steps of 0.010")
+    if code in WHOLE_UNITS_AT_TWO_DECIMALS and value % 100:
+        raise NotChargeable(f"{amount} {code}: Stripe takes whole units of {code} only")
+    return value
 
 
 def from_minor(minor: int, currency: str) -> Decimal:
-    return (Decimal(minor) / _scale(currency)).quantize(Decimal("0.01"))
+    """Stripe's minor units as a Decimal amount, kept at the two decimals our amounts have (every amount Stripe
+    may answer with fits: three-decimal currencies end in 0)."""
+    amount = Decimal(minor).scaleb(-decimals(currency))
+    kept = amount.quantize(Decimal("0.01"))
+    if kept != amount:
+        raise NotChargeable(f"{minor} minor units of {currency.upper()} do not fit two decimals")
+    return kept
+
+
+def when(timestamp: int | None) -> dt.datetime:
+    """A Stripe timestamp (seconds since the epoch, UTC) as an aware datetime; now when Stripe gave none."""
+    if not timestamp:
+        return dt.datetime.now(tz=dt.UTC)
+    return dt.datetime.fromtimestamp(int(timestamp), tz=dt.UTC)
+
+
+def charge_id(intent: Any) -> str:
+    """The id of a payment intent's charge (expanded or not); the intent's own id when it has none yet."""
+    charge = getattr(intent, "latest_charge", None)
+    if isinstance(charge, str) and charge:
+        return charge
+    return str(getattr(charge, "id", "") or intent.id)
+
+
+def capture_before(intent: Any) -> dt.datetime | None:
+    """The deadline to capture an authorisation, from its charge (`payment_method_details.card.capture_before`,
+    when the charge is expanded); None when Stripe did not say."""
+    charge = getattr(intent, "latest_charge", None)
+    if charge is None or isinstance(charge, str):
+        return None
+    details = getattr(charge, "payment_method_details", None)
+    card = getattr(details, "card", None) if details is not None else None
+    timestamp = getattr(card, "capture_before", None) if card is not None else None
+    return when(timestamp) if timestamp else None
+
+
+def metadata_value(obj: Any, key: str) -> str:
+    """One value of a Stripe object's metadata (a dict when it came from an event's JSON), or ""."""
+    metadata = obj.get("metadata") if isinstance(obj, dict) else getattr(obj, "metadata", None)
+    if not metadata or key not in metadata:
+        return ""
+    return str(metadata[key])

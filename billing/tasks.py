@@ -1,20 +1,68 @@
-"""The billing app's background tasks (django-tasks; run by `manage.py run_worker`): the staff alert about
-authorisations close to lapsing (each payment alerted once: `expiry_alerted_at`). Receipts and credit notes are
-emailed through the outbox (billing/emails.py)."""
+"""The billing app's background tasks (django-tasks; run by `manage.py run_worker`): settling payments, processing
+Stripe's events, collecting registered-unpaid payments, the reconciler, and the staff alert about authorisations
+close to lapsing. Each is idempotent: run twice, or by two workers at once, it does the work once. Receipts and
+credit notes are emailed through the outbox (billing/emails.py)."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
 from billing.alerts import authorisation_expiry_alerts_send
+from billing.collection import payment_collect
+from billing.errors import PaymentUnavailable
+from billing.models import Payment
+from billing.reconcile import payments_reconcile
+from billing.services import payment_advance, payment_settle_asked
+from billing.webhooks import webhook_event_process
+from storefront.background import retry_later
 from storefront.scheduler import job_schedule
 
 
 @task()
+def settle_payment(*, payment_id: int, attempt: int = 1) -> str:
+    """Register a paid payment's lines and capture (asked by the return page and the webhook). Its status."""
+    try:
+        return payment_advance(payment=Payment.objects.get(pk=payment_id)).status
+    except PaymentUnavailable:
+        payment_settle_asked(payment_id=payment_id)
+        retry_later(settle_payment, attempt=attempt, kwargs={"payment_id": payment_id})
+        raise
+
+
+@task()
+def process_stripe_event(*, event_id: str, attempt: int = 1) -> str:
+    """Act on one stored Stripe event (the webhook stored it and answered at once). Its outcome."""
+    try:
+        return webhook_event_process(event_id=event_id)
+    except PaymentUnavailable:
+        retry_later(process_stripe_event, attempt=attempt, kwargs={"event_id": event_id})
+        raise
+
+
+@task()
+def collect_payment(*, payment_id: int, again: bool = False, attempt: int = 1) -> str:
+    """Collect a registered-unpaid payment: the saved card once, else the payment link by email. Its status."""
+    try:
+        return payment_collect(payment=Payment.objects.get(pk=payment_id), again=again).status
+    except PaymentUnavailable:
+        retry_later(collect_payment, attempt=attempt, kwargs={"payment_id": payment_id, "again": again})
+        raise
+
+
+@task()
+def reconcile_payments() -> dict[str, int]:
+    """Ask Stripe about every payment still waiting and every event not processed (billing/reconcile.py)."""
+    return payments_reconcile()
+
+
+@task()
 def alert_expiring_authorisations() -> int:
-    """Tell staff, once per payment, about authorisations still not captured after PAYMENT_AUTHORISATION_ALERT_DAYS."""
+    """Tell staff, once per payment, about authorisations still not captured PAYMENT_CAPTURE_ALERT_HOURS before
+    their deadline."""
     return authorisation_expiry_alerts_send()
 
 
+# Every few minutes: a customer who paid and closed the tab while the webhook was lost waits this long at most.
+job_schedule("reconcile-payments", "*/5 * * * *", reconcile_payments)
 # Hourly: an authorisation lapses days after it was made; staff hear of it once, before it does.
 job_schedule("authorisation-expiry", "37 * * * *", alert_expiring_authorisations)

@@ -12,4 +12,5 @@ urlpatterns = [
     path("payments/credit-notes/<int:number>/", views.credit_note, name="credit_note"),
     path("account/billing/", views.billing, name="billing"),
     path("payments/card/remove/", views.card_remove, name="card_remove"),
+    path("payments/pay/<uuid:checkout_id>/", views.pay_due, name="pay_due"),
 ]

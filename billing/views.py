@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 
 import stripe
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -18,15 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import customer_for_user
 from billing import cards
-from billing.documents import (
-    billing_documents,
-    credit_note_context,
-    credit_note_for_user,
-    receipt_context,
-    receipt_for_user,
-)
+from billing.collection import collection_session_open, payment_due_of_user, payments_due
+from billing.documents import billing_documents, credit_note_context, document_for_user, receipt_context
 from billing.errors import PaymentError
-from billing.webhooks import webhook_event_process, webhook_event_record
+from billing.models import Document, Payment
+from billing.services import payment_settle_later
+from billing.webhooks import webhook_event_receive
 from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
@@ -35,7 +33,8 @@ logger = logging.getLogger(__name__)
 @csrf_exempt
 @require_POST
 def stripe_webhook(request: HttpRequest) -> HttpResponse:
-    """Verify `Stripe-Signature` with STRIPE_WEBHOOK_SECRET; a bad one is a 400 and changes nothing."""
+    """Verify `Stripe-Signature` with STRIPE_WEBHOOK_SECRET (a bad one is a 400 and changes nothing), store the event
+    and answer at once: the worker processes it (billing/webhooks.py)."""
     if not settings.STRIPE_WEBHOOK_SECRET:
         logger.error("a Stripe webhook arrived but STRIPE_WEBHOOK_SECRET is not set")
         return HttpResponse("webhook secret not configured", status=503, content_type="text/plain")
@@ -48,10 +47,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
     except (ValueError, stripe.SignatureVerificationError) as err:
         logger.warning("stripe webhook refused: %s", type(err).__name__)
         return HttpResponse("invalid payload or signature", status=400, content_type="text/plain")
-    record = webhook_event_record(event=event)
-    if not webhook_event_process(record=record):
-        # Stripe retries a non-2xx delivery later; the event is stored and will be processed then.
-        return HttpResponse("payment service unavailable; retry", status=503, content_type="text/plain")
+    webhook_event_receive(event=event)
     return HttpResponse("ok", content_type="text/plain")
 
 
@@ -61,13 +57,14 @@ def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The customer's receipts and credit notes, newest first."""
     customer = customer_for_user(request.user)  # staff may have no customer record
     rows = billing_documents(customer=customer) if customer else []
-    return render(request, "billing/billing.html", {"customer": customer, "rows": rows})
+    due = payments_due(customer=customer) if customer else []
+    return render(request, "billing/billing.html", {"customer": customer, "rows": rows, "due": due})
 
 
 @login_required
 @require_GET
 def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
-    found = receipt_for_user(user=request.user, number=number)
+    found = document_for_user(user=request.user, kind=Document.Kind.RECEIPT, number=number)
     if found is None:
         raise Http404("No such receipt")
     return render(request, "billing/receipt.html", receipt_context(found))
@@ -76,10 +73,43 @@ def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
 @login_required
 @require_GET
 def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
-    found = credit_note_for_user(user=request.user, number=number)
+    found = document_for_user(user=request.user, kind=Document.Kind.CREDIT_NOTE, number=number)
     if found is None:
         raise Http404("No such credit note")
     return render(request, "billing/credit_note.html", credit_note_context(found))
+
+
+@login_required
+@require_GET
+def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+    """The payment link of a registered-unpaid payment (emailed, and on the domain's page): opens a Checkout Session
+    for what is owed and sends the customer there; back from it, the worker is asked to confirm the payment."""
+    payment = payment_due_of_user(user=request.user, checkout_id=checkout_id)
+    if payment is None:
+        raise Http404("No such payment")
+    billing_page = reverse("billing:billing")
+    if "session_id" in request.GET:
+        payment_settle_later(payment=payment)
+        payment.refresh_from_db()
+        if payment.status == Payment.Status.UNPAID:
+            messages.info(request, gettext("Thank you. Your payment is being confirmed; the receipt follows by email."))
+        else:
+            messages.success(request, gettext("Thank you: your payment is complete. Your receipt is below."))
+        return redirect(billing_page)
+    here = request.build_absolute_uri(reverse("billing:pay_due", args=[checkout_id]))
+    try:
+        url = collection_session_open(
+            payment=payment,
+            success_url=here + "?session_id={CHECKOUT_SESSION_ID}",
+            cancel_url=request.build_absolute_uri(billing_page),
+        )
+    except PaymentError as err:
+        if err.code == "not_due":
+            messages.info(request, gettext("Nothing is due on this payment any more."))
+        else:
+            messages.error(request, err.message)
+        return redirect(billing_page)
+    return HttpResponseRedirect(url, status=303)
 
 
 @login_required

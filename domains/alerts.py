@@ -14,9 +14,11 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Customer
 from billing.alerts import authorisations_expiring
+from billing.models import Dispute, Payment
 from billing.services import payments_needing_attention
 from domains.checkout.registrations import registrations_needing_attention
 from domains.models import CustomerSync, Order
+from domains.orders.payment_marks import orders_refunded
 from storefront.models import OutgoingEmail
 from storefront.outbox import email_queue_admins
 
@@ -25,6 +27,8 @@ _SIGNUP_SETTLE = dt.timedelta(minutes=10)
 # Consecutive failed syncs of one customer, all because the provider was down, that count as an outage.
 OUTAGE_FAILURES = 3
 _FAILED_TASKS_WINDOW = dt.timedelta(days=1)
+# Refunded domains stay listed for staff (Orders, "refunded at"); the banner and the mail mention the recent ones.
+_REFUNDED_WINDOW = dt.timedelta(days=7)
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,27 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
         Alert(
             "authorisations",
             authorisations_expiring(now=now).count(),
-            f"payment authorisation(s) still not captured after {settings.PAYMENT_AUTHORISATION_ALERT_DAYS} days: "
-            "Stripe releases them after 7",
+            f"payment authorisation(s) within {settings.PAYMENT_CAPTURE_ALERT_HOURS} hours of their capture "
+            "deadline: Stripe releases them then",
             reverse("admin:billing_payment_changelist") + "?attention=expiring",
+        ),
+        Alert(
+            "unpaid",
+            Payment.objects.filter(status=Payment.Status.UNPAID).count(),
+            "registered domain payment(s) not paid (the card hold lapsed): being collected; write off or collect",
+            reverse("admin:billing_payment_changelist") + "?attention=unpaid",
+        ),
+        Alert(
+            "disputes",
+            Dispute.objects.filter(status__in=Dispute.OPEN_STATUSES).count(),
+            "payment dispute(s) open: answer them in Stripe's Dashboard before the evidence is due",
+            reverse("admin:billing_payment_changelist") + "?attention=disputed",
+        ),
+        Alert(
+            "refunded",
+            orders_refunded().filter(refunded_at__gt=now - _REFUNDED_WINDOW).count(),
+            "domain(s) refunded in the last week, still registered at the provider (it has no delete call yet)",
+            reverse("admin:domains_order_changelist") + "?refunded_at__isempty=0",
         ),
         Alert(
             "auto_renew",

@@ -38,6 +38,12 @@ class Order(models.Model):
     auto_renew = models.BooleanField(default=False, db_index=True)
     auto_renew_failed_at = models.DateTimeField(null=True, blank=True)
     auto_renew_failure = models.CharField(max_length=200, blank=True)
+    # The payment for this domain (its registration or a renewal) was refunded, by staff or in Stripe's dashboard, or
+    # lost to a dispute: the customer's pages say so, it is not renewed here, and staff see it listed (the provider
+    # has no delete call yet).
+    refunded_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A dispute of its payment is open (cleared when it closes).
+    disputed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]

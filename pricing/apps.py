@@ -6,4 +6,4 @@ class PricingConfig(AppConfig):
     verbose_name = "Prices"
 
     def ready(self) -> None:
-        from pricing import tasks  # noqa: F401  (schedules the daily price sync)
+        from pricing import checks, tasks  # noqa: F401  (registers its deploy check; schedules the daily price sync)

@@ -410,9 +410,12 @@ STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
 # for this many seconds, then one is tried. Its own: a Stripe outage never refuses a provider call, nor the reverse.
 STRIPE_BREAKER_FAILURES = env.int("STRIPE_BREAKER_FAILURES", default=5)
 STRIPE_BREAKER_SECONDS = env.float("STRIPE_BREAKER_SECONDS", default=30.0)
-# Stripe lets an uncaptured authorisation lapse after 7 days: staff are mailed about one still held this many days
-# after its payment began (once per payment), so a line left unknown is settled while it can still be captured.
-PAYMENT_AUTHORISATION_ALERT_DAYS = env.int("PAYMENT_AUTHORISATION_ALERT_DAYS", default=5)
+# The reconciler asks Stripe about a payment still waiting (not paid, not settled) this many minutes after it began
+# or was last touched: a customer who paid and closed the tab while the webhook was lost, a worker that died.
+PAYMENT_RECONCILE_AFTER_MINUTES = env.int("PAYMENT_RECONCILE_AFTER_MINUTES", default=3)
+# Stripe lets an uncaptured authorisation lapse at the deadline its charge states (capture_before): staff are mailed
+# about one still held this many hours before it (once per payment), so a line left unknown is settled in time.
+PAYMENT_CAPTURE_ALERT_HOURS = env.int("PAYMENT_CAPTURE_ALERT_HOURS", default=24)
 
 # --- Security ------------------------------------------------------------------------------------------------
 # No inline scripts or styles anywhere, so neither 'unsafe-inline' nor 'unsafe-eval' is needed (htmx runs with

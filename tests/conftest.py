@@ -360,9 +360,14 @@ def sandbox_seeded(sandbox_partner, priced) -> str:
 
 @pytest.fixture
 def stripe_sandbox(sandbox_server) -> Iterator[StripeControl]:
-    """The payment sandbox (served by the session's sandbox under /stripe/), reset, with billing pointed at it."""
+    """The payment sandbox (served by the session's sandbox under /stripe/), reset, with billing pointed at it.
+
+    It refuses every state-changing call without an idempotency key of our own (a capture, a refund, a session...):
+    a call that loses its answer is asked again with the same key, and a missing key would charge twice.
+    """
     control = StripeControl(sandbox_server.base_url)
     control.reset()
+    control.require_idempotency_keys()
     with override_settings(
         STRIPE_API_BASE=control.api_base,
         STRIPE_SECRET_KEY=STRIPE_TEST_KEY,

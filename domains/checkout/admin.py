@@ -1,68 +1,19 @@
 """Staff views of checkouts: registrations (what was bought, each line's outcome, re-checking lost answers, each
-sale's retail price, cost and margin, a revenue and margin summary per month) and the legal acceptances recorded
-at checkout (read-only evidence)."""
+sale's retail price, cost and margin; revenue and margin are billing's report, from the ledger) and the legal
+acceptances recorded at checkout (read-only evidence)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
-
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet, Sum
-from django.db.models.functions import TruncMonth
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.urls import URLPattern, path
+from django.views.generic import RedirectView
 
 from domains.checkout import registrations
 from domains.models import LegalAcceptance, Registration
-from pricing.money import Money, format_money
+from pricing.money import format_money
 from storefront.admin_read_only import ReadOnlyAdmin
-
-
-@dataclass(frozen=True)
-class MonthSummary:
-    """Registered sales of one month in one currency; `unknown_cost` counts sales recorded without a cost."""
-
-    month: str
-    currency: str
-    sales: int
-    revenue: Money
-    cost: Money
-    unknown_cost: int
-
-    @property
-    def margin(self) -> Money:
-        return self.revenue - self.cost
-
-
-def month_summaries() -> list[MonthSummary]:
-    """Revenue, cost and margin of registered domains per month (newest first) and currency, in one query."""
-    rows = (
-        Registration.objects.filter(status=Registration.Status.REGISTERED)
-        .exclude(currency="")
-        .annotate(month=TruncMonth("created_at"))
-        .values("month", "currency")
-        .annotate(
-            sales=Count("id"),
-            revenue=Sum("total_price"),
-            # Not `cost`: the model has a property of that name, which an annotation would shadow.
-            cost_total=Sum("cost_price"),
-            with_cost=Count("cost_price"),
-        )
-        .order_by("-month", "currency")
-    )
-    return [
-        MonthSummary(
-            month=f"{row['month']:%B %Y}",
-            currency=row["currency"],
-            sales=row["sales"],
-            revenue=Money(row["revenue"] or Decimal(0), row["currency"]),
-            cost=Money(row["cost_total"] or Decimal(0), row["currency"]),
-            unknown_cost=row["sales"] - row["with_cost"],
-        )
-        for row in rows
-    ]
 
 
 class FailureKindFilter(admin.SimpleListFilter):
@@ -143,19 +94,9 @@ class RegistrationAdmin(admin.ModelAdmin):
         return format_money(obj.margin) if obj.margin else "—"
 
     def get_urls(self) -> list[URLPattern]:
-        revenue = self.admin_site.admin_view(self.revenue_view)
+        # The revenue report moved to the ledger (billing), where every money movement is: the old address leads there.
+        revenue = self.admin_site.admin_view(RedirectView.as_view(pattern_name="admin:billing_revenue_report"))
         return [path("revenue/", revenue, name="domains_registration_revenue"), *super().get_urls()]
-
-    def revenue_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_view_permission(request):
-            return TemplateResponse(request, "admin/domains/registration/revenue.html", {"denied": True}, status=403)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Revenue and margin per month",
-            "opts": self.model._meta,
-            "months": month_summaries(),
-        }
-        return TemplateResponse(request, "admin/domains/registration/revenue.html", context)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -51,11 +51,18 @@ def checkout_email_queue(*, checkout_id: uuid.UUID, order_url: str = "") -> int:
     last paid line delivered); the email's key (its lines and when they changed) makes a second call a no-op.
     """
     with transaction.atomic():
-        rows = Registration.objects.filter(checkout_id=checkout_id).select_related("customer__user")
+        rows = Registration.objects.filter(checkout_id=checkout_id).select_related("customer__user", "order")
         lines = list(rows.order_by("domain_name").select_for_update(of=("self",)))
         if not has_news(lines):
             return 0
         news = [line for line in lines if line.status in SETTLED and line.emailed_at is None]
+        # A line refunded before it was reported: its credit note said what there is to say, never "registered" after.
+        refunded = [line for line in news if line.order is not None and line.order.refunded_at is not None]
+        if refunded:
+            Registration.objects.filter(pk__in=[line.pk for line in refunded]).update(emailed_at=timezone.now())
+            news = [line for line in news if line not in refunded]
+            if not news:
+                return 0
         # A line declared not registered that showed up later was reported already: this is a correction.
         follow_up = any(line.emailed_at is not None for line in lines) or any(
             line.provider_message == MESSAGE_CONFIRMED_LATE for line in news

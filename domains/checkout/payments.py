@@ -12,11 +12,15 @@ from collections.abc import Iterable
 from django.utils.translation import ngettext
 
 from billing.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
-from billing.models import PaymentLine
+from billing.models import PaymentLine, SaleCause
 from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
 from domains.checkout.emails import checkout_email_queue
-from domains.models import Registration
+from domains.models import Order, Registration
+from domains.orders.payment_marks import line_marks
+from pricing.models import Operation
+from pricing.money import Money
+from pricing.quotes import retail_price
 
 # A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
 REGISTRATION = DEFAULT_KIND
@@ -31,7 +35,8 @@ _OUTCOMES: dict[str, LineOutcome] = {
 
 
 def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
-    """The reviewed cart lines at their quoted prices; each carries what registering it needs."""
+    """The reviewed cart lines at their quoted prices; each carries what registering it needs, and what it costs us
+    today (for the books; the registration records its own cost when it is made)."""
     return [
         LineToPay(
             reference=line.domain_name,
@@ -44,9 +49,17 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
             % {"domain": line.domain_name, "years": line.duration},
             price=line.total,
             details={**line.as_session(), "kind": REGISTRATION},
+            cause=SaleCause.REGISTRATION,
+            tld=line.tld,
+            cost=_cost(line),
         )
         for line in lines
     ]
+
+
+def _cost(line: CartLine) -> Money | None:
+    quote = retail_price(tld=line.tld, operation=Operation.REGISTER, years=line.duration)
+    return quote.cost if quote is not None else None
 
 
 def _cart_line(line: PaymentLine) -> CartLine:
@@ -73,7 +86,11 @@ def register_paid_line(line: PaymentLine) -> LineResult:
     if not others.exists():
         # The last line of the checkout: its confirmation is queued now, before the receipt the capture queues.
         checkout_email_queue(checkout_id=payment.checkout_id)
-    return LineResult(_OUTCOMES.get(registration.status, LineOutcome.UNKNOWN), reference=str(registration.pk))
+    return LineResult(
+        _OUTCOMES.get(registration.status, LineOutcome.UNKNOWN),
+        reference=str(registration.pk),
+        cost=registration.cost_price if registration.currency == payment.currency else None,
+    )
 
 
 def registration_resolved(line: PaymentLine) -> bool | None:
@@ -84,4 +101,19 @@ def registration_resolved(line: PaymentLine) -> bool | None:
     return registration.status == Registration.Status.REGISTERED
 
 
-line_kind_register(LineKind(REGISTRATION, deliver=register_paid_line, resolve=registration_resolved))
+def _order(line: PaymentLine) -> Order | None:
+    """The domain a paid registration line bought (our copy of its order)."""
+    payment = line.payment
+    registration = (
+        Registration.objects.filter(checkout_id=payment.checkout_id, domain_name=line.reference)
+        .select_related("order")
+        .first()
+    )
+    if registration is not None and registration.order is not None:
+        return registration.order
+    return Order.objects.filter(customer=payment.customer, domain_name=line.reference).first()
+
+
+line_kind_register(
+    LineKind(REGISTRATION, deliver=register_paid_line, resolve=registration_resolved, **line_marks(_order))
+)

@@ -32,8 +32,8 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
-from billing.models import Payment, Receipt
-from billing.services import payment_settle, payment_start
+from billing.models import Document, Payment
+from billing.services import payment_settle_later, payment_start
 from domains.cart.basket import Cart, CartLine, line_quote
 from domains.checkout import registrations
 from domains.checkout.acceptance import legal_acceptance_record
@@ -140,8 +140,8 @@ class Progress:
         )
 
     @property
-    def receipt(self) -> Receipt | None:
-        return getattr(self.payment, "receipt", None)  # issued with the capture
+    def receipt(self) -> Document | None:
+        return self.payment.receipt if self.payment is not None else None  # issued with the capture
 
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
@@ -507,16 +507,14 @@ def checkout_lines_for_customer(
 
 
 def _settle_payment(customer: Customer | None, checkout_id: uuid.UUID) -> Payment | None:
-    """The customer's payment for this checkout, settled as far as the payment service's state allows (the webhook
-    does the same; whichever comes first does the work). None when the checkout had no payment."""
+    """The customer's payment for this checkout, with the worker asked to settle it (this page is the payment's
+    return door, as the webhook is: whichever asks first, the worker does the work once). None when the checkout had
+    no payment."""
     payment = Payment.objects.filter(checkout_id=checkout_id, customer=customer).first() if customer else None
-    if payment is None or payment.is_final or not payment.stripe_session_id:
-        return payment
-    try:
-        return payment_settle(session_id=payment.stripe_session_id)
-    except PaymentError:
-        # The webhook (or the page's next poll) finishes it; the page says it is being confirmed.
-        return payment
+    if payment is not None and not payment.is_settled:
+        payment_settle_later(payment=payment)
+        payment.refresh_from_db()  # a worker that answers at once (the immediate backend) is shown on this page
+    return payment
 
 
 def _queued(session: SessionBase, checkout_id: uuid.UUID) -> list[str]:

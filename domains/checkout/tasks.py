@@ -15,7 +15,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import Customer
-from billing.services import paid_lines_resolve, payments_waiting_settle
+from billing.services import paid_lines_resolve
 from domains.cart.basket import line_from_session
 from domains.checkout.emails import checkout_email_queue, checkout_order_url
 from domains.checkout.registrations import registration_place, registration_reconcile, registrations_to_reconcile
@@ -109,8 +109,6 @@ def reconcile_registrations() -> dict[str, int]:
         send_pending_checkout_emails.enqueue()  # what settled is told now, not at the next sweep
     # Paid lines held for an unknown registration: their payment captures or releases their part now.
     counts["payments_resolved"] = paid_lines_resolve()
-    # Paid lines whose service was away when they were paid: delivered now that it may be back.
-    counts["payments_delivered"] = payments_waiting_settle()
     return counts
 
 

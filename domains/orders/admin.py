@@ -48,10 +48,19 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
 @admin.register(Order)
 class OrderAdmin(ReadOnlyAdmin):
     """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
-    copy cancels nothing at the provider (the next refresh would bring it back)."""
+    copy cancels nothing at the provider (the next refresh would bring it back). Refunded domains (their payment
+    refunded or lost to a dispute) are listed by the "refunded at" filter."""
 
-    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "last_synced_at")
-    list_filter = ("status", ExpiringSoonFilter, "auto_renew", ("auto_renew_failed_at", admin.EmptyFieldListFilter))
+    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "refunded_at", "last_synced_at")
+    list_filter = (
+        "status",
+        ExpiringSoonFilter,
+        "auto_renew",
+        ("auto_renew_failed_at", admin.EmptyFieldListFilter),
+        # Refunded domains stay registered at the provider (it has no delete call yet): staff see them here.
+        ("refunded_at", admin.EmptyFieldListFilter),
+        ("disputed_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("domain_name", "customer__user__email")
     list_select_related = ("customer__user",)
     date_hierarchy = "expires_at"
@@ -69,6 +78,8 @@ class OrderAdmin(ReadOnlyAdmin):
         "auto_renew",
         "auto_renew_failed_at",
         "auto_renew_failure",
+        "refunded_at",
+        "disputed_at",
     )
 
 

@@ -8,7 +8,8 @@ the money is captured; a refused renewal releases it. So the job run twice, or b
 once: the second run finds the same payment, and after the renewal the domain is no longer due.
 
 A declined charge or a refused renewal switches auto-renew off (the reminders take over), and the customer and
-staff are emailed (through the outbox: domains.orders.emails).
+staff are emailed (through the outbox: domains.orders.emails). While a dispute of one of the customer's payments is
+open, nothing is charged (the domain waits, its switch stays on); a refunded domain is never auto-renewed.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from billing.cards import saved_card_for
+from billing.disputes import customer_disputes_open
 from billing.errors import PaymentError, PaymentUnavailable
-from billing.models import Payment, SavedCard
+from billing.models import Payment, SaleCause, SavedCard
 from billing.services import payment_charge_saved
 from domains.models import Order
 from domains.orders import renewals
@@ -49,6 +51,7 @@ class Outcome(StrEnum):
     RENEWED = "renewed"
     FAILED = "failed"
     HELD = "held"  # the renewal's answer was lost: the money is held until reconciliation settles it
+    PAUSED = "paused"  # a dispute of one of the customer's payments is open: nothing is charged until it closes
     RETRY = "retry"  # Stripe or the provider could not be asked: the next run tries again
     NOT_DUE = "not_due"
 
@@ -67,6 +70,8 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
         raise AutoRenewRefused(
             message=gettext("Auto-renew is not available on this store: renewals are billed separately.")
         )
+    if order.refunded_at is not None:
+        raise AutoRenewRefused(message=gettext("This domain was refunded, so it cannot be renewed here."))
     card = saved_card_for(order.customer)
     if card is None:
         raise AutoRenewRefused(
@@ -87,6 +92,7 @@ def orders_due(*, now: dt.datetime) -> QuerySet[Order]:
     """Domains on auto-renew whose expiry (as last synced) is within AUTO_RENEW_DAYS_BEFORE days."""
     return Order.objects.filter(
         auto_renew=True,
+        refunded_at__isnull=True,
         status__in=_RENEWABLE,
         expires_at__lte=now + dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE),
         expires_at__gt=now - _AFTER_EXPIRY,
@@ -116,6 +122,9 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
         return Outcome.NOT_DUE  # the reseller bills offline: nothing can be charged (the switch is not offered)
     if saved_card_for(order.customer) is None:
         return _failed(order, "no_saved_card")
+    if customer_disputes_open(order.customer):
+        logger.info("auto-renew of order %s waits: a dispute of the customer's is open", order.order_id)
+        return Outcome.PAUSED
     try:
         current = order_fetch(order=order)
     except GatewayError:
@@ -139,7 +148,7 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
     try:
         payment = payment_charge_saved(
             customer=order.customer,
-            lines=[renewal_line_to_pay(order=order, request=request)],
+            lines=[renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL)],
             checkout_id=request.token,
         )
     except PaymentUnavailable:

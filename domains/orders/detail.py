@@ -1,5 +1,6 @@
 """What the domain page shows: the provider's current view of the order (our copy when it cannot be asked), what a
-renewal of it would cost and for which terms, its recent renewals and its auto-renew state."""
+renewal of it would cost and for which terms, its recent renewals, its auto-renew state, and what its payment
+became (refunded; a payment due after a lapsed hold)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.urls import reverse
 
 from billing.cards import saved_card_for
-from billing.models import SavedCard
+from billing.collection import payment_due_for
+from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
@@ -43,6 +46,9 @@ class OrderPage:
     expiry_timestamp: int | None  # the expiry a renewal form is sent with
     renewals: list[Renewal]
     auto_renew: AutoRenewState
+    # A registered-unpaid payment for this domain (its hold lapsed): the page asks for it, with the payment link.
+    payment_due: Payment | None
+    payment_due_url: str
 
 
 def order_page(*, order: Order) -> OrderPage:
@@ -53,9 +59,11 @@ def order_page(*, order: Order) -> OrderPage:
     except GatewayError as err:
         current, error = None, err
     listed = current is not None or error is not None
-    row = order_row(current) if current is not None else order_row(order)
+    refunded = order.refunded_at is not None
+    row = order_row(current, refunded=refunded) if current is not None else order_row(order)
     renewable = listed and row.can_renew
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=row.expires_at)
+    due = payment_due_for(customer=order.customer, reference=order.domain_name)
     options = [(years, total) for years, total in renew_options(domain_name=order.domain_name) if years in terms]
     return OrderPage(
         order=order,
@@ -68,6 +76,8 @@ def order_page(*, order: Order) -> OrderPage:
         expiry_timestamp=current.expiry_timestamp if current is not None else order.expiry_timestamp,
         renewals=list(order.renewals.all()[:RENEWALS_SHOWN]),
         auto_renew=_auto_renew_state(order, renewable=renewable),
+        payment_due=due,
+        payment_due_url=reverse("billing:pay_due", args=[due.checkout_id]) if due is not None else "",
     )
 
 

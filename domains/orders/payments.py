@@ -13,9 +13,10 @@ from decimal import Decimal
 from typing import Any
 
 from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
-from billing.models import PaymentLine
+from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
 from domains.orders import renewals
+from domains.orders.payment_marks import line_marks
 from pricing.money import Money
 from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
 
@@ -31,8 +32,9 @@ _RENEWAL_OUTCOMES: dict[str, LineOutcome] = {
 }
 
 
-def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest) -> LineToPay:
-    """One renewal at the retail price the customer confirmed; its details are what renewing it needs."""
+def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest, cause: str = SaleCause.RENEWAL) -> LineToPay:
+    """One renewal at the retail price the customer confirmed (or auto-renew quoted: `cause`); its details are what
+    renewing it needs."""
     if request.price is None:
         raise ValueError("a renewal is paid for at a known price")
     years = f"{request.duration} year{'s' if request.duration != 1 else ''}"
@@ -47,6 +49,9 @@ def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest) -> Line
             "shown_expiry_timestamp": request.shown_expiry_timestamp,
             "cost": None if request.cost is None else str(request.cost),
         },
+        cause=cause,
+        tld=order.domain_name.rpartition(".")[2].lower(),
+        cost=None if request.cost is None else Money(request.cost, request.currency),
     )
 
 
@@ -90,7 +95,7 @@ def renew_paid_line(line: PaymentLine) -> LineResult:
         logger.info("paid renewal of order %s not renewed: %s", order.order_id, type(err).__name__)
         found = Renewal.objects.filter(token=request.token).first()
         return LineResult(LineOutcome.FAILED, reference=str(found.pk) if found else "")
-    return LineResult(LineOutcome.REGISTERED, reference=str(renewal.pk))
+    return LineResult(LineOutcome.REGISTERED, reference=str(renewal.pk), cost=renewal.cost_price)
 
 
 def renewal_resolved(line: PaymentLine) -> bool | None:
@@ -104,4 +109,9 @@ def renewal_resolved(line: PaymentLine) -> bool | None:
     return None if outcome == LineOutcome.UNKNOWN else outcome == LineOutcome.REGISTERED
 
 
-line_kind_register(LineKind(RENEWAL, deliver=renew_paid_line, resolve=renewal_resolved))
+def _order(line: PaymentLine) -> Order | None:
+    return Order.objects.filter(order_id=line.details.get("order_id"), customer=line.payment.customer).first()
+
+
+# A renewal given back (refunded, or lost to a dispute) marks its domain refunded too: not renewed here any more.
+line_kind_register(LineKind(RENEWAL, deliver=renew_paid_line, resolve=renewal_resolved, **line_marks(_order)))

@@ -18,12 +18,15 @@ from django.utils.translation import gettext
 
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
-from billing.services import payment_settle, payment_start
+from billing.services import payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
 from pricing.money import Money, format_money
+
+# The return page asks this often (every 2 s) for a payment Stripe has not confirmed before it stops waiting.
+RENEWAL_WAIT_POLLS = 15
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def renewal_request(
     """
     if not token_issued:
         raise renewals.RenewRefused(gettext("This form has expired. Please check and try again."))
+    if order.refunded_at is not None:
+        raise renewals.RenewRefused(gettext("This domain was refunded, so it cannot be renewed here."))
     shown_at = dt.datetime.fromtimestamp(asked.shown_expiry_timestamp, tz=dt.UTC)
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=shown_at)
     if asked.duration not in terms:
@@ -179,9 +184,17 @@ def renewal_paid_return(*, order: Order, token: str) -> tuple[Payment, Renewal |
     payment = Payment.objects.filter(checkout_id=checkout_id, customer=order.customer).first()
     if payment is None:
         return None
-    if not payment.is_final and payment.stripe_session_id:
-        try:
-            payment = payment_settle(session_id=payment.stripe_session_id)
-        except PaymentError:
-            pass  # the payment service is not answering: the webhook (or a reload) finishes it
+    if not payment.is_settled:
+        payment_settle_later(payment=payment)  # the worker renews it (or the webhook's event has it done)
+        payment.refresh_from_db()
     return payment, Renewal.objects.filter(token=checkout_id, order=order).first()
+
+
+def renewal_in_progress(payment: Payment, renewal: Renewal | None, *, polls: int = 0) -> bool:
+    """Whether the customer, back from paying for a renewal, should wait for the worker (the page updates by itself):
+    the authorisation is recorded and the renewal not sent or answered yet; or the payment is not confirmed yet and
+    the page has not asked RENEWAL_WAIT_POLLS times already (a payment that never comes is said so, not waited for).
+    A renewal whose answer was lost is not waited for either (the page says so)."""
+    if payment.is_settled or (renewal is not None and renewal.status != Renewal.PENDING):
+        return False
+    return payment.status != Payment.Status.CREATED or polls < RENEWAL_WAIT_POLLS

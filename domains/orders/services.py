@@ -57,6 +57,8 @@ class OrderRow:
     expires_at: dt.datetime | None
     seconds_left: float | None
     last_synced_at: dt.datetime | None = None
+    # Its payment was refunded (domains/orders/payment_marks.py): not renewed here any more.
+    refunded: bool = False
 
     @property
     def is_expired(self) -> bool:
@@ -72,8 +74,9 @@ class OrderRow:
 
     @property
     def can_renew(self) -> bool:
-        # Expired orders can be renewed if the provider allows it; pending delete needs a restore instead.
-        return not self.is_pending_delete
+        # Expired orders can be renewed if the provider allows it; pending delete needs a restore instead; a refunded
+        # domain is not renewed here.
+        return not self.is_pending_delete and not self.refunded
 
     @property
     def display_status(self) -> str:
@@ -91,8 +94,11 @@ class OrderRow:
         return "soon" if self.is_expiring_soon else ""
 
 
-def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -> OrderRow:
-    """The row for a provider order or, when the provider cannot be asked, for our local copy."""
+def order_row(
+    order: ProviderOrder | Order, *, now: dt.datetime | None = None, refunded: bool | None = None
+) -> OrderRow:
+    """The row for a provider order or, when the provider cannot be asked, for our local copy. `refunded`: whether
+    our copy is marked refunded (read from our copy itself when it is one)."""
     now = now or timezone.now()
     expires_at = order.expires_at
     return OrderRow(
@@ -102,6 +108,7 @@ def order_row(order: ProviderOrder | Order, *, now: dt.datetime | None = None) -
         expires_at=expires_at,
         seconds_left=(expires_at - now).total_seconds() if expires_at else None,
         last_synced_at=getattr(order, "last_synced_at", None),
+        refunded=refunded if refunded is not None else getattr(order, "refunded_at", None) is not None,
     )
 
 
@@ -183,8 +190,13 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
         cache.set(key, data, ORDERS_CACHE_SECONDS)
     now = timezone.now()
     size = _page_size(page, data)
+    refunded = set(
+        Order.objects.filter(order_id__in=[o.order_id for o in data.orders], refunded_at__isnull=False).values_list(
+            "order_id", flat=True
+        )
+    )
     return OrdersListing(
-        rows=[order_row(o, now=now) for o in data.orders],
+        rows=[order_row(o, now=now, refunded=o.order_id in refunded) for o in data.orders],
         page=page,
         num_pages=max(1, math.ceil(data.total_orders / size)),
         total_orders=data.total_orders,

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
+from urllib.parse import urlencode
 
 from allauth.account.decorators import reauthentication_required
 from django.conf import settings
@@ -42,6 +43,7 @@ from domains.orders.renewal_flow import (
     Renewed,
     ToConfirm,
     ToPay,
+    renewal_in_progress,
     renewal_paid_return,
     renewal_request,
 )
@@ -121,6 +123,8 @@ def _render_detail(
         "renew_token": _issue_renew_token(request, order),
         "renew_error": renew_error,
         "auto_renew": page.auto_renew,
+        "payment_due": page.payment_due,
+        "payment_due_url": page.payment_due_url,
         "transfer_form": TransferCodeForm(),
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
@@ -180,12 +184,21 @@ def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
     order = _get_order_for_user(request, order_id)
     if "renewal" not in request.GET:
         return _render_detail(request, order)
-    # Back from a renewal's payment: what happened is said once, then the page is shown without the query (a
-    # reload settles nothing again).
+    # Back from a renewal's payment: while the worker renews it, a page that updates by itself; then what happened
+    # is said once, and the page is shown without the query (a reload settles nothing again).
     returned = renewal_paid_return(order=order, token=request.GET["renewal"])
+    polls = _int(request.GET.get("polls"))
+    if returned is not None and renewal_in_progress(*returned, polls=polls):
+        template = "domains/_renewal_wait.html" if is_fragment(request) else "domains/order_renewal_wait.html"
+        base = reverse("order_detail", args=[order.order_id])
+        again = f"{base}?{urlencode({'renewal': request.GET['renewal'], 'polls': polls + 1})}"
+        context = {"order": order, "paid": returned[0].status != "created", "again": again}
+        return render(request, template, context)
     if returned is not None:
         tone, text = renewal_payment_outcome(*returned)
         messages.add_message(request, _MESSAGE_LEVELS.get(tone, messages.ERROR), text)
+    if is_fragment(request):
+        return HttpResponseClientRedirect(reverse("order_detail", args=[order.order_id]))
     return redirect("order_detail", order_id=order.order_id)
 
 
@@ -225,6 +238,10 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     assert isinstance(step, Renewed)
     messages.success(request, renewed_sentence(step.renewal))
     return redirect("order_detail", order_id=order.order_id)
+
+
+def _int(value: str | None) -> int:
+    return int(value) if value and value.isdigit() else 0
 
 
 def _renew_error(err: StoreError) -> str | Promise | ProviderError:

@@ -115,6 +115,14 @@ def test_expand_puts_objects_in_place_of_their_ids_and_refuses_what_is_not_expan
     assert refused["error"]["message"] == "This property cannot be expanded (success_url)."
 
 
+def test_expanding_through_a_property_that_is_still_null_answers_null(api):
+    # A session nobody tried to pay has no payment intent yet: Stripe answers it null rather than refusing.
+    made = session(api)
+    answer = api.get(f"checkout/sessions/{made['id']}", "expand[]=payment_intent.latest_charge")
+    assert answer.status_code == 200
+    assert answer.json()["payment_intent"] is None
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_sdk_expands_the_latest_charge_of_a_sessions_payment_intent(live_server):
     from django.test import Client

@@ -10,7 +10,8 @@ from django.test import Client
 from accounts.models import Customer
 from billing import lines
 from billing.lines import DEFAULT_KIND, LineKind, LineToPay
-from billing.services import StartedPayment, payment_start
+from billing.models import Payment
+from billing.services import StartedPayment, payment_settle, payment_start
 from pricing.money import Money
 from tests.billing.fakes import REGISTRAR, FakeRegistrar
 from tests.stripe_control import SignedEvent
@@ -59,3 +60,25 @@ def post_event(client: Client, event: SignedEvent, *, signature: str | None = No
         content_type="application/json",
         headers={"Stripe-Signature": event.signature if signature is None else signature},
     )
+
+
+@pytest.fixture
+def paid(start, stripe_sandbox, registrar) -> Callable[..., Payment]:
+    """Pay with the test card and settle as the worker does: the payment, captured unless a line says otherwise."""
+
+    def pay(lines: list[LineToPay] = LINES, **kwargs) -> Payment:
+        started = start(lines=lines, **kwargs)
+        assert stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD) == "authorised"
+        return payment_settle(session_id=started.payment.stripe_session_id)
+
+    return pay
+
+
+def deliver(stripe_sandbox, *types: str, times: int = 1, reverse: bool = False) -> list[int]:
+    """POST the payment sandbox's events of these types to our webhook (as Stripe would), `times` over, newest first
+    when `reverse`: the answers' status codes."""
+    events = [event for event in stripe_sandbox.events() if not types or event.type in types]
+    if reverse:
+        events.reverse()
+    client = Client()
+    return [post_event(client, event).status_code for _ in range(times) for event in events]

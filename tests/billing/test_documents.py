@@ -12,8 +12,10 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from billing.models import CreditNote, Payment, PaymentLine, Receipt
-from billing.services import credit_note_issue, payment_settle, receipt_issue, refund_line
+from billing.documents import credit_note_issue, receipt_issue
+from billing.models import Document, Payment, PaymentLine
+from billing.refunds import refund_line
+from billing.services import payment_settle
 from storefront.models import OutgoingEmail
 from storefront.tasks import send_due_emails
 from tests.billing.conftest import GOOD_CARD
@@ -44,6 +46,15 @@ def refund(django_capture_on_commit_callbacks):
             return refund_line(line=payment.lines.get(reference=reference))
 
     return refunded
+
+
+def note_of(line: PaymentLine) -> Document:
+    """The credit note of the line's refund."""
+    return Document.objects.get(kind=Document.Kind.CREDIT_NOTE, refund_id=line.stripe_refund_id)
+
+
+CREDIT_NOTES = Document.objects.filter(kind=Document.Kind.CREDIT_NOTE)
+RECEIPTS = Document.objects.filter(kind=Document.Kind.RECEIPT)
 
 
 def _signed_in(customer) -> Client:
@@ -92,8 +103,8 @@ def test_a_receipt_whose_email_failed_is_sent_by_the_sweep(paid, mailoutbox):
             paid()  # the outbox's task runs (immediate backend) and fails: the email waits for its retry
         finally:
             FlakyServer.down = False
-        receipt = Receipt.objects.get()
-        [queued] = OutgoingEmail.objects.filter(key=f"receipt:{receipt.pk}")
+        receipt = RECEIPTS.get()
+        [queued] = OutgoingEmail.objects.filter(key=f"document:receipt:{receipt.store}:{receipt.number}")
         assert queued.sent_at is None and queued.attempts == 1 and "SMTPServerDisconnected" in queued.last_error
         assert mailoutbox == []
         assert receipt.payment.status == Payment.Status.CAPTURED  # the payment does not depend on the email
@@ -116,7 +127,7 @@ def test_the_billing_page_lists_the_customers_receipts_and_credit_notes_only(
     first = paid()
     second = paid()
     theirs = paid(who=other_customer)
-    note = refund(first, "example.org").credit_note
+    note = note_of(refund(first, "example.org"))
 
     account = _signed_in(customer).get("/account/").content.decode()
     assert 'href="/account/billing/"' in account
@@ -147,7 +158,7 @@ def test_the_billing_page_lists_the_customers_receipts_and_credit_notes_only(
 @override_settings(**LEGAL)
 def test_the_receipt_page_names_the_seller_and_marks_refunded_lines(paid, refund, customer):
     payment = paid()
-    note = refund(payment, "example.net").credit_note
+    note = note_of(refund(payment, "example.net"))
     page = _signed_in(customer).get(f"/payments/receipts/{payment.receipt.number}/").content.decode()
     assert "Example Domains Ltd" in page
     assert "1 Harbour Street<br>Bristol BS1 4AA<br>UK" in page
@@ -161,7 +172,7 @@ def test_the_receipt_page_names_the_seller_and_marks_refunded_lines(paid, refund
 @override_settings(**LEGAL)
 def test_the_credit_note_page_shows_the_refunded_line_and_its_receipt(paid, refund, customer):
     payment = paid()
-    note = refund(payment, "example.com").credit_note
+    note = note_of(refund(payment, "example.com"))
     response = _signed_in(customer).get(f"/payments/credit-notes/{note.number}/")
     assert response.status_code == 200
     page = response.content.decode()
@@ -185,15 +196,15 @@ def test_refunding_the_same_line_twice_gives_one_refund_and_one_credit_note_emai
     again = refund(payment, "example.net")
     assert again.stripe_refund_id == line.stripe_refund_id
     assert len(_stripe_refunds(stripe_sandbox)) == 1
-    [note] = CreditNote.objects.all()
-    assert (note.line_id, note.receipt_id, note.amount, note.currency) == (
-        line.pk,
+    [note] = CREDIT_NOTES.all()
+    assert (note.payment_id, note.receipt_id, note.amount, note.currency) == (
+        payment.pk,
         payment.receipt.pk,
         Decimal("25.00"),
         "USD",
     )
-    assert note.stripe_refund_id == line.stripe_refund_id
-    assert credit_note_issue(line=line).pk == note.pk
+    assert note.refund_id == line.stripe_refund_id
+    assert credit_note_issue(payment=payment, refund_id=note.refund_id, amount=note.amount).pk == note.pk
     [message] = [m for m in mailoutbox if "credit note" in m.subject]
     assert message.to == [customer.email]
     assert message.subject.startswith(f"Your credit note {note.number} from ")
@@ -204,14 +215,14 @@ def test_refunding_the_same_line_twice_gives_one_refund_and_one_credit_note_emai
 
 def test_credit_notes_are_numbered_without_gaps_in_their_own_series(paid, refund):
     first, second = paid(), paid()
-    numbers = [refund(first, "example.com").credit_note.number]
+    numbers = [note_of(refund(first, "example.com")).number]
     with pytest.raises(RuntimeError), transaction.atomic():
         # A refund whose recording transaction fails takes its credit note number back with it.
         refund(second, "example.com")
         raise RuntimeError("the transaction failed after the credit note was issued")
-    assert not CreditNote.objects.filter(line__payment=second).exists()
-    numbers.append(refund(second, "example.com").credit_note.number)  # Stripe's refund replayed by its key
-    numbers.append(refund(first, "example.org").credit_note.number)
+    assert not CREDIT_NOTES.filter(payment=second).exists()
+    numbers.append(note_of(refund(second, "example.com")).number)  # Stripe's refund replayed by its key
+    numbers.append(note_of(refund(first, "example.org")).number)
     assert numbers == [numbers[0], numbers[0] + 1, numbers[0] + 2]
     # Receipts keep their own series: two payments, receipts n and n+1, whatever the credit notes did.
     assert second.receipt.number == first.receipt.number + 1
@@ -222,27 +233,29 @@ def test_the_admin_refund_action_issues_credit_notes_staff_can_see(
 ):
     payment = paid()
     mailoutbox.clear()
-    for _ in range(2):  # a double click on the action
+    action = admin_client.post(
+        "/admin/billing/payment/", {"action": "refund_registered_lines", "_selected_action": [payment.pk]}
+    )
+    confirm = action.url
+    assert confirm == f"/admin/billing/payment/refund/?payments={payment.pk}"
+    page = admin_client.get(confirm).content.decode()
+    assert "A <strong>credit note</strong> is issued and emailed to the customer" in page
+    assert "Its domain is marked <strong>refunded</strong>" in page
+    assert "$47.49" in page  # what the three lines give back
+    lines = [str(pk) for pk in payment.lines.values_list("pk", flat=True)]
+    for _ in range(2):  # a double click on the confirmation
         with django_capture_on_commit_callbacks(execute=True):
-            response = admin_client.post(
-                "/admin/billing/payment/",
-                {"action": "refund_registered_lines", "_selected_action": [payment.pk]},
-                follow=True,
-            )
+            response = admin_client.post(confirm, {"line": lines}, follow=True)
         assert response.status_code == 200
-    notes = list(CreditNote.objects.order_by("number"))
-    assert [n.line.reference for n in notes] == ["example.com", "example.net", "example.org"]
+    notes = list(CREDIT_NOTES.order_by("number"))
+    assert [n.amount for n in notes] == [Decimal("12.99"), Decimal("25.00"), Decimal("9.50")]
     assert len(mailoutbox) == 3  # one per credit note (the immediate backend ran them on commit)
     detail = admin_client.get(f"/admin/billing/payment/{payment.pk}/change/").content.decode()
     assert payment.stripe_session_id in detail and payment.stripe_payment_intent_id in detail
     for note in notes:
-        assert f"/admin/billing/creditnote/{note.pk}/change/" in detail
-    listing = admin_client.get("/admin/billing/creditnote/").content.decode()
+        assert f"/admin/billing/document/{note.pk}/change/" in detail
+    listing = admin_client.get("/admin/billing/document/?kind__exact=credit_note").content.decode()
     assert f"Receipt {payment.receipt.number}" in listing
-    receipt_page = admin_client.get(f"/admin/billing/receipt/{payment.receipt.pk}/change/")
-    assert receipt_page.status_code == 200
-    assert [n.number for n in receipt_page.context["inline_admin_formsets"][0].formset.queryset] == [
-        n.number for n in notes
-    ]
+    assert admin_client.get(f"/admin/billing/document/{payment.receipt.pk}/change/").status_code == 200
     payments = admin_client.get("/admin/billing/payment/").content.decode()
     assert "3 refunded" in payments and payment.stripe_payment_intent_id in payments

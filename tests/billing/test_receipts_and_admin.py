@@ -9,9 +9,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client
 
+from billing.documents import receipt_issue
 from billing.lines import LineOutcome
-from billing.models import Payment, PaymentLine, Receipt
-from billing.services import payment_settle, receipt_issue
+from billing.models import Document, Payment, PaymentLine
+from billing.services import payment_settle
 from tests.billing.conftest import GOOD_CARD
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,8 @@ def test_receipt_numbers_follow_each_other_and_a_rolled_back_one_leaves_no_gap(p
         raise RuntimeError("the transaction failed after the receipt was issued")
     assert paid().receipt.number == first + 1
     assert paid().receipt.number == first + 2
-    assert receipt_issue(payment=Payment.objects.get(receipt__number=first)).number == first  # one per payment
+    receipt = Document.objects.get(kind=Document.Kind.RECEIPT, number=first)
+    assert receipt_issue(payment=receipt.payment).number == first  # one per payment
 
 
 def test_the_receipt_page_shows_what_was_charged_to_its_owner_only(paid, customer, other_customer, registrar):
@@ -79,12 +81,20 @@ def test_staff_see_payments_needing_attention_and_can_refund_lines(paid, staff, 
     assert detail.status_code == 200
     assert captured.stripe_payment_intent_id in detail.content.decode()
     response = staff.post(
-        "/admin/billing/payment/",
-        {"action": "refund_registered_lines", "_selected_action": [captured.pk]},
-        follow=True,
+        "/admin/billing/payment/", {"action": "refund_registered_lines", "_selected_action": [captured.pk, held.pk]}
     )
-    assert response.status_code == 200
+    page = staff.get(response.url)
+    # The held payment has nothing charged to refund: only the captured one's lines are offered.
+    assert [choice.payment.pk for choice in page.context["choices"]] == [captured.pk]
+    assert page.context["skipped"] == 1
+    # Nothing happens before the confirmation.
+    assert Payment.objects.get(pk=captured.pk).amount_refunded == 0
+    ticked = [line.pk for line in captured.lines.exclude(reference="example.org")]
+    assert staff.post(response.url, {"line": ticked}).status_code == 302
+    captured.refresh_from_db()
+    assert (captured.status, captured.amount_refunded) == (Payment.Status.CAPTURED, Decimal("37.99"))
+    staff.post(response.url, {"line": [captured.lines.get(reference="example.org").pk]})
     captured.refresh_from_db()
     assert (captured.status, captured.amount_refunded) == (Payment.Status.REFUNDED, Decimal("47.49"))
     assert set(captured.lines.values_list("status", flat=True)) == {PaymentLine.Status.REFUNDED}
-    assert Receipt.objects.filter(payment=captured).exists()
+    assert captured.receipt is not None

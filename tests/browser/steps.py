@@ -6,8 +6,9 @@ import hashlib
 import itertools
 import os
 import re
+import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -46,6 +47,15 @@ _HTMX_SETTLED = """
 () => window.__journeyHtmxReady === true
   && !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")
 """
+
+
+def eventually(condition: Callable[[], bool], *, seconds: float = 20.0, what: str = "it") -> None:
+    """Until `condition()` holds: what the payment sandbox's webhook deliveries (from a thread of its own, after the
+    page answered) change on our side. Fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen in time"
+        time.sleep(0.1)
 
 
 def wait_for_htmx(page: Page) -> None:

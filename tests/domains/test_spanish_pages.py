@@ -14,8 +14,8 @@ from django.test import override_settings
 from django.utils import formats, timezone, translation
 
 from accounts.models import Customer
+from billing.documents import receipt_issue
 from billing.models import Payment, PaymentLine, SavedCard
-from billing.services import receipt_issue
 from domains.models import Order
 from domains.orders.emails import auto_renew_failure_queue
 from tests.catalogue import english_left, visible_text

@@ -39,6 +39,8 @@ PRODUCTION = {
     # A live provider key sells real domains: the store takes real payments (placeholders, never used here).
     "STRIPE_SECRET_KEY": "sk_live_" + "s" * 24,
     "STRIPE_WEBHOOK_SECRET": "whsec_" + "w" * 24,
+    # A store earns its markup (selling at cost is a deploy warning: pricing.W001).
+    "PRICE_MARKUP_PERCENT": "20",
 }
 
 
@@ -79,6 +81,12 @@ def test_check_deploy_is_clean_under_production_settings():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_selling_at_cost_is_a_deploy_warning():
+    result = _run_manage("check", "--deploy", **{**PRODUCTION, "PRICE_MARKUP_PERCENT": "0"})
+    assert "pricing.W001" in result.stdout + result.stderr
+    assert "every domain sells at the provider's cost" in result.stdout + result.stderr
 
 
 def test_production_without_a_provider_key_refuses_to_start():

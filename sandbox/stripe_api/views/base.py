@@ -240,6 +240,8 @@ def _expand(data: dict, extras: dict, path: str, whole: str, key: str) -> None:
     if head not in data:
         raise refused
     value, nested = data[head], {}
+    if value is None:
+        return  # nothing there yet (a session's payment intent before any attempt): Stripe answers it null
     if isinstance(value, str):
         row = StripeObject.objects.filter(pk=value, api_key=key).first()
         if row is None:

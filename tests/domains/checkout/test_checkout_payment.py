@@ -7,9 +7,10 @@ from decimal import Decimal
 
 import pytest
 from django.test import Client
+from django_tasks_db.models import DBTaskResult
 
 from billing.models import Payment
-from billing.stripe_client import stripe_client
+from billing.tasks import process_stripe_event, settle_payment
 from domains.checkout.tasks import reconcile_registrations
 from domains.models import Registration
 from storefront.gateway import gateway
@@ -169,7 +170,7 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
 def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_checkout(client, buyer, stripe_sandbox):
     put_in_cart(client, line(fresh()))
     payment, _, digest = start_paying(client)
-    stripe_client().v1.checkout.sessions.expire(payment.stripe_session_id)
+    stripe_sandbox.advance_clock(25 * 3600)  # past the session's day: it expires, as Stripe's do
     again = buy(client, payment.checkout_id, digest, follow=True)
     assert "Your payment page expired" in again.content.decode()
     payment.refresh_from_db()
@@ -190,3 +191,37 @@ def test_a_cart_with_nothing_to_pay_registers_without_a_payment_page(
     assert response.status_code == 302
     assert Registration.objects.get(checkout_id=checkout_id, domain_name=name).status == "registered"
     assert not Payment.objects.exists()
+
+
+def test_the_return_page_only_asks_the_worker_so_a_slow_provider_holds_no_request(
+    client, buyer, stripe_sandbox, fake_gateway, settings
+):
+    # The production task queue (rows in our database), not the tests' immediate one: nothing runs in the request.
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    names = [fresh() for _ in range(20)]
+    put_in_cart(client, *(line(name) for name in names))
+    payment, *_ = start_paying(client)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    fake_gateway.slow("domain_register", 4)  # 20 lines at 4 s each would be far past any router's deadline
+    fake_gateway.calls.clear()
+
+    done = client.get(f"/checkout/{payment.checkout_id}/?session_id={payment.stripe_session_id}")
+    assert done.status_code == 200
+    assert "This page updates by itself." in done.content.decode()  # it polls while the worker works
+    assert not [name for name, _ in fake_gateway.calls if name == "domain_register"]
+    queued = DBTaskResult.objects.filter(task_path="billing.tasks.settle_payment")
+    assert queued.count() == 1
+    # A second poll within seconds asks nothing more; the webhook's event is queued for the worker too.
+    client.get(f"/checkout/{payment.checkout_id}/")
+    assert queued.count() == 1
+    for event in stripe_sandbox.events(type="checkout.session.completed"):
+        assert post_event(Client(), event).status_code == 200
+    assert DBTaskResult.objects.filter(task_path="billing.tasks.process_stripe_event").count() == 1
+    assert not [name for name, _ in fake_gateway.calls if name == "domain_register"]
+
+    # The worker does the work (here without the delay), once, whichever task runs first.
+    fake_gateway.slow("domain_register", 0)
+    assert settle_payment.call(payment_id=payment.pk) == Payment.Status.CAPTURED
+    process_stripe_event.call(event_id=stripe_sandbox.events(type="checkout.session.completed")[0].id)
+    assert len([name for name, _ in fake_gateway.calls if name == "domain_register"]) == 20
+    assert len(stripe_sandbox.captures()) == 1

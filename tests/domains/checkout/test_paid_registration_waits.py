@@ -1,16 +1,19 @@
 """A paid registration is never skipped by a breaker: each outside service has its own (a search outage never
 refuses a registration), and while the registration service's own breaker is open a paid line waits, its money held,
-and is registered and captured once the service answers again (the worker's reconcile job, or the confirmation page).
-Over HTTP against the sandbox and the payment sandbox: the real gateway, its breakers and Stripe's SDK."""
+and is registered and captured once the service answers again (the worker's settle, asked by the confirmation page
+while it is watched, or the payments reconciler's pass). Over HTTP against the sandbox and the payment sandbox: the
+real gateway, its breakers and Stripe's SDK."""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 
 import pytest
+from django.utils import timezone
 
 from billing.models import Payment, PaymentLine
-from domains.checkout.tasks import reconcile_registrations
+from billing.reconcile import payments_reconcile
 from domains.models import Registration
 from storefront.gateway import Unavailable, gateway
 from tests.billing.conftest import GOOD_CARD
@@ -81,8 +84,8 @@ def test_with_the_registration_breaker_open_a_paid_line_waits_then_registers_onc
     assert stripe_sandbox.captures() == [] and payment.amount_captured == 0  # held, not released
 
     clock[0] += 31  # the breaker's cooldown: the service is asked again
-    reconcile_registrations.call()  # the worker's periodic job (the confirmation page does the same when watched)
-    reconcile_registrations.call()
+    # The reconcile-payments job's pass, once the payment has waited past its stale claim (nobody watching the page).
+    payments_reconcile(now=timezone.now() + dt.timedelta(minutes=10))
 
     payment.refresh_from_db()
     assert payment.status == Payment.Status.CAPTURED
@@ -121,7 +124,7 @@ def test_a_paid_renewal_waits_for_the_domain_service_and_says_so(client, buyer, 
     renewal_payment.refresh_from_db()
     assert renewal_payment.status == Payment.Status.AUTHORISED and renewal_payment.amount_captured == 0
     clock[0] += 31
-    reconcile_registrations.call()
+    payments_reconcile(now=timezone.now() + dt.timedelta(minutes=10))
     renewal_payment.refresh_from_db()
     assert renewal_payment.status == Payment.Status.CAPTURED
     assert Renewal.objects.get(token=form["renew_token"]).status == Renewal.RENEWED

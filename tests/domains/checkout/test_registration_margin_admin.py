@@ -1,14 +1,12 @@
-"""Staff see each sale's retail price, cost and margin, and revenue and margin per month, in the admin."""
+"""Staff see each sale's retail price, cost and margin in the admin; revenue and margin are the ledger's report."""
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import Registration
@@ -51,28 +49,13 @@ def test_each_sale_shows_retail_cost_and_margin(staff_client, buyer):
     assert "$12.99" in html and "$10.00" in html and "$2.99" in html
 
 
-def test_the_revenue_page_sums_registered_sales_per_month(staff_client, buyer):
-    this_month = timezone.now()
-    last_month = this_month.replace(day=1) - dt.timedelta(days=3)
-    sale(buyer, "a.com", retail="12.99", cost="10.00")
-    sale(buyer, "b.com", retail="20.00", cost="15.50")
-    sale(buyer, "c.com", retail="99.00", cost="50.00", status=Registration.Status.FAILED)  # not a sale
-    sale(buyer, "d.com", retail="30.00", cost=None, when=last_month)  # recorded before costs were kept
-
-    html = staff_client.get(REVENUE).content.decode()
-    rows = html[html.index("<tbody>") : html.index("</tbody>")]
-    current, previous = rows.split("</tr>")[:2]
-
-    assert f"{this_month:%B %Y}" in current
-    assert "<td>2</td>" in current
-    assert "$32.99" in current and "$25.50" in current and "$7.49" in current
-    assert f"{last_month:%B %Y}" in previous
-    assert "1 without a recorded cost" in previous
-    assert "$99.00" not in html
+def test_the_old_revenue_page_leads_to_the_ledgers_report(staff_client):
+    response = staff_client.get(REVENUE)
+    assert (response.status_code, response.url) == (302, "/admin/billing/ledgerentry/report/")
 
 
-def test_the_changelist_links_to_the_revenue_page(staff_client):
-    assert f'href="{REVENUE}"' in staff_client.get(CHANGELIST).content.decode()
+def test_the_changelist_links_to_the_revenue_report(staff_client):
+    assert 'href="/admin/billing/ledgerentry/report/"' in staff_client.get(CHANGELIST).content.decode()
 
 
 def test_customers_cannot_see_the_revenue_page(client, buyer):

@@ -108,7 +108,10 @@ def test_a_declined_card_renews_nothing_and_charges_nothing(
     payment, _ = start_renewal(signed_in, order, 1)
 
     assert stripe_sandbox.pay(payment.stripe_session_id, DECLINED_CARD) == "declined"
-    html = come_back(signed_in, order, payment)
+    # Back anyway (the Back button): the page waits a while for a payment Stripe never confirms, then says so.
+    assert "We are confirming your payment" in come_back(signed_in, order, payment)
+    url = reverse("order_detail", args=[order.order_id]) + f"?renewal={payment.checkout_id}&polls=15"
+    html = signed_in.get(url, follow=True).content.decode()
 
     assert "Your payment is not confirmed yet" in html
     assert renew_calls(provider_calls) == 0

@@ -1,0 +1,131 @@
+"""The staff pages of billing that are more than a list: refunding from a confirmation page that says what will
+happen, writing off registered-unpaid payments, and the revenue report (the ledger's figures, with its CSV)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+
+from billing.collection import payment_write_off
+from billing.errors import PaymentError
+from billing.models import Payment, PaymentLine
+from billing.refunds import REFUNDABLE, refund_line
+from billing.report import month_of, revenue_report, revenue_report_csv
+from pricing.money import Money
+
+
+@dataclass(frozen=True)
+class RefundChoice:
+    payment: Payment
+    lines: list[PaymentLine]
+
+    @property
+    def total(self) -> Money:
+        return Money(sum((line.amount for line in self.lines), Decimal(0)), self.payment.currency)
+
+
+def _ids(raw: str) -> list[int]:
+    return [int(part) for part in raw.split(",") if part.strip().isdigit()]
+
+
+def refund_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """GET: the charged lines of the payments in `?payments=1,2` and what refunding each does; POST: refund the ticked
+    lines (each once: a second submit finds them refunded)."""
+    if not model_admin.has_change_permission(request):
+        return TemplateResponse(request, "admin/billing/payment/refund.html", {"denied": True}, status=403)
+    ids = _ids(request.GET.get("payments", ""))
+    back = reverse("admin:billing_payment_changelist")
+    payments = Payment.objects.filter(pk__in=ids).select_related("customer__user").order_by("pk")
+    choices = [
+        RefundChoice(payment, list(payment.lines.filter(status=PaymentLine.Status.REGISTERED).order_by("position")))
+        for payment in payments
+        if payment.status in REFUNDABLE
+    ]
+    choices = [choice for choice in choices if choice.lines]
+    if request.method == "POST":
+        ticked = set(_ids(",".join(request.POST.getlist("line"))))
+        refunded = 0
+        for choice in choices:
+            for line in choice.lines:
+                if line.pk not in ticked:
+                    continue
+                try:
+                    refund_line(line=line)
+                    refunded += 1
+                except PaymentError as err:
+                    model_admin.message_user(request, f"{line.description}: {err.message}", messages.ERROR)
+        model_admin.message_user(
+            request,
+            f"Refunded {refunded} line(s): each domain marked refunded, its auto-renew off, a credit note emailed.",
+            messages.SUCCESS if refunded else messages.WARNING,
+        )
+        return HttpResponseRedirect(back)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Refund charged lines",
+        "opts": model_admin.model._meta,
+        "choices": choices,
+        "skipped": len(ids) - len(choices),
+        "back": back,
+    }
+    return TemplateResponse(request, "admin/billing/payment/refund.html", context)
+
+
+def write_off_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """GET: the registered-unpaid payments in `?payments=…` and what writing them off means; POST: write them off."""
+    if not model_admin.has_change_permission(request):
+        return TemplateResponse(request, "admin/billing/payment/write_off.html", {"denied": True}, status=403)
+    ids = _ids(request.GET.get("payments", ""))
+    back = reverse("admin:billing_payment_changelist")
+    unpaid = list(
+        Payment.objects.filter(pk__in=ids, status=Payment.Status.UNPAID).select_related("customer__user").order_by("pk")
+    )
+    if request.method == "POST":
+        done = 0
+        for payment in unpaid:
+            try:
+                done += payment_write_off(payment=payment, by=request.user.get_username()).status == "written_off"
+            except PaymentError as err:
+                model_admin.message_user(request, f"Payment {payment.pk}: {err.message}", messages.ERROR)
+        model_admin.message_user(request, f"Wrote off {done} payment(s).", messages.SUCCESS)
+        return HttpResponseRedirect(back)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Write off registered, unpaid payments",
+        "opts": model_admin.model._meta,
+        "payments": unpaid,
+        "skipped": len(ids) - len(unpaid),
+        "back": back,
+    }
+    return TemplateResponse(request, "admin/billing/payment/write_off.html", context)
+
+
+def revenue_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """The month's report (`?month=YYYY-MM`, default this month; `&format=csv` downloads it)."""
+    if not model_admin.has_view_permission(request):
+        return TemplateResponse(request, "admin/billing/report.html", {"denied": True}, status=403)
+    try:
+        month = month_of(request.GET["month"]) if request.GET.get("month") else timezone.localdate().replace(day=1)
+    except ValueError:
+        month = timezone.localdate().replace(day=1)
+        messages.warning(request, "The month is written YYYY-MM; showing this month.")
+    report = revenue_report(month=month)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(revenue_report_csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="revenue-{month:%Y-%m}.csv"'
+        return response
+    context: dict[str, Any] = {
+        **model_admin.admin_site.each_context(request),
+        "title": f"Revenue report, {report.label}",
+        "opts": model_admin.model._meta,
+        "report": report,
+        "month_value": f"{month:%Y-%m}",
+    }
+    return TemplateResponse(request, "admin/billing/report.html", context)

@@ -1,0 +1,281 @@
+"""The store's books: every money movement of every paid line (billing.models.LedgerEntry), and what they add up to.
+
+Writing (billing's own services, inside the transaction of the state change each records): `ledger_capture_book`,
+`ledger_refund_book`, `ledger_refund_reverse`, `ledger_dispute_book`, `ledger_write_off_book`. Each is idempotent
+per payment-service object: booking the same charge, refund or dispute again returns the rows already booked.
+
+Reading (for the revenue report, the tax report and the staff dashboard): `ledger_figures(start=, end=,
+group_by=)` sums the entries into `LedgerFigures` (captured, refunded, lost to disputes, written off, cost, and
+the net and margin they make) per currency and per any of month, TLD and cause. Reports read nothing else: the
+ledger equals what the payment service captured minus what it gave back, to the cent.
+
+Signs: a capture and a reinstatement are positive, a refund and a dispute withdrawal negative. A movement that
+covers several lines (a capture, a refund made in Stripe's dashboard, a dispute) is split over the lines in their
+order, each up to what it still holds, so each line's entries add up to what the customer paid for it net.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import TruncMonth
+
+from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
+
+logger = logging.getLogger(__name__)
+
+Kind = LedgerEntry.Kind
+ZERO = Decimal("0.00")
+DISPUTE_KINDS = (Kind.DISPUTE_WITHDRAWAL, Kind.DISPUTE_REINSTATEMENT)
+GROUPINGS = ("month", "tld", "cause")
+
+
+# --- Booking ------------------------------------------------------------------------------------------------------
+
+
+def line_balance(line: PaymentLine) -> Decimal:
+    """What the line holds now: captured, less what was refunded or withdrawn by a dispute (and reinstated)."""
+    return line.ledger_entries.aggregate(total=Sum("amount"))["total"] or ZERO
+
+
+def _allocate(total: Decimal, caps: Sequence[tuple[PaymentLine, Decimal]]) -> list[tuple[PaymentLine, Decimal]]:
+    """Split `total` over the lines in order, each up to its cap. What no cap holds goes on the last line (the books
+    follow the payment service to the cent; the caller tells staff)."""
+    shares: list[tuple[PaymentLine, Decimal]] = []
+    left = total
+    for line, cap in caps:
+        share = min(cap, left)
+        if share > 0:
+            shares.append((line, share))
+            left -= share
+        if left <= 0:
+            break
+    if left > 0 and caps:
+        last, share = shares.pop() if shares else (caps[-1][0], ZERO)
+        shares.append((last, share + left))
+    return shares
+
+
+def _booked(payment: Payment, kind: str, source_id: str) -> list[LedgerEntry]:
+    return list(LedgerEntry.objects.filter(payment=payment, kind=kind, source_id=source_id).order_by("pk"))
+
+
+def _book(
+    payment: Payment,
+    kind: str,
+    source_id: str,
+    shares: Iterable[tuple[PaymentLine, Decimal]],
+    *,
+    occurred_at: dt.datetime,
+    cost: bool = False,
+    note: str = "",
+) -> list[LedgerEntry]:
+    """Write the entries of one movement, once: booked already (a replay, a concurrent door), they are returned."""
+    entries = [
+        LedgerEntry(
+            kind=kind,
+            cause=line.cause,
+            amount=amount if kind != Kind.WRITE_OFF else ZERO,
+            written_off=amount if kind == Kind.WRITE_OFF else ZERO,
+            currency=payment.currency,
+            cost=line.cost if cost else ZERO,
+            tld=line.tld,
+            payment=payment,
+            line=line,
+            source_id=source_id[:255],
+            occurred_at=occurred_at,
+            note=note[:255],
+        )
+        for line, amount in shares
+    ]
+    try:
+        with transaction.atomic():
+            LedgerEntry.objects.bulk_create(entries)
+    except IntegrityError:
+        logger.info("ledger: %s %s of payment %s was booked already", kind, source_id, payment.pk)
+        return _booked(payment, kind, source_id)
+    return _booked(payment, kind, source_id)
+
+
+def ledger_capture_book(
+    *, payment: Payment, source_id: str, amount: Decimal, occurred_at: dt.datetime
+) -> list[LedgerEntry]:
+    """The capture of `amount` (what Stripe says it captured) over the payment's registered lines, with each line's
+    cost."""
+    if amount <= 0:
+        return []
+    done = _booked(payment, Kind.CAPTURE, source_id)
+    if done:
+        return done
+    lines = list(payment.lines.filter(status=PaymentLine.Status.REGISTERED).order_by("position"))
+    if sum((line.amount for line in lines), ZERO) != amount:
+        logger.warning("payment %s: captured %s, its registered lines total otherwise", payment.pk, amount)
+    caps = [(line, line.amount) for line in lines] or list(_lines(payment))
+    return _book(payment, Kind.CAPTURE, source_id, _allocate(amount, caps), occurred_at=occurred_at, cost=True)
+
+
+def _lines(payment: Payment) -> Iterable[tuple[PaymentLine, Decimal]]:
+    for line in payment.lines.order_by("position"):
+        yield line, line_balance(line)
+
+
+def ledger_refund_book(
+    *,
+    payment: Payment,
+    refund_id: str,
+    amount: Decimal,
+    occurred_at: dt.datetime,
+    line: PaymentLine | None = None,
+) -> list[LedgerEntry]:
+    """A refund of `amount`: on `line` when it names one (ours do), else over the lines still holding money."""
+    done = _booked(payment, Kind.REFUND, refund_id)
+    if done:
+        return done
+    held = [(each, balance) for each, balance in _lines(payment) if balance > 0]
+    if line is not None:
+        held.sort(key=lambda pair: pair[0].pk != line.pk)  # the named line first, then the others in order
+    shares = [(each, -share) for each, share in _allocate(amount, held)]
+    return _book(payment, Kind.REFUND, refund_id, shares, occurred_at=occurred_at)
+
+
+def ledger_refund_reverse(*, payment: Payment, refund_id: str, occurred_at: dt.datetime) -> list[LedgerEntry]:
+    """A refund that failed or was cancelled after it was booked: the money is back, on the same lines."""
+    booked = _booked(payment, Kind.REFUND, refund_id)
+    shares = [(entry.line, -entry.amount) for entry in booked]
+    return _book(payment, Kind.REFUND, f"{refund_id}:reversed", shares, occurred_at=occurred_at, note="refund failed")
+
+
+def ledger_dispute_book(
+    *,
+    payment: Payment,
+    dispute_id: str,
+    amount: Decimal,
+    withdrawn_at: dt.datetime | None,
+    reinstated_at: dt.datetime | None,
+) -> list[LedgerEntry]:
+    """A dispute's funds withdrawn (over the lines holding money) and, once won, reinstated on the same lines. Either
+    time None: not (yet) done. Booked once each, whatever the number of calls."""
+    withdrawals = _booked(payment, Kind.DISPUTE_WITHDRAWAL, dispute_id)
+    if withdrawn_at is not None and not withdrawals:
+        held = [(each, balance) for each, balance in _lines(payment) if balance > 0]
+        shares = [(each, -share) for each, share in _allocate(amount, held)]
+        withdrawals = _book(payment, Kind.DISPUTE_WITHDRAWAL, dispute_id, shares, occurred_at=withdrawn_at)
+    if reinstated_at is None or not withdrawals:
+        return withdrawals
+    back = [(entry.line, -entry.amount) for entry in withdrawals]
+    return withdrawals + _book(payment, Kind.DISPUTE_REINSTATEMENT, dispute_id, back, occurred_at=reinstated_at)
+
+
+def ledger_write_off_book(
+    *, payment: Payment, lines: Sequence[PaymentLine], occurred_at: dt.datetime, note: str = ""
+) -> list[LedgerEntry]:
+    """Registered lines that will not be paid for: no money moved; their price is written off and their cost kept."""
+    shares = [(line, line.amount) for line in lines]
+    source = f"write-off:{payment.checkout_id}"
+    return _book(payment, Kind.WRITE_OFF, source, shares, occurred_at=occurred_at, cost=True, note=note)
+
+
+def payment_refunded_total(payment: Payment) -> Decimal:
+    """What was refunded of the payment so far (refunds less refunds that failed), as a positive amount."""
+    total = payment.ledger_entries.filter(kind=Kind.REFUND).aggregate(total=Sum("amount"))["total"]
+    return ZERO - _cents(total)
+
+
+# --- Reading ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerFigures:
+    """The ledger's sums for one currency and one group (a month, a TLD, a cause, or all of them)."""
+
+    currency: str
+    month: dt.date | None
+    tld: str | None
+    cause: str | None
+    captured: Decimal  # money received (captures, collections)
+    refunded: Decimal  # money given back by refunds (positive)
+    disputed: Decimal  # money lost to disputes: withdrawn less reinstated (positive)
+    written_off: Decimal  # prices of registered lines never paid for (no money moved)
+    cost: Decimal  # what the lines captured or written off cost us
+    unknown_cost: int  # captures and write-offs booked without a cost
+    entries: int
+
+    @property
+    def cause_label(self) -> str:
+        return str(SaleCause(self.cause).label) if self.cause in SaleCause.values else (self.cause or "")
+
+    @property
+    def net(self) -> Decimal:
+        """What the payment service holds for us: captured less refunded less lost to disputes."""
+        return self.captured - self.refunded - self.disputed
+
+    @property
+    def margin(self) -> Decimal:
+        return self.net - self.cost
+
+
+def ledger_entries(*, start: dt.datetime | None = None, end: dt.datetime | None = None) -> QuerySet[LedgerEntry]:
+    """The entries whose movement happened in [start, end)."""
+    entries = LedgerEntry.objects.all()
+    if start is not None:
+        entries = entries.filter(occurred_at__gte=start)
+    if end is not None:
+        entries = entries.filter(occurred_at__lt=end)
+    return entries
+
+
+def _cents(total: Decimal | None) -> Decimal:
+    # SQLite's sums come back with a long tail of zeros; every amount here has two decimals.
+    return (total or ZERO).quantize(ZERO)
+
+
+def ledger_figures(
+    *,
+    start: dt.datetime | None = None,
+    end: dt.datetime | None = None,
+    group_by: Sequence[str] = ("month",),
+) -> list[LedgerFigures]:
+    """The ledger's figures in [start, end), per currency and per `group_by` (any of "month", "tld", "cause";
+    empty: one row per currency). Months are calendar months in the site's time zone (TIME_ZONE), newest first."""
+    unknown = set(group_by) - set(GROUPINGS)
+    if unknown:
+        raise ValueError(f"cannot group the ledger by {sorted(unknown)}")
+    entries = ledger_entries(start=start, end=end)
+    if "month" in group_by:
+        entries = entries.annotate(month=TruncMonth("occurred_at"))
+    keys = ["currency", *group_by]
+    rows = (
+        entries.values(*keys)
+        .annotate(
+            captured_sum=Sum("amount", filter=Q(kind=Kind.CAPTURE)),
+            refunded_sum=Sum("amount", filter=Q(kind=Kind.REFUND)),
+            disputed_sum=Sum("amount", filter=Q(kind__in=DISPUTE_KINDS)),
+            written_off_sum=Sum("written_off"),
+            cost_sum=Sum("cost"),
+            unknown_cost_count=Count("pk", filter=Q(kind__in=(Kind.CAPTURE, Kind.WRITE_OFF), cost__isnull=True)),
+            entry_count=Count("pk"),
+        )
+        .order_by(*[f"-{key}" if key == "month" else key for key in keys])
+    )
+    return [
+        LedgerFigures(
+            currency=row["currency"],
+            month=row["month"].date() if "month" in row else None,
+            tld=row.get("tld"),
+            cause=row.get("cause"),
+            captured=_cents(row["captured_sum"]),
+            refunded=ZERO - _cents(row["refunded_sum"]),
+            disputed=ZERO - _cents(row["disputed_sum"]),
+            written_off=_cents(row["written_off_sum"]),
+            cost=_cents(row["cost_sum"]),
+            unknown_cost=row["unknown_cost_count"],
+            entries=row["entry_count"],
+        )
+        for row in rows
+    ]

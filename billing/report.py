@@ -1,0 +1,123 @@
+"""The revenue report: revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of
+sale), and month by month, computed from the ledger only (billing.ledger). Shown in the admin (Payments → Revenue
+report) and printed by `manage.py revenue_report --month YYYY-MM [--csv]`."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import zoneinfo
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from billing.ledger import LedgerFigures, ledger_figures
+from billing.models import SaleCause
+
+COLUMNS = (
+    "currency",
+    "tld",
+    "cause",
+    "captured",
+    "refunded",
+    "disputed",
+    "net",
+    "written_off",
+    "cost",
+    "margin",
+    "unknown_cost",
+)
+CAUSES = dict(SaleCause.choices)
+
+
+@dataclass(frozen=True)
+class RevenueReport:
+    month: dt.date  # the first day of the month reported
+    totals: list[LedgerFigures]  # one per currency
+    rows: list[LedgerFigures]  # per currency, TLD and cause
+    months: list[LedgerFigures]  # every month, newest first, per currency
+
+    @property
+    def label(self) -> str:
+        return f"{self.month:%B %Y}"
+
+
+def month_of(text: str) -> dt.date:
+    """`YYYY-MM` as the first day of that month. Raises ValueError for anything else."""
+    return dt.datetime.strptime(text, "%Y-%m").date().replace(day=1)
+
+
+def month_bounds(month: dt.date) -> tuple[dt.datetime, dt.datetime]:
+    """The month as [start, end) in the site's time zone (TIME_ZONE), the zone the ledger's months are cut in."""
+    zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
+    start = dt.datetime(month.year, month.month, 1, tzinfo=zone)
+    following = dt.datetime(month.year + month.month // 12, month.month % 12 + 1, 1, tzinfo=zone)
+    return start, following
+
+
+def revenue_report(*, month: dt.date) -> RevenueReport:
+    start, end = month_bounds(month)
+    return RevenueReport(
+        month=month.replace(day=1),
+        totals=ledger_figures(start=start, end=end, group_by=()),
+        rows=ledger_figures(start=start, end=end, group_by=("tld", "cause")),
+        months=ledger_figures(group_by=("month",)),
+    )
+
+
+def revenue_report_csv(report: RevenueReport) -> str:
+    """The month's rows and, per currency, a total row (TLD "TOTAL"), as CSV with a header."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["month", *COLUMNS])
+    for row in [*report.rows, *report.totals]:
+        writer.writerow([f"{report.month:%Y-%m}", *_values(row)])
+    return out.getvalue()
+
+
+def revenue_report_text(report: RevenueReport) -> str:
+    """The month as a plain table for a terminal."""
+    header = ["TLD", "kind", "captured", "refunded", "disputed", "net", "written off", "cost", "margin"]
+    lines = [f"Revenue report, {report.label} (from the ledger; amounts in each currency)"]
+    if not report.totals:
+        return lines[0] + "\nNo money moved this month.\n"
+    for total in report.totals:
+        rows = [row for row in report.rows if row.currency == total.currency]
+        table = [header] + [_cells(row) for row in rows] + [_cells(total, tld="TOTAL", cause="")]
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        lines.append("")
+        lines.append(total.currency)
+        for cells in table:
+            lines.append(
+                "  ".join(
+                    cell.ljust(w) if i < 2 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
+                )
+            )
+        if total.unknown_cost:
+            lines.append(f"({total.unknown_cost} entr{'y' if total.unknown_cost == 1 else 'ies'} without a known cost)")
+    return "\n".join(lines) + "\n"
+
+
+def _values(row: LedgerFigures) -> list[str]:
+    return [
+        row.currency,
+        row.tld if row.tld is not None else "TOTAL",
+        row.cause or "",
+        str(row.captured),
+        str(row.refunded),
+        str(row.disputed),
+        str(row.net),
+        str(row.written_off),
+        str(row.cost),
+        str(row.margin),
+        str(row.unknown_cost),
+    ]
+
+
+def _cells(row: LedgerFigures, *, tld: str | None = None, cause: str | None = None) -> list[str]:
+    shown_tld = tld if tld is not None else f".{row.tld}" if row.tld else "(none)"
+    shown_cause = cause if cause is not None else str(CAUSES.get(row.cause or "", row.cause or ""))
+    amounts = (row.captured, row.refunded, row.disputed, row.net, row.written_off, row.cost, row.margin)
+    return [shown_tld, shown_cause, *(str(amount) for amount in amounts)]

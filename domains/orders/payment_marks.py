@@ -1,0 +1,58 @@
+"""What a refund or a dispute of a domain's payment marks on the domain (our copy of the order), as billing tells the
+line kinds (billing.lines: `refunded`, `disputed`) in the transaction that records the money movement.
+
+A refunded domain (refunded by staff, in Stripe's dashboard, or lost to a dispute) is not renewed here any more, its
+auto-renew is switched off, its pages say so, and staff see it listed (Admin → Orders, "refunded"): the provider has
+no delete call yet, so the registration itself stays until it expires or staff act at the provider.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from billing.models import PaymentLine
+from domains.models import Order
+
+logger = logging.getLogger(__name__)
+
+
+def order_refunded_mark(*, order: Order) -> bool:
+    """Mark the domain refunded (once) and switch its auto-renew off. True when it changed."""
+    changed = Order.objects.filter(pk=order.pk, refunded_at__isnull=True).update(
+        refunded_at=timezone.now(), auto_renew=False
+    )
+    if changed:
+        logger.warning("order %s (%s): its payment was refunded; not renewed here any more", order.order_id, order)
+    return bool(changed)
+
+
+def order_disputed_mark(*, order: Order, open: bool) -> None:
+    """Flag the domain while a dispute of its payment is open; clear the flag once it closes."""
+    Order.objects.filter(pk=order.pk).update(disputed_at=timezone.now() if open else None)
+
+
+def orders_refunded() -> QuerySet[Order]:
+    """Refunded domains still held at the provider (for staff)."""
+    return Order.objects.filter(refunded_at__isnull=False)
+
+
+def line_marks(order_of: Callable[[PaymentLine], Order | None]) -> dict[str, Any]:
+    """A line kind's `refunded` and `disputed` (billing.lines.LineKind), marking the domain `order_of` finds for a
+    paid line."""
+
+    def refunded(line: PaymentLine) -> None:
+        order = order_of(line)
+        if order is not None:
+            order_refunded_mark(order=order)
+
+    def disputed(line: PaymentLine, open: bool) -> None:
+        order = order_of(line)
+        if order is not None:
+            order_disputed_mark(order=order, open=open)
+
+    return {"refunded": refunded, "disputed": disputed}

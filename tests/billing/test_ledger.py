@@ -1,0 +1,185 @@
+"""The ledger: every money movement of every paid line, booked once, and the figures reports read from it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+import time_machine
+
+from billing.ledger import (
+    ledger_dispute_book,
+    ledger_figures,
+    ledger_refund_book,
+    ledger_refund_reverse,
+    ledger_write_off_book,
+    line_balance,
+)
+from billing.lines import LineOutcome, LineToPay
+from billing.models import LedgerEntry, Payment, SaleCause
+from billing.refunds import refund_line
+from billing.services import payment_settle
+from pricing.money import Money
+from tests.billing.conftest import GOOD_CARD
+
+pytestmark = pytest.mark.django_db
+USD = "USD"
+
+
+def usd(amount: str) -> Money:
+    return Money(Decimal(amount), USD)
+
+
+# Prices and costs stated here, so nothing depends on the store's markup.
+SALE = [
+    LineToPay(
+        "one.com", "one.com, registration", usd("12.99"), cause=SaleCause.REGISTRATION, tld="com", cost=usd("9.00")
+    ),
+    LineToPay(
+        "two.net", "two.net, renewal", usd("15.00"), {"kind": "registration"}, SaleCause.RENEWAL, "net", usd("11.00")
+    ),
+    LineToPay(
+        "three.org", "three.org, auto-renewal", usd("8.50"), cause=SaleCause.AUTO_RENEWAL, tld="org", cost=usd("6.25")
+    ),
+]
+
+
+@pytest.fixture
+def paid(start, stripe_sandbox, registrar):
+    def paid(lines=SALE) -> Payment:
+        started = start(lines=lines)
+        stripe_sandbox.pay(started.payment.stripe_session_id, GOOD_CARD)
+        return payment_settle(session_id=started.payment.stripe_session_id)
+
+    return paid
+
+
+def entries(payment: Payment, kind: str) -> list[tuple[str, Decimal, Decimal | None]]:
+    rows = LedgerEntry.objects.filter(payment=payment, kind=kind).select_related("line").order_by("line__position")
+    return [(row.line.reference, row.amount, row.cost) for row in rows]
+
+
+def test_a_capture_books_each_registered_line_with_its_cause_tld_and_cost(paid, stripe_sandbox, registrar):
+    registrar.costs["one.com"] = Decimal("9.10")  # what registering it cost, as recorded then, wins over the quote
+    payment = paid()
+    assert entries(payment, LedgerEntry.Kind.CAPTURE) == [
+        ("one.com", Decimal("12.99"), Decimal("9.10")),
+        ("two.net", Decimal("15.00"), Decimal("11.00")),
+        ("three.org", Decimal("8.50"), Decimal("6.25")),
+    ]
+    entry = LedgerEntry.objects.get(payment=payment, line__reference="three.org")
+    assert (entry.cause, entry.tld, entry.currency) == (SaleCause.AUTO_RENEWAL, "org", USD)
+    intent = stripe_sandbox.stored(payment.stripe_payment_intent_id)
+    assert entry.source_id == intent["latest_charge"]
+    [total] = ledger_figures(group_by=())
+    assert (total.captured, total.cost, total.net, total.margin) == (
+        Decimal("36.49"),
+        Decimal("26.35"),
+        Decimal("36.49"),
+        Decimal("10.14"),
+    )
+    assert total.net * 100 == intent["amount_received"]
+
+
+def test_a_line_that_did_not_register_is_not_in_the_books(paid, registrar):
+    registrar.outcomes["two.net"] = LineOutcome.FAILED
+    payment = paid()
+    assert [reference for reference, *_ in entries(payment, LedgerEntry.Kind.CAPTURE)] == ["one.com", "three.org"]
+    [total] = ledger_figures(group_by=())
+    assert total.captured == payment.amount_captured == Decimal("21.49")
+
+
+def test_a_refund_is_booked_once_on_its_line(paid):
+    payment = paid()
+    line = payment.lines.get(reference="two.net")
+    refund_line(line=line)
+    refund_line(line=line)
+    assert entries(payment, LedgerEntry.Kind.REFUND) == [("two.net", Decimal("-15.00"), Decimal("0.00"))]
+    assert line_balance(line) == 0
+    [total] = ledger_figures(group_by=())
+    assert (total.captured, total.refunded, total.net) == (Decimal("36.49"), Decimal("15.00"), Decimal("21.49"))
+    # The cost stays: the provider keeps what it charged for the renewal.
+    assert total.margin == Decimal("21.49") - Decimal("26.25")
+
+
+def test_a_refund_naming_no_line_is_split_over_the_lines_still_holding_money(paid):
+    payment = paid()
+    when = dt.datetime(2026, 11, 3, tzinfo=dt.UTC)
+    ledger_refund_book(payment=payment, refund_id="re_dashboard", amount=Decimal("20.00"), occurred_at=when)
+    # Replayed (a second event about the same refund): nothing more.
+    ledger_refund_book(payment=payment, refund_id="re_dashboard", amount=Decimal("20.00"), occurred_at=when)
+    assert entries(payment, LedgerEntry.Kind.REFUND) == [
+        ("one.com", Decimal("-12.99"), Decimal("0.00")),
+        ("two.net", Decimal("-7.01"), Decimal("0.00")),
+    ]
+    ledger_refund_reverse(payment=payment, refund_id="re_dashboard", occurred_at=when)
+    ledger_refund_reverse(payment=payment, refund_id="re_dashboard", occurred_at=when)
+    [total] = ledger_figures(group_by=())
+    assert total.refunded == 0
+
+
+def test_a_dispute_withdraws_and_a_won_one_reinstates_on_the_same_lines(paid):
+    payment = paid()
+    when = dt.datetime(2026, 11, 5, tzinfo=dt.UTC)
+    opened = {"payment": payment, "dispute_id": "dp_1", "amount": Decimal("36.49"), "withdrawn_at": when}
+    ledger_dispute_book(**opened, reinstated_at=None)
+    ledger_dispute_book(**opened, reinstated_at=None)
+    [total] = ledger_figures(group_by=())
+    assert (total.disputed, total.net) == (Decimal("36.49"), 0)
+    ledger_dispute_book(**opened, reinstated_at=when + dt.timedelta(days=9))
+    ledger_dispute_book(**opened, reinstated_at=when + dt.timedelta(days=9))
+    [total] = ledger_figures(group_by=())
+    assert (total.disputed, total.net) == (0, Decimal("36.49"))
+    assert LedgerEntry.objects.filter(kind=LedgerEntry.Kind.DISPUTE_REINSTATEMENT).count() == 3
+
+
+def test_an_inquiry_withdraws_nothing(paid):
+    payment = paid()
+    ledger_dispute_book(
+        payment=payment, dispute_id="dp_2", amount=Decimal("36.49"), withdrawn_at=None, reinstated_at=None
+    )
+    assert not LedgerEntry.objects.filter(kind__startswith="dispute").exists()
+
+
+def test_a_write_off_moves_no_money_and_keeps_the_cost(start, registrar):
+    payment = start(lines=SALE[:1]).payment
+    line = payment.lines.get()
+    line.status = "registered"
+    line.save()
+    when = dt.datetime(2026, 11, 9, tzinfo=dt.UTC)
+    ledger_write_off_book(payment=payment, lines=[line], occurred_at=when)
+    ledger_write_off_book(payment=payment, lines=[line], occurred_at=when)
+    [total] = ledger_figures(group_by=())
+    assert (total.captured, total.net, total.written_off, total.cost, total.margin) == (
+        0,
+        0,
+        Decimal("12.99"),
+        Decimal("9.00"),
+        Decimal("-9.00"),
+    )
+
+
+def test_figures_per_month_tld_and_cause(paid):
+    with time_machine.travel(dt.datetime(2026, 10, 30, 12, tzinfo=dt.UTC), tick=False):
+        paid(SALE[:1])
+    with time_machine.travel(dt.datetime(2026, 11, 2, 12, tzinfo=dt.UTC), tick=False):
+        second = paid(SALE)
+        refund_line(line=second.lines.get(reference="one.com"))
+    months = ledger_figures(group_by=("month",))
+    assert [(row.month, row.captured, row.refunded) for row in months] == [
+        (dt.date(2026, 11, 1), Decimal("36.49"), Decimal("12.99")),
+        (dt.date(2026, 10, 1), Decimal("12.99"), Decimal("0")),
+    ]
+    november = ledger_figures(
+        start=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        end=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
+        group_by=("tld", "cause"),
+    )
+    assert [(row.tld, row.cause, row.net, row.margin) for row in november] == [
+        ("com", SaleCause.REGISTRATION, Decimal("0.00"), Decimal("-9.00")),
+        ("net", SaleCause.RENEWAL, Decimal("15.00"), Decimal("4.00")),
+        ("org", SaleCause.AUTO_RENEWAL, Decimal("8.50"), Decimal("2.25")),
+    ]
+    with pytest.raises(ValueError):
+        ledger_figures(group_by=("customer",))
