@@ -12,11 +12,13 @@ connections and cuts the open ones, as a stopped one does. Then, once per fault:
 - payments: the payment service stopped.
 
 While it is off the customer goes through sign-in, search (page and as-you-type fragment), add to cart, review, Buy
-and pay, and a renewal paid on the payment page; once it is back, every flow that could not finish is finished (the
-worker's retries, the confirmation pages' polls). It checks, and prints per fault, what customers saw:
+and pay, and a renewal paid on the payment page. No flow needs the mail server, Redis or MetaSearch: with one of them
+off every flow must finish while it is still off (the mail server's refused emails wait in the outbox). With the
+others, once the service is back, every flow that could not finish is finished (the worker's retries, the
+confirmation pages' polls). It checks, and prints per fault, what customers saw:
 
 - no answer 500, or 5xx without a sentence for the customer; no request over 30 s (a router's limit);
-- every flow completes once the service is back (the domain registered, the renewal made, the emails delivered);
+- every flow completes (the domain registered, the renewal made), and every email is delivered in the end;
 - nothing charged without a domain: every captured payment's lines are registered domains or renewals the provider
   has, no payment is left holding money, and no domain bought is uncharged;
 - with Redis away, /readyz says the cache is degraded and the log says limits count per process.
