@@ -1,7 +1,7 @@
 """A production-like run that replays the attacks of the security issue and says, with numbers, how they went.
 
 It starts the storefront as the Procfile does (gunicorn, 2 gthread workers, production settings, the default
-cache = the database cache, the db_worker for emails) with a real SMTP server (bench/smtp_sink.py) and the
+cache = the database cache, the worker for emails) with a real SMTP server (bench/smtp_sink.py) and the
 sandbox provider, then:
 
 1. replays one renew form 4 times in parallel: exactly one renewal (the expiry moves one term, one record);
