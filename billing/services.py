@@ -480,14 +480,16 @@ def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str 
     return _capture_when_decided(payment)
 
 
-def paid_lines_resolve() -> int:
+def paid_lines_resolve(*, checkout_id: uuid.UUID | None = None) -> int:
     """Settle the paid lines whose delivery outcome was lost, once their kind can tell (a registration found in the
-    provider's listing, a renewal's expiry moved), so their payment captures or releases their part. Lines
-    resolved."""
+    provider's listing, a renewal's expiry moved), so their payment captures or releases their part (or, unpaid,
+    is collected). Every such line, or those of one checkout. Lines resolved."""
     resolved = 0
     waiting = PaymentLine.objects.filter(
         status=PaymentLine.Status.UNKNOWN, payment__status__in=(Payment.Status.AUTHORISED, Payment.Status.UNPAID)
     )
+    if checkout_id is not None:
+        waiting = waiting.filter(payment__checkout_id=checkout_id)
     for line in waiting.select_related("payment__customer"):
         kind = line_kind_of(line)
         delivered = kind.resolve(line) if kind is not None else None

@@ -62,16 +62,17 @@ def place_checkout(
 
 @task()
 def reconcile_checkout(*, checkout_id: str) -> int:
-    """Settle this checkout's lost answers from the order listing now (its page is being watched). Settled."""
+    """Settle this checkout's lost answers from the order listing now (its page is being watched), and hand what
+    settled to its payment (captured, released or collected now, not at the next reconcile run). Settled."""
     settled = 0
-    for registration in Registration.objects.filter(
-        checkout_id=uuid.UUID(checkout_id), status__in=Registration.UNSETTLED_STATUSES
-    ):
+    checkout = uuid.UUID(checkout_id)
+    for registration in Registration.objects.filter(checkout_id=checkout, status__in=Registration.UNSETTLED_STATUSES):
         if registration_reconcile(registration=registration).status not in (
             Registration.Status.UNKNOWN,
             Registration.Status.PENDING,
         ):
             settled += 1
+    paid_lines_resolve(checkout_id=checkout)
     return settled
 
 

@@ -167,6 +167,28 @@ def test_a_lost_registration_answer_holds_its_part_until_the_reconciler_settles_
     assert len(stripe_sandbox.captures()) == 1
 
 
+def test_the_watched_confirmation_page_settles_a_lost_answer_and_its_payment_at_once(
+    client, buyer, stripe_sandbox, fake_gateway, django_capture_on_commit_callbacks
+):
+    name = fresh()
+    put_in_cart(client, line(name))
+    payment, *_ = start_paying(client)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    with fake_gateway.fault(hang_seconds=3, hang_after_commit=True, scope="register"):
+        for event in stripe_sandbox.events(type="checkout.session.completed"):
+            assert post_event(Client(), event).status_code == 200
+    assert Payment.objects.get(pk=payment.pk).status == Payment.Status.AUTHORISED
+
+    with django_capture_on_commit_callbacks(execute=True):  # the page hands the worker its lost answer
+        page = client.get(f"/checkout/{payment.checkout_id}/")
+
+    assert page.status_code == 200
+    payment.refresh_from_db()
+    # Registered, so charged now, not at the reconcile job's next run.
+    assert (payment.status, payment.amount_captured) == (Payment.Status.CAPTURED, Decimal("14.49"))
+    assert len(stripe_sandbox.captures()) == 1
+
+
 def test_an_expired_payment_page_sends_the_customer_back_to_review_with_a_new_checkout(client, buyer, stripe_sandbox):
     put_in_cart(client, line(fresh()))
     payment, _, digest = start_paying(client)
