@@ -7,10 +7,15 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
-from accounts.models import Customer
+from accounts.activity import activity_text
+from accounts.models import Activity, Customer
+from storefront.admin_read_only import ReadOnlyAdmin
 
 CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
 # Shown above the contact in the admin and on the customer's account page.
@@ -54,6 +59,50 @@ def customer_inline_add(inline: type[InlineModelAdmin]) -> None:
         _EXTRA_INLINES.append(inline)
 
 
+# Rows shown on a customer's or a domain's page; the rest is one click away in the log itself.
+ACTIVITY_SHOWN = 25
+
+
+def activity_table(rows: QuerySet[Activity], *, more: str) -> SafeString:
+    """The latest rows of the activity log as a small table, with a link to the log filtered by `more`."""
+    entries = [{"entry": entry, "text": activity_text(entry)} for entry in rows.order_by("-at", "-pk")[:ACTIVITY_SHOWN]]
+    more_url = reverse("admin:accounts_activity_changelist") + more
+    return render_to_string("admin/accounts/_activity_table.html", {"rows": entries, "more_url": more_url})
+
+
+@admin.register(Activity)
+class ActivityAdmin(ReadOnlyAdmin):
+    """Who did what: written by the services as each change is made (accounts/activity.py), never by hand."""
+
+    list_display = ("at", "actor", "actor_name", "what", "customer_link", "domain_name")
+    list_filter = ("actor", "action", "at")
+    search_fields = ("^domain_name", "customer__user__email", "actor_name")
+    date_hierarchy = "at"
+    show_full_result_count = False
+    list_select_related = ("customer__user",)
+    ordering = ("-at", "-pk")
+
+    class Media:
+        css = {"all": ("css/admin-lists.css",)}
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        # The links from a customer's, a domain's and a payment's page.
+        return lookup in ("customer__id__exact", "domain_name", "order_id", "payment_id") or super().lookup_allowed(
+            lookup, value, request
+        )
+
+    @admin.display(description="what")
+    def what(self, entry: Activity) -> str:
+        return activity_text(entry)
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_link(self, entry: Activity) -> str:
+        if entry.customer is None:
+            return "—"
+        url = reverse("admin:accounts_customer_change", args=[entry.customer.pk])
+        return format_html('<a href="{}">{}</a>', url, entry.customer.user.email)
+
+
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
     list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
@@ -61,10 +110,11 @@ class CustomerAdmin(admin.ModelAdmin):
     search_fields = ("user__email", "user__username", "name", "company", "=customer_id")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
-    readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS)
+    readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS, "activity")
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
         ("Contact (sent to the provider at signup)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
+        ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
     actions = ("discard_unconfirmed",)
 
@@ -109,6 +159,10 @@ class CustomerAdmin(admin.ModelAdmin):
                 "The provider's answer to signup was lost: find the customer at the provider and enter its ID.",
             )
         return str(obj.customer_id)
+
+    @admin.display(description="Activity")
+    def activity(self, obj: Customer) -> SafeString:
+        return activity_table(Activity.objects.filter(customer=obj), more=f"?customer__id__exact={obj.pk}")
 
     @admin.display(description="Reconciliation")
     def reconciliation_help(self, obj: Customer) -> str:

@@ -10,6 +10,8 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
+from accounts.activity import acting, acting_for_request
+
 
 class StaffTwoFactorMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -63,3 +65,15 @@ class KnownBrowserMiddleware:
                 samesite="Lax",
             )
         return response
+
+
+class ActivityActorMiddleware:
+    """Every row the request's services write to the activity log names who acted (accounts/activity.py): resolved
+    from the signed-in user and the acting-as-customer session only when a row is written."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        with acting(acting_for_request(request)):
+            return self.get_response(request)

@@ -10,7 +10,7 @@ from allauth.account import views as allauth_views
 from django.urls import path, re_path
 from django.views.generic import RedirectView
 
-from accounts import views
+from accounts import acting, views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -30,4 +30,7 @@ urlpatterns = [
     path("panel/", views.panel, name="panel"),
     path("export/", views.account_export, name="account_export"),
     path("delete/", views.account_delete, name="account_delete"),
+    # Staff acting as a customer (django-hijack's views, accounts/acting.py).
+    path("act-as/start/", acting.act_as_start, name="act_as_start"),
+    path("act-as/stop/", acting.act_as_stop, name="act_as_stop"),
 ]

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
-from accounts.admin import customer_inline_add
-from accounts.models import Customer
+from accounts.admin import activity_table, customer_inline_add
+from accounts.models import Activity, Customer
 from domains.models import Order, Renewal
 from domains.orders.services import EXPIRING_SOON_DAYS
 from storefront.admin_read_only import ReadOnlyAdmin
@@ -80,7 +82,20 @@ class OrderAdmin(ReadOnlyAdmin):
         "auto_renew_failure",
         "refunded_at",
         "disputed_at",
+        "activity",
     )
+    change_form_template = "admin/domains/order/change_form.html"
+
+    class Media:
+        css = {"all": ("css/admin-lists.css",)}
+
+    @admin.display(description="activity")
+    def activity(self, order: Order) -> SafeString:
+        # By name and owner: money rows name the domain without its order id, and a name may change hands.
+        rows = Activity.objects.filter(domain_name=order.domain_name, customer=order.customer_id)
+        return activity_table(
+            rows, more=f"?{urlencode({'domain_name': order.domain_name, 'customer__id__exact': order.customer_id})}"
+        )
 
 
 @admin.register(Renewal)

@@ -25,6 +25,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.activity import activity_record
 from billing.cards import saved_card_for
 from billing.disputes import customer_disputes_open
 from billing.errors import PaymentError, PaymentUnavailable
@@ -64,7 +65,8 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
     """Switch auto-renew on (only with a saved card to charge: that card is returned) or off (None). A switch turned
     on clears the last failure, so the page and the alerts stop showing it."""
     if not on:
-        Order.objects.filter(pk=order.pk).update(auto_renew=False)
+        if Order.objects.filter(pk=order.pk, auto_renew=True).update(auto_renew=False):
+            activity_record(action="auto_renew_off", order=order)
         return None
     if settings.PAYMENTS_DISABLED:
         raise AutoRenewRefused(
@@ -80,7 +82,9 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
                 "you pay with is kept for auto-renew. Then switch it on here."
             )
         )
-    Order.objects.filter(pk=order.pk).update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="")
+    switched = Order.objects.filter(pk=order.pk).exclude(auto_renew=True, auto_renew_failed_at=None)
+    if switched.update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure=""):
+        activity_record(action="auto_renew_on", order=order, detail={"last4": card.last4})
     return card
 
 
@@ -171,5 +175,6 @@ def _failed(order: Order, code: str) -> Outcome:
         if switched:
             logger.warning("auto-renew of order %s failed: %s", order.order_id, code)
             order.refresh_from_db()
+            activity_record(action="auto_renew_failed", order=order, detail={"reason": code[:200]})
             auto_renew_failure_queue(order=order)
     return Outcome.FAILED
