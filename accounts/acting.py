@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from hijack.views import AcquireUserView, ReleaseUserView
 
-from accounts.models import Customer
+from accounts.models import Customer, customer_for_user
 from storefront.errors import StoreError
 
 PERMISSION = "accounts.act_as_customer"
@@ -118,5 +118,5 @@ def acting_context(request: HttpRequest) -> dict[str, Any]:
     """The banner's facts for every page (a context processor): whom staff act as, and where stopping leads."""
     if not is_acting(request):
         return {}
-    customer = Customer.objects.filter(user=request.user).first()
+    customer = customer_for_user(request.user)
     return {"acting_as": customer or request.user}
