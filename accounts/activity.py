@@ -96,7 +96,7 @@ ACTIONS: dict[str, Text] = {
     "card_saved": Text("Card saved (%(brand)s ending %(last4)s)", _("Your %(brand)s card ending %(last4)s was saved.")),
     "card_removed": Text("Saved card removed (%(brand)s ending %(last4)s)", _("Your saved card was removed.")),
     # Staff's own
-    "alert_resolved": Text("Alert resolved: %(alert)s"),
+    "alert_resolved": Text("Alert resolved: %(what)s"),
 }
 # What the customer's account page lists: actions with a customer text.
 CUSTOMER_ACTIONS = tuple(code for code, text in ACTIONS.items() if text.customer is not None)

@@ -13,11 +13,11 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from billing.admin_views import refund_view, revenue_report_view, write_off_view
-from billing.alerts import authorisations_expiring
+from billing.alerts import authorisations_expiring, payment_attention_resolve
+from billing.collection import payment_collect_again
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
 from billing.refunds import REFUNDABLE
 from billing.services import payments_needing_attention
-from billing.tasks import collect_payment
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -94,7 +94,7 @@ class PaymentAdmin(admin.ModelAdmin):
     search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
     list_select_related = ["customer__user"]
     inlines = [PaymentLineInline, LedgerEntryInline]
-    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid"]
+    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid", "resolve_attention"]
     readonly_fields = [
         "customer",
         "checkout_id",
@@ -187,11 +187,23 @@ class PaymentAdmin(admin.ModelAdmin):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
         return HttpResponseRedirect(reverse("admin:billing_payment_write_off") + f"?payments={ids}")
 
+    @admin.action(description="Mark the selected flagged payments resolved (looked into and settled)")
+    def resolve_attention(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
+        resolved = sum(payment_attention_resolve(payment=payment) for payment in queryset)
+        self.message_user(
+            request,
+            f"{resolved} payment(s) no longer flagged (logged). A payment with a line still unknown or an "
+            "authorisation not settled stays under 'needs attention' until that is settled.",
+            messages.SUCCESS if resolved else messages.WARNING,
+        )
+
     @admin.action(description="Collect the selected registered, unpaid payments again (saved card, then the link)")
     def collect_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
-        unpaid = list(queryset.filter(status=Payment.Status.UNPAID).values_list("pk", flat=True))
-        for payment_id in unpaid:
-            collect_payment.enqueue(payment_id=payment_id, again=True)
+        unpaid = [
+            payment
+            for payment in queryset.filter(status=Payment.Status.UNPAID)
+            if payment_collect_again(payment=payment)
+        ]
         self.message_user(
             request,
             f"Collecting {len(unpaid)} payment(s): the saved card is tried once more, then the customer is emailed "

@@ -11,7 +11,7 @@ import datetime as dt
 from decimal import Decimal
 from urllib.parse import urlencode
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -20,6 +20,7 @@ from django.utils.safestring import SafeString
 from accounts.admin import activity_table, customer_inline_add
 from accounts.models import Activity, Customer
 from domains.models import Order, Renewal
+from domains.orders.auto_renew import auto_renew_failures_handle, auto_renew_failures_open
 from domains.orders.services import EXPIRING_SOON_DAYS
 from storefront.admin_read_only import ReadOnlyAdmin
 
@@ -47,6 +48,21 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
         return queryset
 
 
+class AutoRenewFailureFilter(admin.SimpleListFilter):
+    title = "failed auto-renewal"
+    parameter_name = "auto_renew_failure"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("open", "Not handled yet"), ("any", "Any, handled or not")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Order]) -> QuerySet[Order]:
+        if self.value() == "open":
+            return queryset.filter(pk__in=auto_renew_failures_open().values("pk"))
+        if self.value() == "any":
+            return queryset.filter(auto_renew_failed_at__isnull=False)
+        return queryset
+
+
 @admin.register(Order)
 class OrderAdmin(ReadOnlyAdmin):
     """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
@@ -58,7 +74,7 @@ class OrderAdmin(ReadOnlyAdmin):
         "status",
         ExpiringSoonFilter,
         "auto_renew",
-        ("auto_renew_failed_at", admin.EmptyFieldListFilter),
+        AutoRenewFailureFilter,
         # Refunded domains stay registered at the provider (it has no delete call yet): staff see them here.
         ("refunded_at", admin.EmptyFieldListFilter),
         ("disputed_at", admin.EmptyFieldListFilter),
@@ -85,9 +101,23 @@ class OrderAdmin(ReadOnlyAdmin):
         "activity",
     )
     change_form_template = "admin/domains/order/change_form.html"
+    actions = ["handle_auto_renew_failures"]
 
     class Media:
         css = {"all": ("css/admin-lists.css",)}
+
+    def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
+        # The list's action needs it; each order's page stays read-only (every field is).
+        return obj is None and request.user.has_perm("domains.change_order")
+
+    @admin.action(description="Mark the selected failed auto-renewals handled (the customer was contacted)")
+    def handle_auto_renew_failures(self, request: HttpRequest, queryset: QuerySet[Order]) -> None:
+        handled = auto_renew_failures_handle(orders=queryset)
+        self.message_user(
+            request,
+            f"{handled} failed auto-renewal(s) marked handled (logged); the others selected had none open.",
+            messages.SUCCESS if handled else messages.WARNING,
+        )
 
     @admin.display(description="activity")
     def activity(self, order: Order) -> SafeString:

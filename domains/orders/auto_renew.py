@@ -21,11 +21,12 @@ from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.activity import activity_record
+from accounts.models import Activity
 from billing.cards import saved_card_for
 from billing.disputes import customer_disputes_open
 from billing.errors import PaymentError, PaymentUnavailable
@@ -86,6 +87,29 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
     if switched.update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure=""):
         activity_record(action="auto_renew_on", order=order, detail={"last4": card.last4})
     return card
+
+
+def auto_renew_failures_open() -> QuerySet[Order]:
+    """Failed auto-renewals staff have not handled yet (the activity log holds their handling, newer than the failure):
+    the dashboard lists them and the staff alert counts them until someone acts."""
+    handled = Activity.objects.filter(
+        action="alert_resolved",
+        order_id=OuterRef("order_id"),
+        detail__alert="auto_renew",
+        at__gte=OuterRef("auto_renew_failed_at"),
+    )
+    return Order.objects.filter(auto_renew_failed_at__isnull=False).exclude(Exists(handled))
+
+
+def auto_renew_failures_handle(*, orders: QuerySet[Order]) -> int:
+    """Staff handled these failed auto-renewals (contacted the customer, renewed it another way): each is logged, and
+    leaves the alert and the dashboard."""
+    handled = 0
+    for order in auto_renew_failures_open().filter(pk__in=orders.values("pk")):
+        what = f"failed auto-renewal handled ({order.auto_renew_failure or 'failed'})"
+        activity_record(action="alert_resolved", order=order, detail={"alert": "auto_renew", "what": what})
+        handled += 1
+    return handled
 
 
 def auto_renew_checkout_id(*, order: Order, expiry_timestamp: int) -> uuid.UUID:
