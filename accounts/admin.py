@@ -1,7 +1,12 @@
-"""Customers in the admin: find them by email or name, see their provider link and their orders."""
+"""Customers in the admin: find them by email or name, see their provider link, their email addresses and two-factor
+sign-in, their orders and payments (other apps' inlines) and their activity log. allauth's own list of email addresses
+is reached from each customer's page rather than listed as a second "Accounts" section beside ours."""
 
 from __future__ import annotations
 
+from allauth.account.admin import EmailAddressAdmin
+from allauth.account.models import EmailAddress
+from allauth.mfa.models import Authenticator
 from django.contrib import admin
 from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.auth import get_user_model
@@ -10,7 +15,7 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from accounts.activity import activity_text
@@ -57,6 +62,18 @@ _EXTRA_INLINES: list[type[InlineModelAdmin]] = []
 def customer_inline_add(inline: type[InlineModelAdmin]) -> None:
     if inline not in _EXTRA_INLINES:
         _EXTRA_INLINES.append(inline)
+
+
+admin.site.unregister(EmailAddress)
+
+
+@admin.register(EmailAddress)
+class CustomerEmailAddressAdmin(EmailAddressAdmin):
+    """allauth's admin of email addresses (mark one verified, change the primary one), opened from the customer's page:
+    not listed on the admin's index, where it read as a second "Accounts" section."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 # Rows shown on a customer's or a domain's page; the rest is one click away in the log itself.
@@ -110,9 +127,18 @@ class CustomerAdmin(admin.ModelAdmin):
     search_fields = ("user__email", "user__username", "name", "company", "=customer_id")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
-    readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS, "activity")
+    readonly_fields = (
+        "user",
+        "created_at",
+        "reconciliation_help",
+        "email_addresses",
+        "two_factor",
+        *CONTACT_FIELDS,
+        "activity",
+    )
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
+        ("Sign-in", {"fields": ("email_addresses", "two_factor")}),
         ("Contact (sent to the provider at signup)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
         ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
@@ -159,6 +185,27 @@ class CustomerAdmin(admin.ModelAdmin):
                 "The provider's answer to signup was lost: find the customer at the provider and enter its ID.",
             )
         return str(obj.customer_id)
+
+    @admin.display(description="Email addresses")
+    def email_addresses(self, obj: Customer) -> str:
+        addresses = EmailAddress.objects.filter(user_id=obj.user_id).order_by("-primary", "email")
+        rows = (
+            (
+                reverse("admin:account_emailaddress_change", args=[address.pk]),
+                address.email,
+                ", ".join(word for word, on in (("primary", address.primary), ("verified", address.verified)) if on)
+                or "not verified",
+            )
+            for address in addresses
+        )
+        return format_html_join(format_html("<br>"), '<a href="{}">{}</a> ({})', rows) or "None"
+
+    @admin.display(description="Two-factor sign-in")
+    def two_factor(self, obj: Customer) -> str:
+        kinds = sorted(
+            {kind for kind in Authenticator.objects.filter(user_id=obj.user_id).values_list("type", flat=True)}
+        )
+        return ", ".join(kinds) if kinds else "Off"
 
     @admin.display(description="Activity")
     def activity(self, obj: Customer) -> SafeString:

@@ -1,8 +1,10 @@
-"""Staff must use two-factor sign-in in production: without it, the admin sends them to set it up first."""
+"""Staff must use two-factor sign-in: without it, the admin sends them to set it up first. The one exception is
+`bin/run`'s demo login (STAFF_TWO_FACTOR_EXEMPT, honoured only with DJANGO_DEBUG on)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from allauth.mfa.utils import is_mfa_enabled
 from django.conf import settings
@@ -20,16 +22,23 @@ class StaffTwoFactorMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
         if (
-            not settings.DEBUG
-            and user is not None
+            user is not None
             and user.is_authenticated
             and user.is_staff
             and request.path.startswith("/admin/")
+            and not _demo_login(user)
             and not is_mfa_enabled(user)
         ):
             messages.warning(request, "Staff accounts need two-factor sign-in. Set it up to open the admin.")
             return redirect("mfa_activate_totp")
         return self.get_response(request)
+
+
+def _demo_login(user: Any) -> bool:
+    """bin/run's printed staff login on a development machine: a demo opens the admin without setting up an
+    authenticator first. Never in production, whatever the setting says."""
+    exempt = settings.STAFF_TWO_FACTOR_EXEMPT
+    return bool(settings.DEBUG and exempt and user.get_username().lower() == exempt.lower())
 
 
 KNOWN_BROWSER_COOKIE = "known_browser"

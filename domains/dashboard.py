@@ -29,13 +29,15 @@ from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import PriceBook, price_book
 from storefront.brand import brand_color, darker
-from storefront.charts import BarChart, bar_chart
+from storefront.charts import WIDTH, BarChart, bar_chart
 
 MONTHS = 12
 RENEWAL_WINDOWS = (30, 60, 90)
 FAILED_SHOWN = 10
 TLDS_SHOWN = 12
 _RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
+# The drawing width of the charts in the half-width cards (the full-width one uses charts.WIDTH).
+SMALL_CHART = 360
 
 
 def tld_of(field: str) -> Right:
@@ -182,11 +184,13 @@ def dashboard(*, now: dt.datetime | None = None) -> Dashboard:
         title="Domains due for renewal",
         labels=[f"{window.days} days" for window in renewals],
         series=[("Domains", color, [Decimal(window.domains) for window in renewals])],
+        width=SMALL_CHART,
     )
     tld_chart = bar_chart(
         title=f"Registrations by TLD, last {MONTHS} months",
         labels=[f".{row.tld}" for row in by_tld],
         series=[("Registrations", color, [Decimal(row.count) for row in by_tld])],
+        width=SMALL_CHART if len(by_tld) <= 6 else WIDTH,
     )
     return Dashboard(
         currency=settings.STORE_CURRENCY,

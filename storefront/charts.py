@@ -50,15 +50,23 @@ class BarChart:
 
     @property
     def empty(self) -> bool:
-        return not self.groups
+        """Nothing to draw: no groups, or every bar of height 0 (the table beside still says the zeros)."""
+        return not any(bar.height for group in self.groups for bar in group.bars)
 
 
-def bar_chart(*, title: str, labels: Sequence[str], series: Sequence[tuple[str, str, Sequence[Decimal]]]) -> BarChart:
+def bar_chart(
+    *,
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, str, Sequence[Decimal]]],
+    width: int = WIDTH,
+) -> BarChart:
     """Grouped bars: one group per label, one bar per series (name, colour, values in the labels' order). Negative
-    values (a month of refunds) are drawn as empty bars: the table beside says the amount."""
+    values (a month of refunds) are drawn as empty bars: the table beside says the amount. A narrower `width` suits a
+    narrower card (the labels keep their size)."""
     top = max((value for _, _, values in series for value in values), default=Decimal(0))
     scale = (HEIGHT - _TOP - _BOTTOM) / float(top) if top > 0 else 0.0
-    slot = (WIDTH - _LEFT) / max(len(labels), 1)
+    slot = (width - _LEFT) / max(len(labels), 1)
     bar_width = slot * (1 - _GAP) / max(len(series), 1)
     baseline = HEIGHT - _BOTTOM
     groups = []
@@ -80,4 +88,4 @@ def bar_chart(*, title: str, labels: Sequence[str], series: Sequence[tuple[str, 
                 )
             )
         groups.append(Group(label=label, label_x=round(start + slot * (1 - _GAP) / 2, 1), bars=bars))
-    return BarChart(title=title, groups=groups, series=[(name, color) for name, color, _ in series])
+    return BarChart(title=title, groups=groups, series=[(name, color) for name, color, _ in series], width=width)

@@ -465,6 +465,9 @@ ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", d
 # Acting as a customer (django-hijack, accounts/acting.py): who may, and no banner of hijack's own (its inline script
 # breaks the CSP; base.html draws ours).
 HIJACK_PERMISSION_CHECK = "accounts.acting.may_act_as"
+# Staff need two-factor sign-in for the admin in every mode but this one login, and only with DJANGO_DEBUG on: bin/run
+# names its demo staff login here, so a demo opens the admin at once (accounts/middleware.py).
+STAFF_TWO_FACTOR_EXEMPT = env.str("STAFF_TWO_FACTOR_EXEMPT", default="")
 HIJACK_INSERT_BEFORE = None
 # A registration whose answer was lost stays "could not confirm" (holding the name, reconciled from the order
 # listing) this long before it may be declared not registered. Hours: the provider may still be working on it.
