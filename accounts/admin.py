@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from accounts.activity import activity_text
 from accounts.models import Activity, Customer
@@ -91,7 +91,7 @@ def activity_table(rows: QuerySet[Activity], *, more: str) -> SafeString:
 class ActivityAdmin(ReadOnlyAdmin):
     """Who did what: written by the services as each change is made (accounts/activity.py), never by hand."""
 
-    list_display = ("at", "actor", "actor_name", "what", "customer_link", "domain_name")
+    list_display = ("at", "who", "what", "customer_link", "domain_name")
     list_filter = ("actor", "action", "at")
     search_fields = ("^domain_name", "customer__user__email", "actor_name")
     date_hierarchy = "at"
@@ -107,6 +107,10 @@ class ActivityAdmin(ReadOnlyAdmin):
         return lookup in ("customer__id__exact", "domain_name", "order_id", "payment_id") or super().lookup_allowed(
             lookup, value, request
         )
+
+    @admin.display(description="who", ordering="actor")
+    def who(self, entry: Activity) -> str:
+        return f"{entry.get_actor_display()} ({entry.actor_name})" if entry.actor_name else entry.get_actor_display()
 
     @admin.display(description="what")
     def what(self, entry: Activity) -> str:
@@ -198,7 +202,7 @@ class CustomerAdmin(admin.ModelAdmin):
             )
             for address in addresses
         )
-        return format_html_join(format_html("<br>"), '<a href="{}">{}</a> ({})', rows) or "None"
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{}</a> ({})', rows) or "None"
 
     @admin.display(description="Two-factor sign-in")
     def two_factor(self, obj: Customer) -> str:

@@ -8,7 +8,6 @@ of truth), so nothing is added or edited by hand. Renewals are a record of what 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.contrib import admin, messages
@@ -69,7 +68,15 @@ class OrderAdmin(ReadOnlyAdmin):
     copy cancels nothing at the provider (the next refresh would bring it back). Refunded domains (their payment
     refunded or lost to a dispute) are listed by the "refunded at" filter."""
 
-    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "refunded_at", "last_synced_at")
+    list_display = (
+        "domain_name",
+        "customer_email",
+        "status",
+        "expires_at",
+        "auto_renew",
+        "refunded_at",
+        "last_synced_at",
+    )
     list_filter = (
         "status",
         ExpiringSoonFilter,
@@ -110,6 +117,10 @@ class OrderAdmin(ReadOnlyAdmin):
         # The list's action needs it; each order's page stays read-only (every field is).
         return obj is None and request.user.has_perm("domains.change_order")
 
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_email(self, order: Order) -> str:
+        return order.customer.user.email
+
     @admin.action(description="Mark the selected failed auto-renewals handled (the customer was contacted)")
     def handle_auto_renew_failures(self, request: HttpRequest, queryset: QuerySet[Order]) -> None:
         handled = auto_renew_failures_handle(orders=queryset)
@@ -138,12 +149,8 @@ class RenewalAdmin(ReadOnlyAdmin):
         "status",
         "duration",
         "price",
-        "cost_price",
         "margin",
-        "currency",
-        "old_expires_at",
         "new_expires_at",
-        "failure_kind",
         "created_at",
     ]
     list_filter = ["status", "failure_kind", "created_at"]
@@ -152,8 +159,12 @@ class RenewalAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
 
     @admin.display(description="margin")
-    def margin(self, renewal: Renewal) -> Decimal | None:
-        return renewal.margin
+    def margin(self, renewal: Renewal) -> str:
+        return f"{renewal.margin} {renewal.currency}" if renewal.margin is not None else "—"
+
+    @admin.display(description="price", ordering="price")
+    def price(self, renewal: Renewal) -> str:
+        return f"{renewal.price} {renewal.currency}" if renewal.price is not None else "—"
 
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, renewal: Renewal) -> str:
