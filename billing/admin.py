@@ -18,6 +18,7 @@ from billing.collection import payment_collect_again
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
 from billing.refunds import REFUNDABLE
 from billing.services import payments_needing_attention
+from storefront.admin_lists import LargeListAdmin
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -74,7 +75,7 @@ class LedgerEntryInline(admin.TabularInline):
 
 
 @admin.register(Payment)
-class PaymentAdmin(admin.ModelAdmin):
+class PaymentAdmin(LargeListAdmin):
     # What fits 1280 px beside the filters: the Stripe ids are searched for, and shown on the payment's page.
     list_display = [
         "id",
@@ -87,7 +88,9 @@ class PaymentAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = [NeedsAttentionFilter, "status", "created_at"]
-    search_fields = ["=checkout_id", "stripe_session_id", "stripe_payment_intent_id", "customer__user__email"]
+    search_fields = ["stripe_session_id__exact", "stripe_payment_intent_id__exact"]
+    search_by_email = ("^customer__user__email",)
+    search_by_uuid = ("checkout_id",)
     list_select_related = ["customer__user"]
     inlines = [PaymentLineInline, LedgerEntryInline]
     actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid", "resolve_attention"]
@@ -313,7 +316,7 @@ class LedgerEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(LargeListAdmin):
     """Receipts and credit notes, issued with captures and refunds, never by hand: each kind's numbers follow each
     other without gaps, so none is added or deleted here."""
 
@@ -330,7 +333,9 @@ class DocumentAdmin(admin.ModelAdmin):
         "refund_id",
         "issued_at",
     ]
-    search_fields = ["=number", "=receipt__number", "refund_id", "payment__customer__user__email"]
+    search_fields = ["refund_id__exact"]
+    search_by_email = ("^payment__customer__user__email",)
+    search_by_number = ("number", "receipt__number")
     list_select_related = ["payment", "receipt"]
 
     def has_add_permission(self, request) -> bool:

@@ -207,9 +207,31 @@ def _refers_to(document: Document) -> str:
     return gettext("Receipt %(number)s: %(item)s") % {"number": document.receipt.number, "item": ", ".join(items)}
 
 
-def billing_documents(*, customer: Customer) -> list[DocumentRow]:
-    """Every receipt and credit note of this customer in this store, newest first."""
-    documents = Document.objects.filter(store=settings.STORE_NAME, payment__customer=customer).select_related("receipt")
+# Rows on one page of the Billing page.
+DOCUMENTS_PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    rows: list[DocumentRow]
+    number: int
+    has_next: bool
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+
+def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCUMENTS_PER_PAGE) -> DocumentPage:
+    """One page of this customer's receipts and credit notes in this store, newest first (a credit note before the
+    receipt of the same moment): the page's rows and one more (is there a next page?), whatever the customer has."""
+    start = (page - 1) * per_page
+    documents = list(
+        Document.objects.filter(store=settings.STORE_NAME, payment__customer=customer)
+        .select_related("receipt")
+        # "credit_note" sorts before "receipt".
+        .order_by("-issued_at", "kind", "-number")[start : start + per_page + 1]
+    )
     rows = [
         DocumentRow(
             document.kind,
@@ -219,6 +241,6 @@ def billing_documents(*, customer: Customer) -> list[DocumentRow]:
             document_url(document),
             refers_to=_refers_to(document),
         )
-        for document in documents
+        for document in documents[:per_page]
     ]
-    return sorted(rows, key=lambda row: (row.issued_at, row.is_credit_note, row.number), reverse=True)
+    return DocumentPage(rows=rows, number=page, has_next=len(documents) > per_page)

@@ -54,11 +54,18 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """The customer's receipts and credit notes, newest first."""
+    """The customer's receipts and credit notes, newest first, a page at a time (`?page=`)."""
     customer = customer_for_user(request.user)  # staff may have no customer record
-    rows = billing_documents(customer=customer) if customer else []
+    page = request.GET.get("page", "")
+    number = min(int(page), _LAST_PAGE) if page.isdigit() and int(page) > 0 else 1
+    documents = billing_documents(customer=customer, page=number) if customer else None
     due = payments_due(customer=customer) if customer else []
-    return render(request, "billing/billing.html", {"customer": customer, "rows": rows, "due": due})
+    context = {"customer": customer, "documents": documents, "rows": documents.rows if documents else [], "due": due}
+    return render(request, "billing/billing.html", context)
+
+
+# A page number past any customer's documents reads nothing: the page says so and links to the first.
+_LAST_PAGE = 10_000
 
 
 @login_required

@@ -47,6 +47,12 @@ class Order(models.Model):
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
+        indexes = [
+            # The admin's default order and its expiry filters, and the sync's orders near expiry.
+            models.Index(fields=["expires_at", "domain_name"], name="order_expiry_idx"),
+            # A customer's domains by name (the order list, search rows saying "Yours").
+            models.Index(fields=["customer", "domain_name"], name="order_customer_name_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.domain_name
@@ -133,6 +139,12 @@ class Registration(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # The admin's list, newest first, and its filter by outcome.
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="registration_created_idx"),
+            models.Index(fields=["status", "created_at", "id"], name="registration_status_idx"),
+            models.Index(fields=["provider_order_id"], name="registration_provider_idx"),
+        ]
         constraints = [
             # Enforced by the database, so double clicks, two tabs and concurrent requests register once.
             models.UniqueConstraint(
@@ -193,6 +205,13 @@ class CustomerSync(models.Model):
     failures = models.PositiveIntegerField(default=0)
     # The gateway's error class (never its text: no provider detail needs to reach staff mail).
     last_error = models.CharField(max_length=64, blank=True)
+    # When the whole listing is next due to be read (domains/orders/sync.py); empty: never read yet.
+    walk_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The listing page the next walk starts from: 1, or where a long listing's walk stopped.
+    walk_page = models.PositiveIntegerField(default=1)
+    walk_started_at = models.DateTimeField(null=True, blank=True)
+    # total_orders as the listing last said: how many pages the next walk will read.
+    listed_orders = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"order sync of {self.customer_id}"
@@ -240,6 +259,10 @@ class Renewal(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="renewal_created_idx"),
+            models.Index(fields=["provider_order_id"], name="renewal_provider_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"

@@ -19,6 +19,7 @@ from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
 from pricing.money import format_money
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin  # the provider's data: staff read it; only a sync writes it
 
 # The prices of the page being rendered: loaded once per request, not once per row (admin instances are shared
@@ -48,7 +49,7 @@ def pricing_warnings(request: HttpRequest) -> None:
 
 
 @admin.register(CostPrice)
-class CostPriceAdmin(ReadOnlyAdmin):
+class CostPriceAdmin(LargeListAdmin, ReadOnlyAdmin):
     list_display = ["tld", "operation", "years", "amount", "currency", "retail", "margin", "current", "age"]
     list_filter = ["operation", "current", "tld__sold", "years"]
     search_fields = ["tld__name"]
@@ -95,11 +96,14 @@ class CostPriceAdmin(ReadOnlyAdmin):
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method == "GET":
             pricing_warnings(request)
-        token = _page_book.set(price_book())
+        response = super().changelist_view(request, extra_context)
+        if not isinstance(response, TemplateResponse) or response.context_data is None:
+            return response
+        # The prices of the page's TLDs only (a page of 50 rows, not a table of 100,000), read once.
+        rows = response.context_data["cl"].result_list
+        token = _page_book.set(price_book(tlds={row.tld.name for row in rows}))
         try:
-            response = super().changelist_view(request, extra_context)
-            if isinstance(response, TemplateResponse):
-                response.render()  # the rows are priced while rendering: do it while the book is set
+            response.render()  # the rows are priced while rendering: do it while the book is set
             return response
         finally:
             _page_book.reset(token)

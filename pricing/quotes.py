@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
@@ -112,6 +114,9 @@ class PriceBook:
         # Price lines already written, per TLD and language: a search prices the same few TLDs on every row, and
         # the book is a snapshot (a per-process copy serves many requests), so each line is worded once.
         self._price_texts: dict[tuple[str, str | None], str | None] = {}
+        # Quotes already worked out, for the same reason: a page asks for the same few (TLD, operation, term).
+        self._quotes: dict[tuple[str, str, int], Quote | None] = {}
+        self._display_facts: dict[tuple[str, str | None], tuple[str, bool]] = {}
 
     def convert(self, cost: Money) -> Money | None:
         """The cost in the store's currency (rounded up, never down); None without a rate."""
@@ -128,8 +133,13 @@ class PriceBook:
         return None
 
     def retail_price(self, *, tld: str, operation: Operation | str, years: int) -> Quote | None:
+        key = (tld, str(operation), years)
+        if key not in self._quotes:
+            self._quotes[key] = self._retail_price(tld=tld, operation=Operation(operation), years=years)
+        return self._quotes[key]
+
+    def _retail_price(self, *, tld: str, operation: Operation, years: int) -> Quote | None:
         tld = _normal_tld(tld)
-        operation = Operation(operation)
         provider_cost = self.costs.get(tld, {}).get((operation.value, years))
         if provider_cost is None:
             return None
@@ -163,6 +173,19 @@ class PriceBook:
         """The terms (years) sold for this TLD and operation, shortest first; empty when not sold."""
         operation = Operation(operation).value
         return sorted(years for op, years in self.costs.get(_normal_tld(tld), {}) if op == operation)
+
+    def display_facts(self, *, tld: str) -> tuple[str, bool]:
+        """What a search row shows of a TLD: its price line ("" when not for sale) and whether the first year is
+        free, worded once per TLD and language in this book."""
+        key = (_normal_tld(tld), get_language())
+        facts = self._display_facts.get(key)
+        if facts is None:
+            first_year = self.retail_price(tld=key[0], operation=Operation.REGISTER, years=1)
+            facts = self._display_facts[key] = (
+                self.price_text(tld=key[0]) or "",
+                bool(first_year and first_year.retail.is_zero),
+            )
+        return facts
 
     def price_text(self, *, tld: str) -> str | None:
         """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
@@ -233,8 +256,33 @@ def store_rate() -> Decimal | None:
     return row.rate if row else None
 
 
+# Inside `one_price_book()`, the books already read are reused: a page that prices the same TLD from several places
+# (the order page: the renewal price, its terms, its minimum term) reads the table once.
+_books_in_use: ContextVar[dict[tuple[str, ...] | None, PriceBook] | None] = ContextVar("price_books", default=None)
+
+
+@contextmanager
+def one_price_book() -> Iterator[None]:
+    """Within the block, `price_book(tlds=...)` reads each set of TLDs once (a snapshot for one page)."""
+    token = _books_in_use.set({})
+    try:
+        yield
+    finally:
+        _books_in_use.reset(token)
+
+
 def price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     """The prices of these TLDs (all when None), read from the database in three queries."""
+    books = _books_in_use.get()
+    if books is None:
+        return _price_book(tlds=tlds)
+    key = None if tlds is None else tuple(sorted({_normal_tld(t) for t in tlds}))
+    if key not in books:
+        books[key] = _price_book(tlds=tlds)
+    return books[key]
+
+
+def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     rows = CostPrice.objects.filter(current=True, tld__sold=True)
     if tlds is not None:
         rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])

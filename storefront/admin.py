@@ -3,13 +3,18 @@ the legal texts customers accepted, and the outbox of emails."""
 
 from __future__ import annotations
 
+import uuid
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
+from django.db.models.functions import Reverse
 from django.http import HttpRequest
 from django.utils import timezone
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 from storefront.models import LegalText, OutgoingEmail
 
@@ -21,12 +26,22 @@ admin.site.unregister(DBTaskResult)
 
 
 @admin.register(DBTaskResult)
-class TaskResultAdmin(DBTaskResultAdmin):
+class TaskResultAdmin(LargeListAdmin, DBTaskResultAdmin):
     # django-tasks-db declares these tuples unannotated, so mypy takes their exact lengths for their types.
     list_display = ("task_name", "status", "error", "enqueued_at", "run_after", "finished_at", "attempts")  # type: ignore[assignment]
     list_filter = ("status", "queue_name")  # type: ignore[assignment]
-    search_fields = ("task_path", "exception_class_path")
+    # A task's name as the list shows it (the end of its path), the start of its dotted path, or its id.
+    search_fields = ("^task_path",)
+    search_by_uuid = ("id",)
     actions = ["retry"]
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> tuple[Any, bool]:
+        term = search_term.strip()
+        if term and "." not in term and not _is_uuid(term):
+            # The end of the path, as its reverse's start: an index on the reversed path answers it.
+            reversed_path = queryset.annotate(path_reversed=Reverse("task_path"))
+            return reversed_path.filter(path_reversed__startswith=term[::-1]), False
+        return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="error")
     def error(self, obj: DBTaskResult) -> str:
@@ -54,6 +69,14 @@ class TaskResultAdmin(DBTaskResultAdmin):
     def has_change_permission(self, request: HttpRequest, obj: DBTaskResult | None = None) -> bool:
         # Actions need change permission on the changelist; the form itself stays read-only (all fields are).
         return obj is None and request.user.has_perm("django_tasks_database.change_dbtaskresult")
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 @admin.register(LegalText)

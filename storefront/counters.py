@@ -23,28 +23,28 @@ def _in_database() -> bool:
     return isinstance(caches["default"], DatabaseCache)
 
 
-def counter_incr(key: str, *, timeout: int) -> int:
-    """Add one to `key` (created for `timeout` seconds if absent or expired); the count after it."""
+def counter_incr(key: str, *, timeout: int, by: int = 1) -> int:
+    """Add `by` to `key` (created for `timeout` seconds if absent or expired); the count after it."""
     if not _in_database():
-        if cache.add(key, 1, timeout=timeout):
-            return 1
+        if cache.add(key, by, timeout=timeout):
+            return by
         try:
-            return cache.incr(key)
+            return cache.incr(key, by)
         except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=timeout)
-            return 1
+            cache.add(key, by, timeout=timeout)
+            return by
     now = timezone.now()
     for _ in range(3):
         with transaction.atomic():
-            if SharedCounter.objects.filter(key=key, expires_at__gt=now).update(count=F("count") + 1):
+            if SharedCounter.objects.filter(key=key, expires_at__gt=now).update(count=F("count") + by):
                 # Read in the same transaction: the row stays locked by our update until it commits.
                 return SharedCounter.objects.values_list("count", flat=True).get(key=key)
         try:
             with transaction.atomic():
                 # Expired counters are removed as new ones start, so the table holds only live windows.
                 SharedCounter.objects.filter(expires_at__lte=now).delete()
-                SharedCounter.objects.create(key=key, count=1, expires_at=now + dt.timedelta(seconds=timeout))
-                return 1
+                SharedCounter.objects.create(key=key, count=by, expires_at=now + dt.timedelta(seconds=timeout))
+                return by
         except IntegrityError:
             continue  # another process started it first: count in it
     raise RuntimeError(f"counter {key} could not be counted")

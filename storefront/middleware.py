@@ -5,8 +5,10 @@ error becomes a response."""
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import render
 
@@ -30,7 +32,9 @@ class RequestLogMiddleware:
 
     def _logged(self, request: HttpRequest, calls: request_stats.ProviderCalls) -> HttpResponse:
         started = time.perf_counter()
-        response = self.get_response(request)
+        statements = _Statements()
+        with connection.execute_wrapper(statements):
+            response = self.get_response(request)
         match = request.resolver_match
         line = {
             "method": request.method,
@@ -41,10 +45,30 @@ class RequestLogMiddleware:
             "provider_calls": calls.count,
             "provider_ms": round(calls.seconds * 1000, 1),
             "htmx": request.headers.get("HX-Request") == "true",
+            # SQL statements on the default database, and how many of them wrote: a page whose count grows with
+            # the rows it holds, or a cached search that writes, shows here first.
+            "db_queries": statements.count,
+            "db_writes": statements.writes,
         }
         # Fields, not a preformatted string: the JSON formatter (settings.LOGGING) writes them as one object.
         logger.info("request", extra=line)
         return response
+
+
+class _Statements:
+    """An execute wrapper (Django's database instrumentation) that counts the statements run through it."""
+
+    _READS = ("SELECT", "SAVEPOINT", "RELEASE", "BEGIN", "COMMIT", "ROLLBACK", "SET", "SHOW")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.writes = 0
+
+    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+        self.count += 1
+        if not sql.lstrip().upper().startswith(self._READS):
+            self.writes += 1
+        return execute(sql, params, many, context)
 
 
 class RequestGuardMiddleware:

@@ -105,13 +105,22 @@ def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    from pricing.quotes import display_price_book_forget  # after Django is set up
+    # After Django is set up:
+    from domains.search.services import search_cache_forget
+    from domains.search.views import search_listings_forget
+    from pricing.quotes import display_price_book_forget
+    from storefront.ratelimit import rate_limit_forget
 
-    cache.clear()
-    display_price_book_forget()  # search pages show prices from a per-process copy of the price book
+    def forget() -> None:
+        cache.clear()
+        display_price_book_forget()  # search pages show prices from a per-process copy of the price book
+        search_cache_forget()  # and answers from a per-process copy of the search cache
+        search_listings_forget()  # drawn once per answer and price book
+        rate_limit_forget()  # rate limits count in this process before the shared counter
+
+    forget()
     yield
-    cache.clear()
-    display_price_book_forget()
+    forget()
 
 
 @pytest.fixture(autouse=True)

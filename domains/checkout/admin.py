@@ -13,6 +13,7 @@ from django.views.generic import RedirectView
 from domains.checkout import registrations
 from domains.models import LegalAcceptance, Registration
 from pricing.money import format_money
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
 
@@ -30,7 +31,7 @@ class FailureKindFilter(admin.SimpleListFilter):
 
 
 @admin.register(Registration)
-class RegistrationAdmin(admin.ModelAdmin):
+class RegistrationAdmin(LargeListAdmin):
     # What fits 1280 px beside the filters: the failure kind is a filter, the term and the provider's order id are on
     # the line's page.
     list_display = [
@@ -44,9 +45,11 @@ class RegistrationAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = ["status", FailureKindFilter, "created_at"]
-    search_fields = ["domain_name", "customer__user__email", "=checkout_id", "=provider_order_id"]
+    search_fields = ["^domain_name"]
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("provider_order_id",)
+    search_by_uuid = ("checkout_id",)
     list_select_related = ["customer__user"]
-    date_hierarchy = "created_at"
     actions = ["recheck_unconfirmed"]
     change_list_template = "admin/domains/registration/change_list.html"
     # A registration is a record of what happened with the provider: staff read it, they do not edit it.

@@ -21,6 +21,7 @@ from accounts.models import Activity, Customer
 from domains.models import Order, Renewal
 from domains.orders.auto_renew import auto_renew_failures_handle, auto_renew_failures_open
 from domains.orders.services import EXPIRING_SOON_DAYS
+from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
 
@@ -63,7 +64,7 @@ class AutoRenewFailureFilter(admin.SimpleListFilter):
 
 
 @admin.register(Order)
-class OrderAdmin(ReadOnlyAdmin):
+class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
     """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
     copy cancels nothing at the provider (the next refresh would bring it back). Refunded domains (their payment
     refunded or lost to a dispute) are listed by the "refunded at" filter."""
@@ -86,9 +87,10 @@ class OrderAdmin(ReadOnlyAdmin):
         ("refunded_at", admin.EmptyFieldListFilter),
         ("disputed_at", admin.EmptyFieldListFilter),
     )
-    search_fields = ("domain_name", "customer__user__email")
+    search_fields = ("^domain_name",)
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("order_id",)
     list_select_related = ("customer__user",)
-    date_hierarchy = "expires_at"
     ordering = ("expires_at", "domain_name")
     readonly_fields = (
         "order_id",
@@ -109,9 +111,6 @@ class OrderAdmin(ReadOnlyAdmin):
     )
     change_form_template = "admin/domains/order/change_form.html"
     actions = ["handle_auto_renew_failures"]
-
-    class Media:
-        css = {"all": ("css/admin-lists.css",)}
 
     def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
         # The list's action needs it; each order's page stays read-only (every field is).
@@ -140,7 +139,7 @@ class OrderAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Renewal)
-class RenewalAdmin(ReadOnlyAdmin):
+class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
     """A record of what happened at the provider: staff read it; changing it would make it lie."""
 
     list_display = [
@@ -154,9 +153,11 @@ class RenewalAdmin(ReadOnlyAdmin):
         "created_at",
     ]
     list_filter = ["status", "failure_kind", "created_at"]
-    search_fields = ["domain_name", "customer__user__email", "=provider_order_id", "=token"]
+    search_fields = ["^domain_name"]
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("provider_order_id",)
+    search_by_uuid = ("token",)
     list_select_related = ["customer__user"]
-    date_hierarchy = "created_at"
 
     @admin.display(description="margin")
     def margin(self, renewal: Renewal) -> str:

@@ -18,7 +18,7 @@ from domains.orders import renewals
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
 from pricing.money import Money
-from pricing.quotes import Quote
+from pricing.quotes import Quote, one_price_book
 from storefront.gateway import GatewayError
 
 RENEWALS_SHOWN = 10
@@ -52,7 +52,13 @@ class OrderPage:
 
 
 def order_page(*, order: Order) -> OrderPage:
-    """Asks the provider once for the order's current state (errors are kept, never raised)."""
+    """Asks the provider once for the order's current state (errors are kept, never raised); reads the TLD's prices
+    once for everything the page says about them."""
+    with one_price_book():
+        return _order_page(order)
+
+
+def _order_page(order: Order) -> OrderPage:
     error: GatewayError | None = None
     try:
         current = order_fetch(order=order)

@@ -41,6 +41,8 @@ RENEW_YEARS = range(1, 10)
 FETCH_MAX_PAGES = 5
 
 _PAGE_SIZE_KEY = "orders:page-size"
+# An order read again this soon after it was last synced, unchanged, is not written (its last_synced_at stays).
+UNCHANGED_WRITE_AFTER = dt.timedelta(minutes=5)
 
 logger = logging.getLogger(__name__)
 
@@ -206,21 +208,51 @@ def orders_list(*, customer: Customer, page: int = 1, q: str = "") -> OrdersList
     )
 
 
-def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder]) -> None:
-    """Upsert our copy of these orders from the provider's listing of this customer."""
+def orders_sync(*, customer: Customer, orders: Iterable[ProviderOrder], known: Iterable[Order] = ()) -> None:
+    """Upsert our copy of these orders from the provider's listing of this customer: a page of the listing in a
+    few queries (one read, one bulk update, one bulk insert), whatever its length. `known`: our rows already read
+    (they are updated in place, and not read again)."""
     now = timezone.now()
-    for order in orders:
-        Order.objects.update_or_create(
-            order_id=order.order_id,
-            defaults={
-                "customer": customer,
-                "domain_name": order.domain_name,
-                "status": order.status,
-                "expiry_timestamp": order.expiry_timestamp,
-                "expires_at": order.expires_at,
-                "last_synced_at": now,
-            },
+    listed = {order.order_id: order for order in orders}
+    if not listed:
+        return
+    fields = ("customer", "domain_name", "status", "expiry_timestamp", "expires_at", "last_synced_at")
+    ours = {order.order_id: order for order in known if order.order_id in listed}
+    if len(ours) < len(listed):
+        ours |= {order.order_id: order for order in Order.objects.filter(order_id__in=set(listed) - set(ours))}
+    changed, added = [], []
+    for order_id, order in listed.items():
+        values = {
+            "customer": customer,
+            "domain_name": order.domain_name,
+            "status": order.status,
+            "expiry_timestamp": order.expiry_timestamp,
+            "expires_at": order.expires_at,
+            "last_synced_at": now,
+        }
+        row = ours.get(order_id)
+        if row is None:
+            added.append(Order(order_id=order_id, **values))
+            continue
+        # The customer by its id: reading row.customer would cost a query per order.
+        same = row.customer_id == customer.pk and all(
+            getattr(row, name) == value for name, value in values.items() if name not in ("customer", "last_synced_at")
         )
+        if same and row.last_synced_at is not None and now - row.last_synced_at < UNCHANGED_WRITE_AFTER:
+            continue  # read again a moment after the last time, unchanged: nothing to write (a page view)
+        for name, value in values.items():
+            setattr(row, name, value)
+        changed.append(row)
+    if changed:
+        Order.objects.bulk_update(changed, fields)
+    if added:
+        # Two syncs of the same new order at once (a page view and the worker): the second insert is a no-op.
+        Order.objects.bulk_create(added, ignore_conflicts=True)
+
+
+def listing_page_size() -> int:
+    """Orders per page of the provider's listing, as a full first page showed it (10 until one has)."""
+    return int(cache.get(_PAGE_SIZE_KEY) or 10)
 
 
 def order_pages(fetch: Callable[[int], OrderPage], *, max_pages: int) -> Iterator[OrderPage]:
@@ -254,7 +286,7 @@ def order_fetch(*, order: Order) -> ProviderOrder | None:
     for data in pages:
         match = next((o for o in data.orders if o.order_id == order.order_id), None)
         if match is not None:
-            orders_sync(customer=customer, orders=[match])
+            orders_sync(customer=customer, orders=[match], known=[order])
             return match
     return None
 

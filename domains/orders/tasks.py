@@ -9,25 +9,39 @@ from __future__ import annotations
 from typing import Any
 
 from django_tasks import task
+from django_tasks.base import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from domains.orders import auto_renew, reminders, sync
 from storefront.scheduler import job_schedule
 
-# A sync run stops starting new customers after this long, so a run never overlaps the next period's.
-_SYNC_MAX_SECONDS = 10 * 60
-
 
 @task()
 def sync_orders() -> dict[str, Any]:
-    """Refresh due customers' orders (status, expiry) from the provider's listing, paced under its limit."""
-    report = sync.orders_sync_all(max_seconds=_SYNC_MAX_SECONDS)
-    return {
-        "customers": report.customers,
-        "failed": report.failed,
-        "rate_limited": report.rate_limited,
-        "orders": report.orders,
-        "stopped_for_outage": report.stopped_for_outage,
-    }
+    """Plan the order sync's next pass (domains/orders/sync.py) and enqueue it as tasks that any worker takes: near
+    orders first, then the listings due. Nothing is planned while the last pass's tasks are still waiting or running,
+    so a slow pass is never planned twice."""
+    unfinished = DBTaskResult.objects.filter(
+        task_path=_BATCH_PATH, status__in=(TaskResultStatus.READY, TaskResultStatus.RUNNING)
+    )
+    if unfinished.exists():
+        return {"planned": 0, "waiting": unfinished.count()}
+    plan = sync.orders_sync_plan()
+    for customer_pks, order_pks in plan.batches:
+        sync_orders_batch.enqueue(customer_pks=customer_pks, order_pks=order_pks)
+    return {"planned": len(plan.batches), "walks": plan.walks, "near_orders": plan.near_orders, "calls": plan.calls}
+
+
+@task()
+def sync_orders_batch(*, customer_pks: list[int], order_pks: list[int]) -> dict[str, Any]:
+    """One share of a pass: these near orders, then these customers' listings (a long one goes on in a new task)."""
+    report = sync.orders_sync_batch(customer_pks=customer_pks, order_pks=order_pks)
+    if report.continued and not report.stopped_for_outage:
+        sync_orders_batch.enqueue(customer_pks=report.continued, order_pks=[])
+    return report.as_dict()
+
+
+_BATCH_PATH = sync_orders_batch.module_path
 
 
 @task()

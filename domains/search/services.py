@@ -24,6 +24,7 @@ import threading
 import time
 import unicodedata
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
@@ -195,8 +196,20 @@ def ai_suggestions_cached(term: str) -> list[MetaSearchResult]:
 
 
 def ai_suggestions_if_cached(term: str) -> list[MetaSearchResult] | None:
-    """The AI suggestions for `term` if they are in the cache already (nothing is asked), else None."""
-    return _cache_get(_cache_key("ai", normalise_term(term)))
+    """The AI suggestions for `term` if they are in the cache already (nothing is asked), else None.
+
+    A miss is remembered in this process for _LOCAL_MISS_SECONDS: a search repeated meanwhile shows the block
+    loading (it asks for the suggestions itself) without asking the shared cache again.
+    """
+    key = _cache_key("ai", normalise_term(term))
+    found = _local_get(key)
+    if found is _MISS:
+        return None
+    if found is not None:
+        return cast(list[MetaSearchResult], found)
+    found = _cache_get(key)
+    _local_put(key, _MISS if found is None else found, _LOCAL_MISS_SECONDS if found is None else _LOCAL_SECONDS)
+    return cast(list[MetaSearchResult] | None, found)
 
 
 def _ask_for_ai(term: str) -> list[MetaSearchResult]:
@@ -260,6 +273,9 @@ def cache_seconds() -> int:
     return int(getattr(settings, "SEARCH_CACHE_SECONDS", 60))
 
 
+_cache_seconds = cache_seconds  # the name, where a parameter of the same name hides it
+
+
 def _cache_key(kind: str, term: str) -> str:
     # Hashed: any text is safe as a key on every backend (memcached refuses spaces and long keys). The upstream
     # address is part of it so that pointing the storefront elsewhere never serves the other provider's answers.
@@ -302,8 +318,12 @@ def _single_flight(
         lock_seconds=lock_seconds,
         wait_seconds=_WAIT_SECONDS if wait_seconds is None else wait_seconds,
     )
+    hit = _local_get(key)
+    if hit is not None and hit is not _MISS:
+        return cast(T, hit)
     hit = _cache_get(key)
     if hit is not None:
+        _local_put(key, hit, _LOCAL_SECONDS)
         return hit
     with _flights_lock:
         flight = _flights.get(key)
@@ -339,10 +359,16 @@ def _across_processes(
     lock_key = f"{key}:lock"
     token = uuid.uuid4().hex
     if _cache_add(lock_key, token, math.ceil(lock_seconds)):
+        kept = False
         try:
-            return _compute_and_store(key, compute, cache_seconds)
+            value = _compute_and_store(key, compute, cache_seconds)
+            # Waiters look for the answer before the lock: an answer kept longer than the lock lives makes the lock
+            # harmless, and it is left to expire (two cache round trips fewer). After an error, or for an answer
+            # kept briefly, it is released so that the next search asks at once.
+            kept = (cache_seconds if cache_seconds is not None else _cache_seconds()) >= lock_seconds
+            return value
         finally:
-            if _cache_get(lock_key) == token:
+            if not kept and _cache_get(lock_key) == token:
                 _cache_quietly(cache.delete, lock_key)
     # Another process is asking: poll for its answer, briefly.
     deadline = time.monotonic() + wait_seconds
@@ -365,10 +391,52 @@ def _across_processes(
 def _compute_and_store(key: str, compute: Callable[[], T], seconds: int | None) -> T:
     value = compute()
     if seconds is None:
-        seconds = cache_seconds()
+        seconds = _cache_seconds()
     if seconds > 0:
         _cache_quietly(cache.set, key, value, seconds)
+        _local_put(key, value, min(seconds, _LOCAL_SECONDS))
     return value
+
+
+# --- This process's copy ------------------------------------------------------------------------------------
+# Recent answers are kept in this process in front of the shared cache, so a repeated search (typing, going
+# back, many customers asking for the same name) costs no round trip to Redis and no query of the database cache
+# (whose reads of an expired row also delete it). A copy is at most _LOCAL_SECONDS old on top of the shared
+# entry's own SEARCH_CACHE_SECONDS; the process keeps at most _LOCAL_MAX of them (least recently used go first).
+_LOCAL_SECONDS = 10.0
+_LOCAL_MISS_SECONDS = 2.0
+_LOCAL_MAX = 2048
+_MISS = object()
+_local: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def _local_get(key: str) -> Any:
+    with _local_lock:
+        entry = _local.get(key)
+        if entry is None:
+            return None
+        if entry[0] < time.monotonic():
+            del _local[key]
+            return None
+        _local.move_to_end(key)
+        return entry[1]
+
+
+def _local_put(key: str, value: Any, seconds: float) -> None:
+    if seconds <= 0 or cache_seconds() <= 0:
+        return
+    with _local_lock:
+        _local[key] = (time.monotonic() + seconds, value)
+        _local.move_to_end(key)
+        while len(_local) > _LOCAL_MAX:
+            _local.popitem(last=False)
+
+
+def search_cache_forget() -> None:
+    """Forget this process's copies (tests start from an empty cache)."""
+    with _local_lock:
+        _local.clear()
 
 
 # A cache that is down (Redis restarting) must not take search down with it: it only costs provider calls.

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from html import escape
 from typing import Any, Literal
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import Promise
+from django.utils.html import escape
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, gettext_lazy
@@ -36,11 +42,11 @@ from domains.search.services import (
     partner_tlds,
     search_term_parse,
 )
-from pricing.models import Operation
 from pricing.quotes import PriceBook, display_price_book
 from storefront.gateway import (
     DomainResult,
     GatewayError,
+    MetaSearch,
     MetaSearchResult,
     Unauthorized,
     Unavailable,
@@ -79,9 +85,15 @@ def search(request: HttpRequest) -> HttpResponse:
         context.update(state="prompt", message=EMPTY_MESSAGE)
 
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
-    fragment = is_fragment(request)
-    template = "domains/_search_results.html" if fragment else "domains/search.html"
-    response = render(request, template, context)
+    response: HttpResponse
+    if is_fragment(request):
+        # The fragment reads nothing the context processors add (the brand, the cart count and messages are the
+        # page's): it is drawn without them, given the request and the CSRF token it does use. A search as the
+        # customer types is mostly this fragment.
+        context.update(request=request, csrf_token=get_token(request))
+        response = HttpResponse(render_to_string("domains/_search_results.html", context))
+    else:
+        response = render(request, "domains/search.html", context)
     # The same URL answers a page or a fragment: caches must key on the header that tells them apart.
     patch_vary_headers(response, ("HX-Request",))
     return response
@@ -109,19 +121,26 @@ def search_suggestions(request: HtmxHttpRequest) -> HttpResponse:
 @dataclass(frozen=True)
 class Seen:
     """What this visitor already has, so rows say so without asking the provider: the session's cart, and the
-    signed-in customer's domains (our copy of their order listing) by name, with each one's order id."""
+    signed-in customer's domains (our copy of their order listing) among the names shown, with each one's order id."""
 
     in_cart: frozenset[str] = frozenset()
+    user_id: int | None = None
     owned: dict[str, int] = field(default_factory=dict)
+
+    def among(self, names: Iterable[str]) -> Seen:
+        """The same visitor, with which of these names they own: one query bounded by the names shown, however
+        many domains the customer has."""
+        if self.user_id is None:
+            return self
+        wanted = {name.lower() for name in names}
+        orders = Order.objects.filter(customer__user_id=self.user_id, domain_name__in=wanted)
+        owned = {name.lower(): order_id for name, order_id in orders.values_list("domain_name", "order_id")}
+        return Seen(in_cart=self.in_cart, user_id=self.user_id, owned=owned)
 
 
 def _seen_by(request: HttpRequest) -> Seen:
     in_cart = frozenset(line.domain_name for line in Cart(request.session).lines())
-    owned: dict[str, int] = {}
-    if request.user.is_authenticated:
-        orders = Order.objects.filter(customer__user=request.user).values_list("domain_name", "order_id")
-        owned = {name.lower(): order_id for name, order_id in orders}
-    return Seen(in_cart=in_cart, owned=owned)
+    return Seen(in_cart=in_cart, user_id=request.user.pk if request.user.is_authenticated else None)
 
 
 def _ai_block(term: str, *, seen: Seen) -> dict[str, Any]:
@@ -134,7 +153,12 @@ def _ai_block(term: str, *, seen: Seen) -> dict[str, Any]:
         logger.info("search: AI suggestions unavailable (%s)", type(err).__name__)
         return {"ai_state": "unavailable", "ai_rows": ()}
     book = display_price_book()
-    return {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in found)}
+    seen = seen.among(result.domain_name for result in found)
+    return _ai_rows(tuple(_row(result, book=book, seen=seen) for result in found))
+
+
+def _ai_rows(rows: tuple[Row, ...]) -> dict[str, Any]:
+    return {"ai_state": "loaded", "ai_rows": rows, "ai_rows_html": rows_html(rows)}
 
 
 def _tld_of(result: MetaSearchResult | DomainResult) -> str:
@@ -192,6 +216,27 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     cached = ai_suggestions_if_cached(asked)
     # One price book for every TLD on the page: a few queries, whatever the number of rows.
     book = display_price_book()
+    names = _names_shown(answer, cached)
+    seen = seen.among(names)
+    # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
+    # asks for them itself once the results are on screen.
+    return {
+        "state": "results",
+        "searched": term.domain,
+        "ai_state": "loading" if cached is None else "loaded",
+        "listing_html": _listing_block(
+            answer, cached=cached, book=book, asked=asked, exact=exact, seen=seen, names=names
+        ),
+    }
+
+
+def _names_shown(answer: MetaSearch, cached: list[MetaSearchResult] | None) -> frozenset[str]:
+    return frozenset(result.domain_name.lower() for result in (*answer.results, *(cached or ())))
+
+
+def _listing(
+    answer: MetaSearch, *, cached: list[MetaSearchResult] | None, book: PriceBook, asked: str, exact: str, seen: Seen
+) -> dict[str, Any]:
     # Only the name typed is "Your search" (MetaSearch marks the name it searched after its own clean-up).
     listed = tuple(
         sorted(
@@ -206,14 +251,55 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
         more=listed[VISIBLE_RESULTS:],
         more_count=answer.results_hidden or len(listed[VISIBLE_RESULTS:]),
     )
-    # AI suggestions already asked for (a repeated search, going back) are shown at once; otherwise the block
-    # asks for them itself once the results are on screen.
     ai: dict[str, Any]
     if cached is None:
         ai = {"ai_state": "loading", "ai_url": f"{reverse('search_suggestions')}?{urlencode({'q': asked})}"}
     else:
-        ai = {"ai_state": "loaded", "ai_rows": tuple(_row(result, book=book, seen=seen) for result in cached)}
-    return {"state": "results", "searched": term.domain, "listing": listing, **ai}
+        ai = _ai_rows(tuple(_row(result, book=book, seen=seen) for result in cached))
+    return {"listing": listing, **ai}
+
+
+# The HTML of an answer's rows and AI block, kept per process for as long as the answer, the price book and the AI
+# suggestions are the same objects (this process's copies: up to 10 s), per language, script prefix and what the
+# visitor has among the names shown (in the cart, their own domains). Many customers searching a name as they
+# type, or one visitor's repeated search, draw it once; nothing from the request is in it (the CSRF token is
+# outside). Each entry holds its answer, so an entry is only ever matched by the very object it was drawn for.
+_LISTING_BLOCKS_MAX = 512
+_listing_blocks: OrderedDict[tuple[object, ...], tuple[MetaSearch, PriceBook, object, SafeString]] = OrderedDict()
+_listing_blocks_lock = threading.Lock()
+
+
+def _listing_block(
+    answer: MetaSearch,
+    *,
+    cached: list[MetaSearchResult] | None,
+    book: PriceBook,
+    asked: str,
+    exact: str,
+    seen: Seen,
+    names: frozenset[str],
+) -> SafeString:
+    owned = tuple(sorted(seen.owned.items()))
+    key = (id(answer), id(cached), asked, exact, get_language(), get_script_prefix(), seen.in_cart & names, owned)
+    with _listing_blocks_lock:
+        found = _listing_blocks.get(key)
+        if found is not None and found[0] is answer and found[1] is book and found[2] is cached:
+            _listing_blocks.move_to_end(key)
+            return found[3]
+    context = _listing(answer, cached=cached, book=book, asked=asked, exact=exact, seen=seen)
+    html = mark_safe(render_to_string("domains/_search_listing.html", context))  # noqa: S308 - the template escapes
+    if not settings.DEBUG:  # templates may change while a development server runs
+        with _listing_blocks_lock:
+            _listing_blocks[key] = (answer, book, cached, html)
+            while len(_listing_blocks) > _LISTING_BLOCKS_MAX:
+                _listing_blocks.popitem(last=False)
+    return html
+
+
+def search_listings_forget() -> None:
+    """Forget the drawn listings (tests start each from nothing)."""
+    with _listing_blocks_lock:
+        _listing_blocks.clear()
 
 
 def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
@@ -226,6 +312,7 @@ def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     if not rows:
         return {"state": "error", "error": DOWN_MESSAGE}
     book = display_price_book()
+    seen = seen.among(row.domain_name for row in rows)
     exact = term.domain if term.tld else ""
     shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == exact) for row in rows)
     listing = Listing(shown=shown, title=gettext("Availability"))
@@ -249,7 +336,7 @@ class Row:
 
     @property
     def html(self) -> SafeString:
-        return _row_html(self)
+        return search_row_html(self)
 
 
 @dataclass(frozen=True)
@@ -261,6 +348,18 @@ class Listing:
     more: tuple[Row, ...] = ()
     more_count: int = 0
     title: str | Promise = MORE_DOMAINS
+
+    @property
+    def hero_html(self) -> SafeString:
+        return rows_html((self.hero,) if self.hero else ())
+
+    @property
+    def shown_html(self) -> SafeString:
+        return rows_html(self.shown)
+
+    @property
+    def more_html(self) -> SafeString:
+        return rows_html(self.more)
 
 
 def _row(
@@ -274,7 +373,7 @@ def _row(
     """The row of one result, priced from our retail prices: the provider's own price and text are never shown."""
     name = result.domain_name.lower()
     tld = _tld_of(result)
-    price = book.price_text(tld=tld) or ""
+    price, free_first_year = book.display_facts(tld=tld)
     order_id = seen.owned.get(name)
     if order_id is not None:
         status: Status = "yours"
@@ -288,96 +387,59 @@ def _row(
         status = "in_cart"
     else:
         status = "available"
-    first_year = book.retail_price(tld=tld, operation=Operation.REGISTER, years=1)
     return Row(
         domain=result.domain_name,
         status=status,
         price=price,
-        free_first_year=bool(first_year and first_year.retail.is_zero),
+        free_first_year=free_first_year,
         mine=mine,
         featured=featured,
         order_id=order_id,
     )
 
 
-# A row's HTML is built here rather than in a template: a page has about thirty rows, and rendering them through
-# the template engine was half of a search's CPU time. Every value is escaped (html.escape, as Django's escape
-# does). The rows sit inside the results' one add-to-cart form (its CSRF token is in _search_results.html):
-# each button posts its own domain_name, as a plain form or with htmx into the row's status element.
-# The row's words, in the active language, worded once per language and process (the catalogues are compiled at
-# build time and never change while the process runs): about thirty rows a page would otherwise look them all up.
-@functools.lru_cache(maxsize=16)
-def _words(language: str | None) -> dict[str, str]:
-    # Looked up outside the f-strings: xgettext does not read calls inside them.
-    not_sold, available = gettext("Not sold here"), gettext("Available")
-    mine, free, premium = gettext("Your search"), gettext("First year free"), gettext("Premium")
-    taken, yours, in_cart = gettext("Taken"), gettext("Yours"), gettext("In your cart ✓")
-    return {
-        "mine": f'<span class="badge badge-mine">{mine}</span>',
-        "available": f'<span class="badge badge-ok">{available}</span>',
-        "free_first_year": f'<span class="badge badge-free">{free}</span>',
-        "premium": f'<span class="badge badge-warn">{premium}</span><span class="muted">{not_sold}</span>',
-        "unpriced": f'<span class="badge badge-muted">{available}</span><span class="muted">{not_sold}</span>',
-        "taken": f'<span class="badge badge-bad">{taken}</span>',
-        "yours": f'<span class="badge badge-mine">{yours}</span>',
-        "in_cart": f'<span class="badge badge-ok">{in_cart}</span>',
-    }
+# A row's HTML comes from its template, drawn once per shape (status, featured, the typed name, first year free, a
+# link to the customer's order), language and script prefix in this process with placeholders for the row's own
+# values; each row then gets its name, price and order id put in their places, escaped as the template escapes them.
+# A new search's thirty rows would otherwise each go through the template engine (a fifth of an uncached search's
+# time, measured with bench/profile_search.py). With DEBUG on, templates can change while the process runs: each
+# shape is drawn afresh.
+_ROW_TEMPLATE = "domains/_search_row.html"
+_DOMAIN, _PRICE, _ORDER_ID = "rowdomainplaceholder", "rowpriceplaceholder", 918273645546372819
+# One pass: a value put in is never scanned again, whatever it holds.
+_PLACEHOLDERS = re.compile(f"{_DOMAIN}|{_PRICE}|{_ORDER_ID}")
 
 
-def _row_html(row: Row) -> SafeString:
-    domain = escape(row.domain)
-    words = _words(get_language())
-    action = ""
-    prefix = get_script_prefix()
-    if row.status in ("available", "in_cart"):
-        free = words["free_first_year"] if row.free_first_year else ""
-        badge = words["in_cart"] if row.status == "in_cart" else words["available"]
-        price = f'{badge}{free}<span class="price">{escape(row.price)}</span>'
-    elif row.status == "premium":
-        price = words["premium"]
-    elif row.status == "unpriced":
-        price = words["unpriced"]
-    elif row.status == "yours":
-        price = words["yours"]
-    else:
-        price = words["taken"]
-    if row.status == "available":
-        button = "button" if row.featured else "button button-small"
-        url = escape(_cart_add_url(prefix))
-        add_label = gettext("Add %(domain)s to cart") % {"domain": f'<span class="visually-hidden">{domain}</span>'}
-        action = (
-            f'<button type="submit" name="domain_name" value="{domain}" class="{button}" hx-post="{url}" '
-            f'hx-target="next .add-status" hx-disabled-elt="this">{add_label}</button>'
-            '<span class="add-status" role="status"></span>'
-        )
-    elif row.status == "in_cart":
-        view_cart = gettext("View cart")
-        action = f'<a class="result-link" href="{escape(_cart_url(prefix))}">{view_cart}</a>'
-    elif row.status == "yours" and row.order_id is not None:
-        url = escape(_order_url(prefix, row.order_id))
-        label = gettext("Manage %(domain)s") % {"domain": f'<span class="visually-hidden">{domain}</span>'}
-        action = f'<a class="result-link" href="{url}">{label}</a>'
-    classes = "result-row"
-    if row.featured:
-        classes += " result-row-featured"
-    if row.mine:
-        classes += " result-row-mine"
-    mine = words["mine"] if row.mine else ""
-    return mark_safe(  # noqa: S308 - our markup around escaped values
-        f'<li class="{classes}"><div class="result-name"><span class="result-domain">{domain}</span>{mine}</div>'
-        f'<div class="result-price">{price}</div><div class="result-action">{action}</div></li>'
+def search_row_html(row: Row) -> SafeString:
+    return rows_html((row,))
+
+
+def rows_html(rows: Iterable[Row]) -> SafeString:
+    """The rows' HTML, one after the other."""
+    language, prefix = get_language(), get_script_prefix()
+    return mark_safe("".join(_row_html(row, language, prefix) for row in rows))  # noqa: S308 - values escaped
+
+
+def _row_html(row: Row, language: str | None, prefix: str) -> str:
+    shape = (_row_shape.__wrapped__ if settings.DEBUG else _row_shape)(
+        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, language, prefix
     )
+    values = {_DOMAIN: escape(row.domain), _PRICE: escape(row.price), str(_ORDER_ID): str(row.order_id)}
+    return _PLACEHOLDERS.sub(lambda match: values[match.group(0)], shape)
 
 
-@lru_cache(maxsize=8)
-def _cart_url(script_prefix: str) -> str:
-    return reverse("cart")
-
-
-def _order_url(script_prefix: str, order_id: int) -> str:
-    return reverse("order_detail", kwargs={"order_id": order_id})
-
-
-@lru_cache(maxsize=8)
-def _cart_add_url(script_prefix: str) -> str:
-    return reverse("cart_add")
+@functools.lru_cache(maxsize=512)
+def _row_shape(
+    status: Status, featured: bool, mine: bool, free_first_year: bool, linked: bool, language: str | None, prefix: str
+) -> str:
+    # The language and prefix are in the key; the template reads them from the active ones.
+    model = Row(
+        domain=_DOMAIN,
+        status=status,
+        price=_PRICE,
+        free_first_year=free_first_year,
+        mine=mine,
+        featured=featured,
+        order_id=_ORDER_ID if linked else None,
+    )
+    return render_to_string(_ROW_TEMPLATE, {"row": model}).strip()

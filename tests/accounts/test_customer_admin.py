@@ -143,3 +143,22 @@ def test_the_admin_carries_the_store_name(staff, settings):
     page = staff.get("/admin/").content.decode()
     assert "Acme Domains staff" in page and "<title>" in page and "Acme Domains admin" in page
     assert "Django administration" not in page
+
+
+def test_a_number_finds_the_provider_customer_id_and_an_address_the_start_of_the_email(staff, make_local_customer):
+    make_local_customer("ada@example.org", name="Ada Lovelace", customer_id=4242)
+    make_local_customer("grace@example.org", name="Grace Hopper 4242", customer_id=777)
+    by_id = staff.get(URL, {"q": " 4242 "}).content.decode()
+    assert "ada@example.org" in by_id and "grace@example.org" not in by_id
+    # The start of the address only: the index answers it.
+    assert "ada@example.org" not in staff.get(URL, {"q": "da@example.org"}).content.decode()
+
+
+def test_the_list_counts_at_most_its_cap(staff, make_local_customer, monkeypatch):
+    from storefront import admin_lists
+
+    monkeypatch.setattr(admin_lists, "COUNT_CAP", 2)
+    for i in range(4):
+        make_local_customer(f"c{i}@example.org")
+    page = staff.get(URL).content.decode()
+    assert "3 customers" in page  # the cap and one: "more than there is room to count"

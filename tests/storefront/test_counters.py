@@ -51,3 +51,30 @@ def test_the_rate_limit_counts_in_the_shared_rows():
 def test_other_caches_count_in_the_cache():
     assert [counter_incr("k", timeout=60) for _ in range(2)] == [1, 2]
     assert not SharedCounter.objects.exists()
+
+
+@override_settings(CACHES=DATABASE_CACHE)
+def test_a_large_limit_is_counted_in_batches_so_most_requests_write_nothing():
+    # A limit of 120: each process adds its requests to the shared row twelve at a time.
+    assert [hit("search", "a", limit=120, window=60) for _ in range(11)] == [0] * 11
+    assert not SharedCounter.objects.exists()
+    assert hit("search", "a", limit=120, window=60) == 0
+    assert SharedCounter.objects.get().count == 12
+
+
+@override_settings(CACHES=DATABASE_CACHE)
+def test_the_batches_still_stop_a_flood_and_other_processes_counts_are_seen():
+    for _ in range(12):
+        hit("search", "b", limit=120, window=60)
+    # Another process has counted 100 more in the same window.
+    SharedCounter.objects.update(count=112)
+    outcomes = [hit("search", "b", limit=120, window=60) for _ in range(12)]
+    # Its own next batch brings the shared count past the limit: from then on every request is refused.
+    assert outcomes[:11] == [0] * 11 and outcomes[11] > 0
+    assert hit("search", "b", limit=120, window=60) > 0
+
+
+@override_settings(CACHES=DATABASE_CACHE)
+def test_a_small_limit_is_counted_exactly_on_every_request():
+    assert [hit("cart", "c", limit=10, window=60) for _ in range(3)] == [0, 0, 0]
+    assert SharedCounter.objects.get().count == 3

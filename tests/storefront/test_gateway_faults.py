@@ -31,7 +31,9 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def make_client(server: ScriptedServer, **options) -> ResellerGateway:
-    settings = {"connect_timeout": 0.5, "read_timeout": 0.3, "get_retries": 2, **options}
+    # Timeouts long enough that a loaded machine never makes a quick answer look lost; the tests of timeouts set
+    # a short read timeout themselves, against answers held far longer.
+    settings = {"connect_timeout": 2.0, "read_timeout": 5.0, "get_retries": 2, **options}
     return ResellerGateway(base_url=server.url, metasearch_url=server.url + "/ms", api_key=KEY, **settings)
 
 
@@ -78,7 +80,8 @@ def test_it_reuses_one_connection(client, server):
     assert pool.num_connections == 1
 
 
-def test_a_read_timeout_on_get_is_unavailable_and_not_asked_again(client, server):
+def test_a_read_timeout_on_get_is_unavailable_and_not_asked_again(server):
+    client = make_client(server, read_timeout=0.3)
     server.script(*[Answer(delay=0.6)] * 3)
     with pytest.raises(Unavailable) as caught:
         client.hello()
@@ -99,7 +102,8 @@ def test_a_reset_connection_on_get_recovers_on_retry(client, server):
     assert len(server.seen) == 2
 
 
-def test_a_read_timeout_on_post_is_outcome_unknown_and_never_retried(client, server):
+def test_a_read_timeout_on_post_is_outcome_unknown_and_never_retried(server):
+    client = make_client(server, read_timeout=0.3)
     server.script(Answer(delay=0.6), Answer(body={"order_id": 1}))
     with pytest.raises(OutcomeUnknown):
         client.domain_register(customer_id=1, domain_name="example.com", duration=1)
@@ -330,13 +334,20 @@ def test_metasearch_gives_up_sooner_and_retries_once_at_most(server):
     assert len(server.seen) == 1
 
 
+def _wait_until(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.01)
+
+
 def test_calls_beyond_the_process_limit_fail_fast_and_send_nothing(server):
-    client = make_client(server, read_timeout=2.0, get_retries=0, max_concurrent_calls=2)
+    client = make_client(server, get_retries=0, max_concurrent_calls=2)
     hello = {"server_time": "t", "message": "Authorized"}
-    server.script(*[Answer(delay=0.8, body=hello)] * 2, Answer(body=hello))
+    server.script(*[Answer(delay=2.0, body=hello)] * 2, Answer(body=hello))
     with ThreadPoolExecutor(max_workers=2) as pool:
         slow = [pool.submit(client.hello) for _ in range(2)]
-        time.sleep(0.3)  # both slow calls are in flight
+        _wait_until(lambda: len(server.seen) == 2)  # both slow calls hold their slots, answered in 2 s
         with pytest.raises(Unavailable) as caught:
             client.hello()
         # It failed while both slow calls still held their slots: it did not wait for one to be given back.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from storefront.gateway import RateLimited, Unauthorized, gateway
 from tests.fakes.gateway import FakeGateway
@@ -347,3 +347,30 @@ def test_searches_are_rate_limited_per_address_with_a_message_in_place(client, p
     assert "Please wait" in html
     assert "<html" not in html  # in place of the results, not a whole page
     assert metasearch_calls == ["bluebird", "bluebirds"]
+
+
+def test_an_answer_is_drawn_once_for_everyone_and_again_for_a_visitor_with_it_in_the_cart(
+    client, provider, monkeypatch
+):
+    from domains.search import views
+
+    drawn: list[str] = []
+    real = views.render_to_string
+
+    def counting(template_name, context=None, *args, **kwargs):
+        if template_name == "domains/_search_listing.html":
+            drawn.append(template_name)
+        return real(template_name, context, *args, **kwargs)
+
+    monkeypatch.setattr(views, "render_to_string", counting)
+    first = fragment(client, "bluebird").content.decode()
+    again = fragment(client, "bluebird").content.decode()
+    assert len(drawn) == 1
+    assert row_of(first, "bluebird.com") == row_of(again, "bluebird.com")
+
+    client.post("/cart/add/", {"domain_name": "bluebird.com"})
+    in_cart = fragment(client, "bluebird").content.decode()
+    assert len(drawn) == 2  # this visitor has one of the names: their own drawing
+    assert "In your cart" in row_of(in_cart, "bluebird.com")
+    assert "In your cart" not in row_of(fragment(Client(), "bluebird").content.decode(), "bluebird.com")
+    assert len(drawn) == 2  # another visitor, with an empty cart, gets the first drawing

@@ -1,4 +1,4 @@
-"""The search result rows, built as HTML in Python (domains/search_views.py Row.html): every value is escaped.
+"""The search result rows (templates/domains/_search_row.html, drawn per shape, Row.html): every value is escaped.
 
 The page tests (test_escaping.py) feed markup through MetaSearch; this one builds each kind of row directly with
 markup in every value that reaches the HTML (the name, the price text), so that dropping any one escape fails.
@@ -38,3 +38,21 @@ def test_every_row_shows_markup_as_text(status, featured):
         assert html.count(ESCAPED) == 4
     if status == "yours":
         assert html.count(ESCAPED) == 2  # the name and the Manage link's hidden label
+
+
+def test_a_row_drawn_from_its_shape_is_the_row_its_template_draws():
+    from django.template.loader import render_to_string
+
+    from domains.search.views import search_row_html
+
+    for status in ("available", "in_cart", "premium", "unpriced", "taken", "yours"):
+        row = Row(
+            domain="blue-bird.com",
+            status=status,
+            price="$12.99 first year",
+            free_first_year=status == "available",
+            mine=status == "taken",
+            featured=status == "in_cart",
+            order_id=987654 if status == "yours" else None,
+        )
+        assert str(search_row_html(row)) == render_to_string("domains/_search_row.html", {"row": row}).strip()

@@ -174,7 +174,32 @@ def test_it_still_answers_when_the_cache_is_down(provider, calls, monkeypatch):
     first = metasearch_cached("bluebird")
     second = metasearch_cached("bluebird")
     assert first.hero.domain_name == second.hero.domain_name == "bluebird.com"
-    # Nothing could be kept, so each search asked the provider.
+    # Only this process's own copy was kept: another process (no copy yet) asks the provider again.
+    assert calls == ["metasearch bluebird"]
+    search.search_cache_forget()
+    assert metasearch_cached("bluebird").hero.domain_name == "bluebird.com"
+    assert calls == ["metasearch bluebird", "metasearch bluebird"]
+
+
+def test_a_repeated_search_is_answered_from_this_process_without_the_shared_cache(provider, calls, monkeypatch):
+    metasearch_cached("bluebird")
+    assert search.ai_suggestions_if_cached("bluebird") is None
+    asked: list[str] = []
+    monkeypatch.setattr(cache, "get", lambda *args, **kwargs: asked.append(args[0]))
+    assert metasearch_cached("bluebird").hero.domain_name == "bluebird.com"
+    assert search.ai_suggestions_if_cached("bluebird") is None
+    assert asked == []
+    assert calls == ["metasearch bluebird"]
+
+
+def test_this_process_copy_expires(provider, calls, monkeypatch):
+    metasearch_cached("bluebird")
+    monkeypatch.setattr(search, "_LOCAL_SECONDS", 0.0)
+    search.search_cache_forget()
+    # The shared cache still has it: no provider call, and the copy is not kept.
+    metasearch_cached("bluebird")
+    cache.clear()
+    metasearch_cached("bluebird")
     assert calls == ["metasearch bluebird", "metasearch bluebird"]
 
 

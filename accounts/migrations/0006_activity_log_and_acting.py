@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0004_customer_language"),
+        ("accounts", "0005_admin_list_indexes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
