@@ -14,12 +14,14 @@ from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.mfa.adapter import DefaultMFAAdapter
+from django import forms
 from django.conf import settings
 from django.contrib.sites.shortcuts import get_current_site
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import get_language
 
+from accounts.signin_limits import Attempt, SignInLimited, signin_attempt
 from storefront.brand import brand_context, from_email
 from storefront.outbox import email_queue, email_queue_rendered_when_sent
 from storefront.request_helpers import client_address, safe_next
@@ -34,6 +36,27 @@ class AccountAdapter(DefaultAccountAdapter):
     def get_client_ip(self, request: HttpRequest) -> str:
         # The same address every other throttle uses (TRUSTED_PROXY_COUNT decides which header to trust).
         return client_address(request)
+
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        # Our limits (accounts/signin_limits.py) in place of allauth's: they never lock the owner out.
+        login = str(credentials.get("email") or credentials.get("username") or "")
+        try:
+            self._signin_attempt: Attempt | None = signin_attempt(request=request, login=login)
+        except SignInLimited as err:
+            raise forms.ValidationError(err.message, code="too_many_login_attempts") from err
+
+    def authenticate(self, request: HttpRequest, **credentials: Any) -> Any:
+        """Sign-in and re-authentication by password: the attempt's share of the limits is given back when it
+        succeeds, and counts against the account when it fails."""
+        self._signin_attempt = None
+        user = super().authenticate(request, **credentials)
+        attempt = self._signin_attempt
+        if attempt is not None:
+            if user is not None:
+                attempt.succeeded()
+            else:
+                attempt.failed()
+        return user
 
     def get_from_email(self) -> str:
         return from_email()

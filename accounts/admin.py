@@ -232,6 +232,11 @@ class CustomerAdmin(LargeListAdmin):
             return "Linked to the provider."
         if obj.signup_sent_at is None and obj.user.is_active:
             return "The customer has not confirmed their email yet; the provider customer is created when they do."
+        if obj.signup_conflict_at is None and obj.user.is_active:
+            return (
+                "The email is confirmed but the provider customer is not made yet (the provider was unavailable, "
+                "or its answer was lost): the worker keeps trying. If it never succeeds, link it by hand as below."
+            )
         return (
             "The provider's answer to this signup was lost. Look the email up at the "
             "provider: if the customer exists there, enter its customer ID above and save (the account is then "

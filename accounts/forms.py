@@ -8,6 +8,8 @@ from typing import Any, cast
 
 import phonenumbers
 from allauth.account.forms import AddEmailForm, ReauthenticateForm
+from allauth.core import context
+from allauth.mfa.base.forms import AuthenticateForm
 from allauth.mfa.models import Authenticator
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
@@ -20,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import passwords
 from accounts.models import customer_for_user
+from accounts.signin_limits import SignInLimited, signin_attempt
 from storefront import countries
 
 User = get_user_model()
@@ -461,9 +464,35 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
         code = self.cleaned_data["code"].strip().replace(" ", "")
         if "password" not in self.cleaned_data:
             return code  # a code is used up once accepted: never spend it on an attempt that fails anyway
+        # A right password gave its attempt back: a wrong code is a failed attempt of its own.
+        attempt = _code_attempt(self.user)
         if not any(authenticator.wrap().validate_code(code) for authenticator in self.authenticators):
+            attempt.failed()
             raise ValidationError(_("That code is not correct. Please try again."), code="incorrect_code")
+        attempt.succeeded()
         return code
+
+
+class LimitedAuthenticateForm(AuthenticateForm):
+    """allauth's two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py) instead of its own
+    per-account lockout, which let anyone with the password lock the owner out with five wrong codes."""
+
+    def clean_code(self) -> str:
+        attempt = _code_attempt(self.user)
+        try:
+            code = super().clean_code()
+        except ValidationError:
+            attempt.failed()
+            raise
+        attempt.succeeded()
+        return code
+
+
+def _code_attempt(user: Any) -> Any:
+    try:
+        return signin_attempt(request=context.request, user=user)
+    except SignInLimited as err:
+        raise ValidationError(err.message, code="too_many_login_attempts") from err
 
 
 class CustomerAddEmailForm(AddEmailForm):

@@ -29,6 +29,9 @@ class Customer(models.Model):
     # When the provider signup was sent and its answer not yet stored: set with `customer_id` empty means the
     # outcome is unknown (staff reconcile it). See accounts/services.py.
     signup_sent_at = models.DateTimeField(null=True, blank=True)
+    # Set when a signup whose answer was lost, sent again, found the email already at the provider: the first one
+    # landed and its id is unknown (the provider has no lookup by email). Staff link it by hand; no more retries.
+    signup_conflict_at = models.DateTimeField(null=True, blank=True)
     # The language the customer last used the site in (settings.LANGUAGES): emails sent later by the worker
     # (order outcomes, renewal reminders) are written in it. Empty: the site's default.
     language = models.CharField(max_length=16, blank=True, default="")

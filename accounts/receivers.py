@@ -4,6 +4,7 @@ background tasks act as the system."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from allauth.account.signals import email_changed, email_confirmed, password_changed, password_reset
@@ -21,6 +22,7 @@ from accounts.activity import acting, activity_record, actor_of_request, task_ac
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
 from accounts.notices import security_notice
+from accounts.signin_limits import signin_limits_clear
 from accounts.tasks import provider_signup_retry
 from storefront.background import retry_delay
 from storefront.gateway import GatewayError, RateLimited, Unavailable
@@ -34,13 +36,16 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
         return
     try:
         services.customer_provider_signup(customer=customer)
+    except services.SignupPending as err:
+        # The answer was lost: the worker sends the signup again once it can no longer be in flight.
+        _retry_soon(customer, after=services.IN_FLIGHT)
+        messages.info(request, err.message)
     except services.SignupError as err:
         messages.error(request, err.message)
     except GatewayError as err:
-        if isinstance(err, Unavailable | RateLimited) and provider_signup_retry.get_backend().supports_defer:
+        if isinstance(err, Unavailable | RateLimited):
             # The address cannot be confirmed twice: the worker tries again, with a growing delay.
-            run_after = timezone.now() + retry_delay(attempt=1)
-            provider_signup_retry.using(run_after=run_after).enqueue(customer_pk=customer.pk)
+            _retry_soon(customer, after=retry_delay(attempt=1))
         messages.error(
             request,
             gettext("Your email is confirmed, but we could not finish your account. %(reason)s")
@@ -48,6 +53,11 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
         )
     else:
         messages.success(request, gettext("Your email is confirmed and your account is ready to buy domains."))
+
+
+def _retry_soon(customer: Customer, *, after: dt.timedelta) -> None:
+    if provider_signup_retry.get_backend().supports_defer:
+        provider_signup_retry.using(run_after=timezone.now() + after).enqueue(customer_pk=customer.pk)
 
 
 @receiver(user_logged_in)
@@ -120,3 +130,10 @@ def task_acts_as_system(sender: Any, task_result: Any, **kwargs: Any) -> None:
 @receiver(task_finished)
 def task_acted(sender: Any, task_result: Any, **kwargs: Any) -> None:
     task_acting_end(task_result.id)
+
+
+@receiver(password_reset)
+def signin_limits_reset(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """A successful password reset proves the owner: their account's failed sign-ins start again from zero."""
+    if request is not None:
+        signin_limits_clear(request=request, user=user)

@@ -11,11 +11,14 @@ email at the provider (it refuses a second customer with the same email, so the 
    - success: `customer_id` stored;
    - a definite refusal (invalid details, key refused, rate limited, never sent): `signup_sent_at` cleared,
      so a later attempt is a first attempt again;
-   - unknown outcome (the request went out and the answer was lost): `signup_sent_at` KEPT; staff are told.
-     A later attempt re-sends with exactly the same email string: the provider refuses a duplicate email, so
-     the re-send either creates the one customer (the first never landed) or is refused as a duplicate (the
-     first did land but we never learnt its id): then staff reconcile it (admin: "needs reconciliation").
+   - unknown outcome (the request went out and the answer was lost, or a provider 500 to it): `signup_sent_at`
+     KEPT (SignupPending): the worker sends it again (accounts/tasks.py), with exactly the same email string. The
+     provider refuses a duplicate email, so the re-send either creates the one customer (the first never landed)
+     or is refused as a duplicate (the first did land but we never learnt its id): then the customer is marked for
+     staff (`signup_conflict_at`, emailed to ADMINS) and no longer retried.
    An attempt sent less than `IN_FLIGHT` ago is not repeated: two confirmations at once call the provider once.
+   Until a confirmed customer is linked, the worker keeps trying (a retry with backoff, then the periodic
+   `link-provider-customers` job), so an outage at confirmation never leaves an account unlinked for good.
 
 The provider's password is not the customer's: the customer signs in here, and the control panel opens through
 the provider's auto-login by email. It is made at random to the provider's rules and never stored.
@@ -40,6 +43,7 @@ from accounts import passwords
 from accounts.activity import activity_record
 from accounts.models import Customer
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
+from storefront.outbox import email_queue_admins
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise
@@ -66,6 +70,15 @@ class EmailTaken(SignupError):
     def __init__(self, message: str = "", *, at_provider: bool = False) -> None:
         super().__init__(message)
         self.at_provider = at_provider
+
+
+class SignupPending(SignupError):
+    """The provider's answer to signup was lost: the worker sends it again until the outcome is known."""
+
+    message = gettext_lazy(
+        "Your email is confirmed. We are finishing your account with the domain registry: you can buy domains in a "
+        "few minutes."
+    )
 
 
 class SignupUnconfirmed(SignupError):
@@ -114,13 +127,18 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
     try:
         created = gateway().customer_signup(**details, email=locked.user.email, password=provider_password())
     except CustomerExists as err:
-        _notify_staff(locked, "the provider already has this email" + (" after an unknown outcome" if resend else ""))
         if resend:
+            # The first attempt did land; its id was never learnt and the provider has no lookup by email.
+            Customer.objects.filter(pk=locked.pk).update(signup_conflict_at=timezone.now())
+            _notify_staff(locked, "the provider already has this email after an unknown outcome")
             raise SignupUnconfirmed() from err
+        _notify_staff(locked, "the provider already has this email")
         raise EmailTaken(at_provider=True) from err
     except OutcomeUnknown as err:
-        _notify_staff(locked, "the provider's answer to signup was lost")
-        raise SignupUnconfirmed() from err
+        logger.warning(
+            "Signup of local customer pk %s: the provider's answer was lost; the worker sends it again", locked.pk
+        )
+        raise SignupPending() from err
     except GatewayError:
         if not resend:
             Customer.objects.filter(pk=locked.pk).update(signup_sent_at=None)
@@ -143,6 +161,24 @@ def provider_password() -> str:
 
 def _notify_staff(customer: Customer, why: str) -> None:
     logger.error("Signup of local customer pk %s needs reconciliation: %s", customer.pk, why)
+    email_queue_admins(
+        "A customer's provider account needs linking by hand",
+        f"The signup of customer {customer.pk} ({customer.user.email}) could not be linked to the provider: {why}. "
+        "Look the email up at the provider and enter its customer ID on the customer's admin page.",
+        key=f"signup-conflict:{customer.pk}",
+    )
+
+
+def customers_awaiting_provider(*, limit: int = 200) -> list[Customer]:
+    """Confirmed customers not linked to the provider yet that the worker should try again: not marked for staff,
+    and no attempt in flight."""
+    confirmed = EmailAddress.objects.filter(verified=True).values("user_id")
+    return list(
+        Customer.objects.filter(customer_id__isnull=True, signup_conflict_at__isnull=True, user_id__in=confirmed)
+        .exclude(signup_sent_at__gt=timezone.now() - IN_FLIGHT)
+        .select_related("user")
+        .order_by("pk")[:limit]
+    )
 
 
 def panel_login_url(*, email: str) -> str:

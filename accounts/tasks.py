@@ -1,26 +1,57 @@
-"""The accounts app's background tasks. Account emails go through the outbox (storefront/outbox.py; the keyed
-ones are rendered when sent, accounts/emails.py)."""
+"""The accounts app's background tasks: linking a confirmed customer to the provider until it is done (or staff are
+told). Account emails go through the outbox (storefront/outbox.py; the keyed ones are rendered when sent,
+accounts/emails.py)."""
 
 from __future__ import annotations
+
+import logging
 
 from django_tasks import task
 
 from storefront.background import retry_later
 from storefront.gateway import RateLimited, Unavailable
+from storefront.scheduler import job_schedule
+
+logger = logging.getLogger(__name__)
 
 
 @task()
 def provider_signup_retry(*, customer_pk: int, attempt: int = 1) -> bool:
-    """The provider signup of a confirmed customer, again, after the provider was unavailable at confirmation.
-    True once linked. Safe to run twice: the service does nothing for a linked customer."""
+    """The provider signup of a confirmed customer, again, after the provider was unavailable at confirmation or its
+    answer was lost. True once linked. Safe to run twice: the service does nothing for a linked customer, and sends
+    nothing while another attempt is in flight. After the last automatic retry, `link_provider_customers` (every
+    few minutes) goes on trying, and staff see the customer in their alerts."""
     from accounts.models import Customer
-    from accounts.services import customer_provider_signup
+    from accounts.services import SignupPending, customer_provider_signup
 
     customer = Customer.objects.filter(pk=customer_pk, customer_id__isnull=True).first()
     if customer is None:
         return True
     try:
-        return customer_provider_signup(customer=customer).customer_id is not None
-    except (Unavailable, RateLimited):
+        linked = customer_provider_signup(customer=customer).customer_id is not None
+    except (Unavailable, RateLimited, SignupPending):
+        linked = False
+    if not linked:
         retry_later(provider_signup_retry, attempt=attempt, kwargs={"customer_pk": customer_pk})
-        raise
+    return linked
+
+
+@task()
+def link_provider_customers() -> dict[str, int]:
+    """Every confirmed customer still not linked to the provider, tried again (a provider outage longer than the
+    retries of `provider_signup_retry`, a retry that was never enqueued). A failure of one stops none of the others."""
+    from accounts.services import SignupError, customer_provider_signup, customers_awaiting_provider
+    from storefront.gateway import GatewayError
+
+    counts = {"linked": 0, "waiting": 0}
+    for customer in customers_awaiting_provider():
+        try:
+            linked = customer_provider_signup(customer=customer).customer_id is not None
+        except (GatewayError, SignupError) as err:
+            logger.warning("linking customer %s to the provider: %s", customer.pk, type(err).__name__)
+            linked = False
+        counts["linked" if linked else "waiting"] += 1
+    return counts
+
+
+job_schedule("link-provider-customers", "*/10 * * * *", link_provider_customers)

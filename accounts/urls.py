@@ -7,7 +7,10 @@ reset-link path redirects to the reset form (its links were single-use and short
 """
 
 from allauth.account import views as allauth_views
+from allauth.mfa.recovery_codes import views as recovery_code_views
+from allauth.mfa.totp import views as totp_views
 from django.urls import path, re_path
+from django.views.decorators.cache import never_cache
 from django.views.generic import RedirectView
 
 from accounts import acting, views
@@ -27,6 +30,20 @@ urlpatterns = [
     ),
     # Re-authentication takes the password and the code together (accounts.forms): the code alone is not offered.
     path("2fa/reauthenticate/", RedirectView.as_view(pattern_name="account_reauthenticate", query_string=True)),
+    # allauth's pages that show a secret (the authenticator's setup key and QR code, the recovery codes), at their
+    # own paths and names, never kept by a browser's or a proxy's cache (`Cache-Control: no-store`).
+    path("2fa/totp/activate/", never_cache(totp_views.activate_totp), name="mfa_activate_totp"),
+    path("2fa/recovery-codes/", never_cache(recovery_code_views.view_recovery_codes), name="mfa_view_recovery_codes"),
+    path(
+        "2fa/recovery-codes/generate/",
+        never_cache(recovery_code_views.generate_recovery_codes),
+        name="mfa_generate_recovery_codes",
+    ),
+    path(
+        "2fa/recovery-codes/download/",
+        never_cache(recovery_code_views.download_recovery_codes),
+        name="mfa_download_recovery_codes",
+    ),
     path("panel/", views.panel, name="panel"),
     path("export/", views.account_export, name="account_export"),
     path("delete/", views.account_delete, name="account_delete"),

@@ -1,7 +1,7 @@
 """A production-like run that replays the attacks of the security issue and says, with numbers, how they went.
 
 It starts the storefront as the Procfile does (gunicorn, 2 gthread workers, production settings, the default
-cache = the database cache, the db_worker for emails) with a real SMTP server (bench/smtp_sink.py) and the
+cache = the database cache, the worker for emails) with a real SMTP server (bench/smtp_sink.py) and the
 sandbox provider, then:
 
 1. replays one renew form 4 times in parallel: exactly one renewal (the expiry moves one term, one record);
@@ -30,6 +30,7 @@ import urllib.parse
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from pathlib import Path
 
 import requests
@@ -93,13 +94,21 @@ class Browser:
         return headers
 
     def _keep(self, response: requests.Response) -> requests.Response:
-        for cookie in response.cookies:
-            self.cookies[cookie.name] = cookie.value or ""
+        # Read from the Set-Cookie headers themselves: a cookie the site deletes (Max-Age=0, as Django does with a
+        # message shown) never reaches requests' cookie jar, and would otherwise be sent again for good.
+        for header in response.raw.headers.getlist("Set-Cookie"):
+            for name, morsel in SimpleCookie(header).items():
+                if morsel["max-age"] == "0" or not morsel.value:
+                    self.cookies.pop(name, None)
+                else:
+                    self.cookies[name] = morsel.value
         return response
 
-    def get(self, path: str) -> requests.Response:
+    def get(self, path: str, **headers: str) -> requests.Response:
         return self._keep(
-            requests.get(self.base + path, headers=self._headers(path), allow_redirects=False, timeout=30)
+            requests.get(
+                self.base + path, headers={**self._headers(path), **headers}, allow_redirects=False, timeout=30
+            )
         )
 
     def post(self, path: str, data: dict[str, str]) -> requests.Response:

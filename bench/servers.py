@@ -117,6 +117,8 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 16, cache_
         sandbox_env = _sandbox_env(folder)
         store_env = _base_env(folder, "storefront") | {
             "PORT": str(store_port),
+            # Production refuses to start without its public address: on one machine, loopback is it.
+            "SITE_URL": f"http://127.0.0.1:{store_port}",
             "RESELLER_SANDBOX": "false",
             "RESELLER_API_KEY": "test_sandbox_demo",
             "RESELLER_BASE_URL": f"http://127.0.0.1:{sandbox_port}",

@@ -43,6 +43,10 @@ class LineOutcome(StrEnum):
     REGISTERED = "registered"  # delivered: its part is captured
     FAILED = "failed"  # certainly not delivered: its part is released
     UNKNOWN = "unknown"  # the answer was lost: its part is held until `resolve` says
+    # Not delivered yet and nothing done: its service cannot be asked now (down, busy, its breaker open). The line
+    # is pending again, its part held, and the next settle delivers it (asked by the confirmation page while it is
+    # watched, else by the reconciler's pass over payments left authorised: billing/reconcile.py).
+    WAITING = "pending"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The billing app's background tasks (django-tasks; run by `manage.py db_worker`): settling payments, processing
+"""The billing app's background tasks (django-tasks; run by `manage.py run_worker`): settling payments, processing
 Stripe's events, collecting registered-unpaid payments, the reconciler, and the staff alert about authorisations
 close to lapsing. Each is idempotent: run twice, or by two workers at once, it does the work once. Receipts and
 credit notes are emailed through the outbox (billing/emails.py)."""

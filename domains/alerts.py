@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from allauth.account.models import EmailAddress
 from django.conf import settings
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -55,10 +57,14 @@ def staff_alerts_all(*, now: dt.datetime | None = None) -> list[Alert]:
         ),
         Alert(
             "signups",
-            Customer.objects.filter(
-                customer_id__isnull=True, user__is_active=False, created_at__lt=now - _SIGNUP_SETTLE
-            ).count(),
-            "signup(s) whose provider account could not be confirmed",
+            Customer.objects.filter(customer_id__isnull=True, created_at__lt=now - _SIGNUP_SETTLE)
+            .filter(
+                Q(signup_conflict_at__isnull=False)
+                | Q(user__is_active=False)
+                | Q(user_id__in=EmailAddress.objects.filter(verified=True).values("user_id"))
+            )
+            .count(),
+            "confirmed customer(s) not linked to the provider (the worker keeps trying; a conflict needs you)",
             reverse("admin:accounts_customer_changelist") + "?provider_link=missing",
         ),
         Alert(

@@ -13,7 +13,7 @@ from django.utils import formats
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
-from billing.models import Payment
+from billing.models import Payment, PaymentLine
 from domains.models import Order, Registration, Renewal
 from domains.orders.services import OrderRow
 from pricing.money import Money, format_money
@@ -198,6 +198,15 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
     if payment.status == Payment.Status.CREATED:
         return "info", gettext(
             "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
+        )
+    if payment.status == Payment.Status.AUTHORISED and (renewal is None or renewal.status == Renewal.PENDING):
+        # Being renewed right now (the payment service's webhook got there first): not a problem to report.
+        return "info", gettext("Your renewal is being made with the domain service. Reload this page in a moment.")
+    if payment.status == Payment.Status.AUTHORISED and payment.lines.filter(status=PaymentLine.Status.PENDING).exists():
+        # Paid, and the renewal could not be sent yet (the domain service away): it waits, the money held.
+        return "info", gettext(
+            "The domain service cannot be reached right now, so your renewal waits: it is made as soon as the "
+            "service is back, and your card is only charged then. You can leave this page."
         )
     if payment.status == Payment.Status.CANCELLED or (renewal is not None and renewal.status == Renewal.FAILED):
         reason = _RENEWAL_FAILURES.get(renewal.failure_kind if renewal else "")

@@ -7,7 +7,7 @@ from django.http import HttpRequest
 
 from storefront.brand import brand_context
 from storefront.gateway import key_environment
-from storefront.mailbox import mailbox_enabled
+from storefront.mailbox import mailbox_open_to
 
 
 def storefront(request: HttpRequest) -> dict[str, Any]:
@@ -15,6 +15,6 @@ def storefront(request: HttpRequest) -> dict[str, Any]:
         # A test storefront must never be mistaken for a live one.
         "provider_is_sandbox": settings.RESELLER_SANDBOX or key_environment(settings.RESELLER_API_KEY) == "test",
         "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
-        "mailbox_enabled": mailbox_enabled(),
+        "mailbox_enabled": mailbox_open_to(request),
         **brand_context(),
     }

@@ -50,6 +50,18 @@ def counter_incr(key: str, *, timeout: int, by: int = 1) -> int:
     raise RuntimeError(f"counter {key} could not be counted")
 
 
+def counter_decr(key: str) -> None:
+    """Take one back from `key` (an attempt that turned out not to count); nothing when absent, expired or at 0."""
+    if not _in_database():
+        try:
+            if int(cache.get(key) or 0) > 0:
+                cache.decr(key)
+        except ValueError:  # expired meanwhile
+            pass
+        return
+    SharedCounter.objects.filter(key=key, count__gt=0, expires_at__gt=timezone.now()).update(count=F("count") - 1)
+
+
 def counter_get(key: str) -> int:
     """The current count of `key`; 0 when absent or expired."""
     if not _in_database():

@@ -1,10 +1,12 @@
-"""What readiness reports: our database and cache (they decide it), and the provider's two services (reported only)."""
+"""What readiness reports: our database (it decides it), the cache (ok, or degraded while a process serves from its
+own memory: pages still answer), and the provider's two services (reported only)."""
 
 from __future__ import annotations
 
 from django.core.cache import cache
 from django.db import connection
 
+from storefront.cache import cache_degraded
 from storefront.gateway import GatewayError, gateway
 
 
@@ -38,9 +40,13 @@ def database_state() -> str:
 
 
 def cache_state() -> str:
+    """ "ok"; "degraded" while Redis cannot be reached and this process serves from its own memory (pages still
+    answer, rate limits count per process); "unavailable" when the cache fails outright."""
     try:
         cache.set("readyz-probe", "1", timeout=5)
         ok = cache.get("readyz-probe") == "1"
-    except Exception:  # noqa: BLE001 - any cache failure means not ready (throttles and rate limits live there)
+    except Exception:  # noqa: BLE001 - a cache with no fallback (the database cache: the database is down)
         return "unavailable"
+    if cache_degraded():
+        return "degraded"
     return "ok" if ok else "unavailable"

@@ -2,7 +2,9 @@
 
 Only for a storefront running with DEBUG on and no EMAIL_URL (settings): a newcomer with no mail server can
 still follow a verification link. Production refuses to start without a real mail backend, and the page
-answers 404 unless this backend is the one in use, so it can never show customers' emails on a live site.
+answers 404 unless this backend is the one in use, so it can never show customers' emails on a live site. It
+shows password-reset links too: it answers only to a browser on this machine (`bin/run` may be reachable from the
+network), never to one behind a proxy.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from storefront.hosts import is_loopback_host
 from storefront.models import MailboxMessage
 
 BACKEND = "storefront.mailbox.MailboxBackend"
@@ -37,9 +40,16 @@ def mailbox_enabled() -> bool:
     return settings.EMAIL_BACKEND == BACKEND
 
 
+def mailbox_open_to(request: HttpRequest) -> bool:
+    """The mailbox is in use and this request comes straight from this machine: a loopback connection that no
+    proxy forwarded (a proxy on this machine would make every visitor's connection a loopback one)."""
+    forwarded = any(header in request.META for header in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP"))
+    return mailbox_enabled() and not forwarded and is_loopback_host(request.META.get("REMOTE_ADDR", "") or "")
+
+
 @never_cache
 @require_safe
 def mailbox(request: HttpRequest) -> HttpResponse:
-    if not mailbox_enabled():
+    if not mailbox_open_to(request):
         raise Http404
     return render(request, "storefront/mailbox.html", {"messages_sent": MailboxMessage.objects.all()[:SHOWN]})

@@ -50,6 +50,29 @@ class SharedCounter(models.Model):
         return f"{self.key} = {self.count}"
 
 
+class OneTimeClaim(models.Model):
+    """A claim that holds until it expires, taken at most once across every process (storefront/claims.py): what
+    must survive the cache being away (an order's placement, a used two-factor code while Redis is down)."""
+
+    key = models.CharField(max_length=250, primary_key=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key} until {self.expires_at:%Y-%m-%d %H:%M:%S}"
+
+
+class TaskLease(models.Model):
+    """A running task's lease (storefront/worker.py): its worker renews it while the task runs; one that lapsed
+    means the worker died, and the task is run again. Keyed by django-tasks-db's result id."""
+
+    task_id = models.UUIDField(primary_key=True)
+    worker_id = models.CharField(max_length=64)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"task {self.task_id} held by {self.worker_id} until {self.expires_at:%H:%M:%S}"
+
+
 class LegalText(models.Model):
     """One version of a legal page (terms, privacy, registration agreement) as customers were shown it.
 

@@ -5,6 +5,7 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 import logging
+import re
 from decimal import Decimal, InvalidOperation
 from email.utils import getaddresses
 from pathlib import Path
@@ -14,6 +15,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from storefront.capabilities import CAPABILITIES, unknown_capabilities
+from storefront.hosts import is_loopback_host, is_loopback_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -21,11 +23,20 @@ env = environ.Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
+# What production (DEBUG off) cannot work without, each as a sentence saying what to set: collected, so that one
+# start-up error names everything missing at once (raised at the end of this module).
+_PRODUCTION_REFUSALS: list[str] = []
+
+
+def _refuse_in_production(sentence: str) -> None:
+    if not DEBUG:
+        _PRODUCTION_REFUSALS.append(sentence)
+
+
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
-    # Only ever used with DEBUG on, on a developer's machine.
+    _refuse_in_production("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
+    # Only ever used with DEBUG on, on a developer's machine (with DEBUG off the module refuses to load at its end).
     SECRET_KEY = "dev-only-insecure-secret-key-never-used-in-production"
 
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
@@ -116,6 +127,10 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database that does not answer (a failover, a dropped route) fails a request in seconds, with its 503 page,
+    # instead of holding it past a router's 30 s.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default serves the storefront and the built-in sandbox from one file, from several
     # threads at once: wait for the write lock instead of failing at once.
@@ -135,14 +150,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis (`rediscache://…`) when set. A per-process cache with DEBUG off fails the deploy check.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same backend, reusing one Redis client per connection pool (storefront/redis_cache.py).
-    CACHES["default"]["BACKEND"] = "storefront.redis_cache.RedisCache"
+    # The cache is an optimisation, never a dependency of a page: while Redis cannot be reached each process serves
+    # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py),
+    # on one Redis client per connection pool (storefront/redis_cache.py).
+    CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
 
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.
 _EMAIL_URL = env.str("EMAIL_URL", default="")
-if not DEBUG and (not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail")):
-    raise ImproperlyConfigured(
+if not _EMAIL_URL or _EMAIL_URL.split(":", 1)[0] in ("consolemail", "filemail", "memorymail"):
+    _refuse_in_production(
         "EMAIL_URL must name a real mail backend when DJANGO_DEBUG is off, e.g. smtp+tls://user:pass@host:587."
     )
 if _EMAIL_URL:
@@ -152,6 +169,9 @@ else:
     # Development without a mail server: emails are kept in the database and shown on the mailbox page
     # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
     EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
+# Seconds the worker waits on the mail server per step of a send: a server that hangs fails that send (retried by
+# the outbox) instead of holding the worker.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 # Sender of customer emails. Without a display name ("Acme <noreply@acme.example>") the store's name is used as it
 # (storefront/brand.py: from_email).
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@localhost")
@@ -195,10 +215,22 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
 # Email subjects start with "[STORE_NAME] " (accounts/adapter.py); the authenticator app's label is set below.
-# Failed sign-ins slow down per address and per account without locking the owner out for long: a window of
-# failures, not a lock; a successful password reset clears the account's count.
+# Failed sign-ins (wrong passwords and two-factor codes) are limited by accounts/signin_limits.py, so that an attacker
+# cannot lock the owner out: per address (`/ip`) and per account and address (`/key`), and per account from every
+# address, far higher, which slows (one try a minute per address) rather than locks, and emails the owner and staff.
+# allauth's own `login_failed` limit is off: these replace it. allauth's syntax: amount/period[/per].
+RATE_LIMIT_LOGIN_FAILED = env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key")
+RATE_LIMIT_LOGIN_ACCOUNT = env.str("RATE_LIMIT_LOGIN_ACCOUNT", default="100/15m")
+for _name, _rates in (
+    ("RATE_LIMIT_LOGIN_FAILED", RATE_LIMIT_LOGIN_FAILED),
+    ("RATE_LIMIT_LOGIN_ACCOUNT", RATE_LIMIT_LOGIN_ACCOUNT),
+):
+    if not all(re.fullmatch(r"\s*\d+/\d*[smhd]?(/(ip|key))?\s*", part) for part in _rates.split(",") if part.strip()):
+        raise ImproperlyConfigured(
+            f"{_name} must be rates like 20/15m/ip,5/15m/key (amount/period with s, m, h or d; per ip or key)."
+        )
 ACCOUNT_RATE_LIMITS = {
-    "login_failed": env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key"),
+    "login_failed": "",
     "login": "30/m/ip",
     "confirm_email": "1/3m/key",
     "reset_password": "20/m/ip,5/5m/key",
@@ -208,6 +240,8 @@ ACCOUNT_RATE_LIMITS = {
     "reauthenticate": "10/5m/user",
 }
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
+# The two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py), not allauth's lockout.
+MFA_FORMS = {"authenticate": "accounts.forms.LimitedAuthenticateForm"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 # A code from the authenticator's previous or next 30-second window is accepted too (RFC 6238's allowance for
 # clocks and typing): with none, a code typed as its window closes is refused though the customer did nothing wrong.
@@ -274,9 +308,9 @@ COUNTRIES_FILE = env.str("COUNTRIES_FILE", default="")
 PORT = env.int("PORT", default=8000)
 RESELLER_API_KEY = env.str("RESELLER_API_KEY", default="")
 RESELLER_SANDBOX = env.bool("RESELLER_SANDBOX", default=not RESELLER_API_KEY)
-if not DEBUG and not RESELLER_API_KEY and not (RESELLER_SANDBOX and "RESELLER_SANDBOX" in env):
+if not RESELLER_API_KEY and not (RESELLER_SANDBOX and "RESELLER_SANDBOX" in env):
     # A production server that silently fell back to the sandbox would take orders it never places.
-    raise ImproperlyConfigured(
+    _refuse_in_production(
         "With DJANGO_DEBUG off, set RESELLER_API_KEY, or RESELLER_SANDBOX=true for a demo deployment."
     )
 if RESELLER_SANDBOX and not RESELLER_API_KEY:
@@ -377,16 +411,20 @@ STRIPE_API_BASE = env.str(
     "STRIPE_API_BASE", default=f"{SANDBOX_URL}/stripe" if _PAYMENT_SANDBOX else "https://api.stripe.com"
 ).rstrip("/")
 _LIVE_PROVIDER_KEY = RESELLER_API_KEY.removeprefix("nk_").startswith("live_")
-if not DEBUG and _LIVE_PROVIDER_KEY and not PAYMENTS_DISABLED and not STRIPE_SECRET_KEY:
+if _LIVE_PROVIDER_KEY and not PAYMENTS_DISABLED and not STRIPE_SECRET_KEY:
     # Selling real domains with no way to take payment would register them unpaid.
-    raise ImproperlyConfigured(
+    _refuse_in_production(
         "With a live RESELLER_API_KEY, set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS_DISABLED=true."
     )
-if not DEBUG and STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and not PAYMENTS_DISABLED:
-    raise ImproperlyConfigured("With STRIPE_SECRET_KEY set, set STRIPE_WEBHOOK_SECRET (whsec_…) too.")
+if STRIPE_SECRET_KEY and not _PAYMENT_SANDBOX and not STRIPE_WEBHOOK_SECRET and not PAYMENTS_DISABLED:
+    _refuse_in_production("With STRIPE_SECRET_KEY set, set STRIPE_WEBHOOK_SECRET (whsec_…) too.")
 # Seconds. A capture whose answer takes longer is read back from Stripe, never repeated blindly.
 STRIPE_CONNECT_TIMEOUT = env.float("STRIPE_CONNECT_TIMEOUT", default=3.05)
 STRIPE_READ_TIMEOUT = env.float("STRIPE_READ_TIMEOUT", default=20.0)
+# The payment service's circuit breaker: after this many consecutive failures (unreachable, 5xx) its calls fail fast
+# for this many seconds, then one is tried. Its own: a Stripe outage never refuses a provider call, nor the reverse.
+STRIPE_BREAKER_FAILURES = env.int("STRIPE_BREAKER_FAILURES", default=5)
+STRIPE_BREAKER_SECONDS = env.float("STRIPE_BREAKER_SECONDS", default=30.0)
 # The reconciler asks Stripe about a payment still waiting (not paid, not settled) this many minutes after it began
 # or was last touched: a customer who paid and closed the tab while the webhook was lost, a worker that died.
 PAYMENT_RECONCILE_AFTER_MINUTES = env.int("PAYMENT_RECONCILE_AFTER_MINUTES", default=3)
@@ -460,11 +498,29 @@ RATE_LIMITS = {
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
-# Tasks are rows in our own database (django-tasks-db): no broker; `manage.py db_worker` runs them, and any
+# Tasks are rows in our own database (django-tasks-db): no broker; `manage.py run_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# Absolute address of the site, for links in emails sent by the worker (it has no request to ask).
-SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+# Seconds a running task's lease lasts (renewed every third of it by its worker, `manage.py run_worker`): a task whose
+# worker died is run again this long after its last renewal (storefront/worker.py).
+TASK_LEASE_SECONDS = env.int("TASK_LEASE_SECONDS", default=120)
+# Absolute address of the site, for links in emails sent by the worker (it has no request to ask). Production must
+# name its public address: a default (or any loopback address) would send customers links to their own machine, so no
+# address could be confirmed and nothing bought. A loopback address is accepted only when the site itself answers to
+# loopback names alone (a production-like run on one machine, as bench/ starts), where such links do work.
+SITE_URL = env.str("SITE_URL", default="").strip().rstrip("/")
+if not SITE_URL:
+    _refuse_in_production(
+        "SITE_URL must be set to the store's public address when DJANGO_DEBUG is off, e.g. "
+        "SITE_URL=https://shop.example.com: the links in the emails the worker sends (address confirmation, "
+        "password reset) are made from it."
+    )
+    SITE_URL = f"http://127.0.0.1:{PORT}"
+elif is_loopback_url(SITE_URL) and not all(is_loopback_host(host) for host in ALLOWED_HOSTS):
+    _refuse_in_production(
+        f"SITE_URL is {SITE_URL}, an address of this machine that no customer can open: set it to the store's "
+        "public address, e.g. SITE_URL=https://shop.example.com."
+    )
 # allauth's links (address confirmation, password reset) use the site's own scheme.
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
@@ -529,3 +585,6 @@ LOGGING = {
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
 # "py.warnings" logger they are JSON lines too.
 logging.captureWarnings(True)
+
+if _PRODUCTION_REFUSALS:
+    raise ImproperlyConfigured(" ".join(_PRODUCTION_REFUSALS))

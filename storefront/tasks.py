@@ -1,9 +1,11 @@
-"""The storefront's own background tasks: sending the outbox's emails (storefront/outbox.py)."""
+"""The storefront's own background tasks: sending the outbox's emails (storefront/outbox.py), pruning expired
+one-time claims (storefront/claims.py)."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
+from storefront.claims import claims_prune
 from storefront.outbox import outbox_send, outbox_send_due
 from storefront.scheduler import job_schedule
 
@@ -20,4 +22,11 @@ def send_due_emails() -> int:
     return outbox_send_due()
 
 
+@task()
+def prune_claims() -> int:
+    """Remove the one-time claims that expired (each holds only while it lasts)."""
+    return claims_prune()
+
+
 job_schedule("send-emails", "* * * * *", send_due_emails)
+job_schedule("prune-claims", "41 3 * * *", prune_claims)

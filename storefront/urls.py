@@ -10,6 +10,9 @@ from storefront import mailbox, views
 from storefront.legal import AGREEMENT_URL, PRIVACY_URL, TERMS_URL
 from storefront.ratelimit import rate_limit
 
+# A database unreachable for a moment is a 503 that asks to try again, not a 500 (storefront/views.py).
+handler500 = "storefront.views.server_error"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("brand.css", views.brand_stylesheet, name="brand_css"),

@@ -1,7 +1,14 @@
-"""Site-wide pages: home, the brand stylesheet, liveness and readiness."""
+"""Site-wide pages: home, the brand stylesheet, liveness and readiness, and the page of an unexpected error."""
 
+import sys
+
+from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template import loader
+from django.utils import translation
+from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_safe
 
@@ -29,9 +36,29 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 def readyz(request: HttpRequest) -> HttpResponse:
-    """Readiness: our database and cache answer. The provider's state is reported, never fails it: a provider
-    outage must not take every instance out of the load balancer (pages that need no provider still work)."""
+    """Readiness: our database answers. The cache is reported "degraded" while Redis is away (pages still answer
+    from each process's memory) without failing it, and the provider's state is reported, never fails it: neither
+    outage must take every instance out of the load balancer."""
     checks = {"database": database_state(), "cache": cache_state()}
-    ready = all(value == "ok" for value in checks.values())
-    body = {"status": "ok" if ready else "unavailable", "checks": checks, "provider": provider_states()}
+    ready = checks["database"] == "ok" and checks["cache"] in ("ok", "degraded")
+    status = "unavailable" if not ready else "ok" if checks["cache"] == "ok" else "degraded"
+    body = {"status": status, "checks": checks, "provider": provider_states()}
     return JsonResponse(body, status=200 if ready else 503)
+
+
+# Seconds a customer is asked to wait when the database is away for a moment (a restart, a failover).
+DATABASE_RETRY_AFTER = 30
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler (`handler500`). The database unreachable for a moment is not a bug of the page: it is a
+    503 that says so and asks to try again (drawn without the request's context, which would need the database);
+    anything else is Django's own 500 page, reported as usual."""
+    error = sys.exc_info()[1]
+    if not isinstance(error, DatabaseError):
+        return defaults.server_error(request)
+    context = {"store_name": settings.STORE_NAME, "language_code": translation.get_language() or "en"}
+    page = loader.get_template("storefront/unavailable.html").render(context)
+    response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER)
+    return response

@@ -168,10 +168,15 @@ def _staff_have_two_factor(request) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_gateway() -> Iterator[None]:
-    """Each test starts with a new gateway, so one test's failures never leave the circuit breaker open."""
+    """Each test starts with a new gateway and payment breaker, so one test's failures never leave a circuit
+    breaker open."""
+    from billing.stripe_client import forget_breaker  # after Django is set up
+
     gateway.cache_clear()
+    forget_breaker()
     yield
     gateway.cache_clear()
+    forget_breaker()
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("DJANGO_SECURE_HSTS_SECONDS", "0")
 # Production refuses to start without a real mail backend; the suite then swaps in locmem (below).
 os.environ.setdefault("EMAIL_URL", "smtp://127.0.0.1:25")
+# Production refuses to start without its public address; the suite's server answers to loopback names only.
+os.environ.setdefault("SITE_URL", "http://127.0.0.1:8000")
 os.environ.pop("RESELLER_API_KEY", None)
 # The provider is the sandbox that the test session starts (tests/conftest.py), as in a demo deployment.
 os.environ["RESELLER_SANDBOX"] = "true"

@@ -13,9 +13,9 @@ from django.views.decorators.http import require_POST, require_safe
 
 from domains.cart.basket import MAX_LINES, Cart, line_quote
 from domains.cart.forms import DomainNameForm, DurationForm, normalise_domain
-from domains.search.services import metasearch_cached, why_not_buyable
+from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
-from storefront.gateway import GatewayError, MetaSearchResult
+from storefront.gateway import GatewayError, RateLimited, Unavailable
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import HtmxHttpRequest, safe_next
@@ -107,13 +107,17 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("cart")
 
 
-def _lookup(name: str) -> MetaSearchResult | None:
-    # The answer without AI suggestions: adding to the cart never waits for MetaSearch's slow AI.
-    answer = metasearch_cached(name)
+def _lookup(name: str) -> Buyable | None:
+    # The answer without AI suggestions: adding to the cart never waits for MetaSearch's slow AI. While MetaSearch
+    # cannot answer, the availability endpoint says whether the name can be bought (search falls back to it too).
+    try:
+        answer = metasearch_cached(name)
+    except (Unavailable, RateLimited):
+        return availability_of([name]).get(name)
     return next((row for row in answer.results if row.domain_name.lower() == name), None)
 
 
-def _why_not_buyable(name: str, row: MetaSearchResult | None) -> str:
+def _why_not_buyable(name: str, row: Buyable | None) -> str:
     reason = why_not_buyable(row)
     if reason == "not_found":
         return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}

@@ -71,11 +71,15 @@ def _cart_line(line: PaymentLine) -> CartLine:
 
 
 def register_paid_line(line: PaymentLine) -> LineResult:
-    """Register one paid line once, under the payment's checkout id."""
+    """Register one paid line once, under the payment's checkout id; a line whose registration could not be sent
+    (the provider away, its breaker open) waits, its part held, for the next settle."""
     payment = line.payment
-    registration = registrations.registration_place(
-        customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
-    )
+    try:
+        registration = registrations.registration_place(
+            customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
+        )
+    except registrations.RegistrationWaits:
+        return LineResult(LineOutcome.WAITING)
     others = payment.lines.exclude(pk=line.pk).filter(
         status__in=[PaymentLine.Status.PENDING, PaymentLine.Status.REGISTERING]
     )

@@ -6,7 +6,10 @@ domain (`one_line_per_checkout_domain`), so double clicks, two tabs, browser ret
 all end up reusing the row of whoever got there first, and only that request calls the provider.
 
 A registration whose answer was lost (timeout, dropped connection) is marked unknown and never retried blindly:
-`registration_reconcile` looks the domain up in the customer's order listing first.
+`registration_reconcile` looks the domain up in the customer's order listing first. One that certainly was not sent
+(the provider unreachable, busy, refusing our key, or its breaker open) is not failed: its pending row is removed and
+RegistrationWaits raised, and the worker tries it again until its outcome is known. A paid line is never given up
+because its service is away for a while.
 """
 
 from __future__ import annotations
@@ -63,6 +66,14 @@ _MESSAGE_UNKNOWN = "We could not confirm the result with the domain service. We 
 _MESSAGE_NOT_REGISTERED = "The domain service has no order for this domain: it was not registered."
 # Set on a line that was declared not registered and then appeared in the listing (its email is a correction).
 MESSAGE_CONFIRMED_LATE = "Confirmed from the order listing after it had been declared not registered."
+
+
+class RegistrationWaits(Exception):
+    """The registration was not sent (its service cannot be asked now): nothing happened, try again later."""
+
+    def __init__(self, domain_name: str, error: GatewayError) -> None:
+        super().__init__(f"{domain_name}: not sent ({type(error).__name__})")
+        self.error = error
 
 
 def unknown_limit() -> dt.timedelta:
@@ -211,13 +222,11 @@ def _register(registration: Registration) -> Registration:
             registration, status=Registration.Status.FAILED, failure_kind=kind, message=refusal.provider_message
         )
     except (Unauthorized, RateLimited, Unavailable) as err:
-        # Not OutcomeUnknown (caught above): the request certainly was not acted on, so it may be tried again.
-        return _settle(
-            registration,
-            status=Registration.Status.FAILED,
-            failure_kind=Registration.FailureKind.SERVICE,
-            message=err.provider_message or str(err.message),
-        )
+        # Not OutcomeUnknown (caught above): the request certainly was not acted on. The line waits for the service
+        # (the row goes, so the next attempt sends it) instead of failing: a paid line must not lose its domain.
+        logger.warning("register %s: not sent (%s), tried again later", registration.domain_name, type(err).__name__)
+        Registration.objects.filter(pk=registration.pk, status=Registration.Status.PENDING).delete()
+        raise RegistrationWaits(registration.domain_name, err) from err
     except GatewayError as err:
         return _settle(
             registration,

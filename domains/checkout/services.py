@@ -1,13 +1,16 @@
 """Checkout: review the cart with fresh availability, place the order once, and follow each line's outcome.
 
-The review asks MetaSearch again for every line's availability, bypassing the search cache, and re-quotes its
-retail price (`pricing.quotes.requote`): the price the customer was quoted stands unless selling at it would now lose
-money (then today's price is shown as a change); a lower price today is passed on. What changed is shown and written
-to the cart, and the reviewed lines are kept in the session with a checkout id. Placing buys exactly those lines at
-the reviewed prices, after re-quoting each once more: a line whose cost rose past its price since the review is
-re-quoted and shown as changed, and nothing is bought. If the cart changed since the review, the customer reviews
-again. The checkout id is the idempotency key: a repeated or concurrent Buy of the same checkout reuses the lines it
-recorded.
+The review checks every line's availability with at most one provider call whatever the number of lines: a line
+added to the cart within the search cache's lifetime reuses that fresh MetaSearch answer, and the others are asked
+of the availability endpoint together (it takes many names at once). A visitor who is not signed in (or whose
+account is not linked to the provider yet) cannot buy from the review, so it asks the provider nothing for them. It
+re-quotes every line's retail price (`pricing.quotes.requote`): the price the customer was quoted stands unless
+selling at it would now lose money (then today's price is shown as a change); a lower price today is passed on. What
+changed is shown and written to the cart, and the reviewed lines are kept in the session with a checkout id. Placing
+buys exactly those lines at the reviewed prices, after re-quoting each once more: a line whose cost rose past its
+price since the review is re-quoted and shown as changed, and nothing is bought. If the cart changed since the
+review, the customer reviews again. The checkout id is the idempotency key: a repeated or concurrent Buy of the same
+checkout reuses the lines it recorded.
 """
 
 from __future__ import annotations
@@ -39,13 +42,14 @@ from domains.checkout.emails import checkout_email_queue
 from domains.checkout.payments import lines_to_pay
 from domains.checkout.tasks import place_checkout, reconcile_checkout
 from domains.models import Registration
-from domains.search.services import why_not_buyable
+from domains.search.services import Buyable, availability_of, search_rows_cached, why_not_buyable
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.money import Money, format_money
 from pricing.quotes import price_book, requote
+from storefront.claims import claim_once
 from storefront.errors import StoreError
-from storefront.gateway import GatewayError, MetaSearchResult, gateway
+from storefront.gateway import GatewayError
 from storefront.legal import legal_versions_current
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
@@ -161,12 +165,13 @@ def checkout_review(*, session: SessionBase, customer: Customer | None) -> Revie
     changes: list[Change] = []
     if customer is not None:
         changes += _drop_already_bought(basket, customer)
+    may_buy = customer is not None and customer.customer_id is not None
     try:
-        changes += _recheck(basket)
+        changes += _recheck(basket, ask_provider=may_buy)
     except GatewayError as err:
         return Review(lines=basket.lines(), changes=changes, error=err)
     lines = basket.lines()
-    if not lines or customer is None or customer.customer_id is None:
+    if not lines or customer is None or not may_buy:
         return Review(lines=lines, changes=changes)
     checkout_id = _checkout_id(session)
     reviewed = {line.domain_name: line.as_session() for line in lines}
@@ -196,14 +201,20 @@ def _checkout_id(session: SessionBase) -> uuid.UUID:
     return uuid.uuid4()
 
 
-def _recheck(basket: Cart) -> list[Change]:
-    """Ask MetaSearch afresh whether every line can still be bought, and re-quote its price; update or drop the
-    lines that changed."""
+def _recheck(basket: Cart, *, ask_provider: bool) -> list[Change]:
+    """Whether every line can still be bought (`ask_provider`: fresh search rows, else one availability call for the
+    rest), and its price re-quoted; update or drop the lines that changed."""
+    lines = basket.lines()
+    rows: dict[str, Buyable] = {}
+    if ask_provider and lines:
+        names = [line.domain_name for line in lines]
+        rows.update(search_rows_cached(names))
+        unchecked = [name for name in names if name not in rows]
+        if unchecked:
+            rows.update(availability_of(unchecked))
     changes = []
-    for line in basket.lines():
-        answer = gateway().metasearch(search_term=line.domain_name, autosuggest=False, aisuggest=False)
-        row = next((r for r in answer.results if r.domain_name.lower() == line.domain_name), None)
-        gone = _not_buyable(row)
+    for line in lines:
+        gone = _not_buyable(rows.get(line.domain_name)) if ask_provider else ""
         if gone:
             basket.remove(line.domain_name)
             changes.append(Change(line.domain_name, gone % {"domain": line.domain_name}))
@@ -260,7 +271,7 @@ def _not_sold_any_more(name: str) -> str:
     return gettext("%(domain)s is not sold here any more, so we removed it from your cart.") % {"domain": name}
 
 
-def _not_buyable(row: MetaSearchResult | None) -> str:
+def _not_buyable(row: Buyable | None) -> str:
     """Why a line cannot be bought any more, as a sentence with a `%(domain)s` placeholder; empty when it can."""
     reason = why_not_buyable(row)
     if reason == "not_found":
@@ -284,18 +295,34 @@ def _price_change(domain_name: str, *, old: Money, new: Money, years: int) -> st
 
 
 def _drop_already_bought(basket: Cart, customer: Customer) -> list[Change]:
-    """Lines this customer already registered (or whose lost answer turns out to be a registration)."""
+    """Lines this customer already registered, or is still being confirmed for from an earlier order (whose lost
+    answer the worker settles: the review itself asks the provider nothing for them)."""
     names = [line.domain_name for line in basket.lines()]
     changes = []
     live = Registration.objects.filter(customer=customer, domain_name__in=names, status__in=Registration.LIVE_STATUSES)
     for registration in live:
-        if registration.status in Registration.UNSETTLED_STATUSES:
-            registration = registrations.registration_reconcile(registration=registration)
         if registration.status == Registration.Status.REGISTERED:
-            basket.remove(registration.domain_name)
             text = gettext("%(domain)s is already yours.") % {"domain": registration.domain_name}
-            changes.append(Change(registration.domain_name, text))
+        elif registration.status in Registration.UNSETTLED_STATUSES:
+            _reconcile_soon(registration.checkout_id)
+            text = gettext(
+                "We are still confirming %(domain)s from your earlier order, so it is not in this one. We will "
+                "email you as soon as it is settled."
+            ) % {"domain": registration.domain_name}
+        else:
+            continue
+        basket.remove(registration.domain_name)
+        changes.append(Change(registration.domain_name, text))
     return changes
+
+
+def _reconcile_soon(checkout_id: uuid.UUID) -> bool:
+    """Hand the checkout's lost answers to the worker, at most every few seconds (pages that show them are
+    reloaded). True when handed over now."""
+    if not cache.add(f"checkout-reconcile:{checkout_id}", 1, RECONCILE_EVERY_SECONDS):
+        return False
+    transaction.on_commit(lambda: reconcile_checkout.enqueue(checkout_id=str(checkout_id)), robust=True)
+    return True
 
 
 # --- Placing -------------------------------------------------------------------------------------------------------
@@ -389,7 +416,7 @@ def _enqueue_placing(
     placing[str(checkout_id)] = sorted(reviewed)
     session[PLACING_KEY] = dict(list(placing.items())[-PLACINGS_KEPT:])
     session.pop(SESSION_KEY, None)
-    if cache.add(f"checkout-placed:{checkout_id}", 1, PLACE_DEDUP_SECONDS):
+    if claim_once(key=f"checkout-placed:{checkout_id}", seconds=PLACE_DEDUP_SECONDS):
         transaction.on_commit(
             lambda: place_checkout.enqueue(
                 customer_pk=customer.pk, checkout_id=str(checkout_id), lines=reviewed, order_url=done_url
@@ -450,10 +477,7 @@ def checkout_progress(
     payment = _settle_payment(customer, checkout_id)
     queued = _queued(session, checkout_id)
     lines = checkout_lines_for_customer(customer, checkout_id, queued=queued, payment=payment)
-    if any(_needs_reconciling(line) for line in lines) and cache.add(
-        f"checkout-reconcile:{checkout_id}", 1, RECONCILE_EVERY_SECONDS
-    ):
-        transaction.on_commit(lambda: reconcile_checkout.enqueue(checkout_id=str(checkout_id)), robust=True)
+    if any(_needs_reconciling(line) for line in lines) and _reconcile_soon(checkout_id):
         # A worker that answers at once (the immediate backend; a quick one) is shown on this very page.
         lines = checkout_lines_for_customer(customer, checkout_id, queued=queued, payment=payment)
     _apply_outcomes(Cart(session), lines)

@@ -1,4 +1,4 @@
-"""Checkout's background tasks (django-tasks; run by `manage.py db_worker`): registering the lines of a checkout
+"""Checkout's background tasks (django-tasks; run by `manage.py run_worker`): registering the lines of a checkout
 placed without payment, settling lost answers, and queueing the checkout's emails that are due. Each is
 idempotent: running one twice, or two at once, does the work once. Failures raise, so the task result shows them
 to staff (admin: Task results), after a retry with backoff has been enqueued where it helps.

@@ -18,7 +18,7 @@ from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payment_marks import line_marks
 from pricing.money import Money
-from storefront.gateway import GatewayError, OutcomeUnknown
+from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -85,8 +85,13 @@ def renew_paid_line(line: PaymentLine) -> LineResult:
     except OutcomeUnknown:
         found = Renewal.objects.get(token=request.token)
         return LineResult(LineOutcome.UNKNOWN, reference=str(found.pk))
+    except (Unavailable, RateLimited, Unauthorized) as err:
+        # Not sent (the provider away, busy or its breaker open): the paid renewal waits for the next settle; its
+        # row is FAILED, which the same token claims again.
+        logger.info("paid renewal of order %s waits: %s", order.order_id, type(err).__name__)
+        return LineResult(LineOutcome.WAITING)
     except (renewals.RenewRefused, GatewayError) as err:
-        # Certainly not renewed (expiry moved, refused, provider down): the line's part is released.
+        # Certainly not renewed (expiry moved, refused): the line's part is released.
         logger.info("paid renewal of order %s not renewed: %s", order.order_id, type(err).__name__)
         found = Renewal.objects.filter(token=request.token).first()
         return LineResult(LineOutcome.FAILED, reference=str(found.pk) if found else "")

@@ -1,4 +1,4 @@
-"""The order pages' background tasks (django-tasks; run by `manage.py db_worker`): the order sync, renewal
+"""The order pages' background tasks (django-tasks; run by `manage.py run_worker`): the order sync, renewal
 reminders and auto-renew. Each is idempotent: running one twice, or two at once, does the work
 once. Failures raise, so the task result shows them to staff (admin: Task results), after a retry with backoff has
 been enqueued where it helps.

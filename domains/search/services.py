@@ -25,9 +25,9 @@ import time
 import unicodedata
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -153,9 +153,20 @@ def normalise_term(term: str) -> str:
 Unbuyable = Literal["not_found", "premium", "taken"]
 
 
-def why_not_buyable(row: MetaSearchResult | None) -> Unbuyable | None:
-    """Why the customer cannot buy a domain, from its MetaSearch row (None: the answer had no row for it); None
-    when they can. Adding to the cart and the checkout's recheck both ask this, each in its own words."""
+class Buyable(Protocol):
+    """A row that says whether a domain can be bought here: MetaSearch's, or the availability endpoint's."""
+
+    @property
+    def premium(self) -> bool: ...
+
+    @property
+    def sellable(self) -> bool: ...
+
+
+def why_not_buyable(row: Buyable | None) -> Unbuyable | None:
+    """Why the customer cannot buy a domain, from its MetaSearch or availability row (None: the answer had no row
+    for it); None when they can. Adding to the cart and the checkout's recheck both ask this, each in its own
+    words."""
     if row is None:
         return "not_found"
     if row.premium:
@@ -267,6 +278,34 @@ def fallback_availability(term: str) -> list[DomainResult]:
     # The provider answers in its own order; keep the typed TLD first, the rest in our order.
     rank = {tld: i for i, tld in enumerate(tlds)}
     return sorted(results, key=lambda row: rank.get(row.tld, len(rank)))
+
+
+def search_rows_cached(domain_names: Sequence[str]) -> dict[str, MetaSearchResult]:
+    """The MetaSearch rows of these exact names from answers still fresh in the cache (adding a name to the cart
+    looks it up with `metasearch_cached`): no provider call. Names without a fresh row are absent."""
+    keys = {_cache_key("metasearch", normalise_term(name)): normalise_term(name) for name in domain_names}
+    answers = _cache_quietly(cache.get_many, list(keys)) or {}
+    found = {}
+    for key, answer in answers.items():
+        name = keys[key]
+        row = next((r for r in answer.results if r.domain_name.lower() == name), None)
+        if row is not None:
+            found[name] = row
+    return found
+
+
+def availability_of(domain_names: Sequence[str]) -> dict[str, DomainResult]:
+    """These exact names' availability in one provider call: the endpoint checks every label asked with every TLD
+    asked, and only the names asked for are kept. A name the provider gives no row for (a TLD the partner does not
+    sell) is absent. Raises the gateway's errors."""
+    names = sorted({normalise_term(name) for name in domain_names})
+    if not names:
+        return {}
+    labels = sorted({name.partition(".")[0] for name in names})
+    tlds = sorted({name.partition(".")[2] for name in names})
+    rows = gateway().domain_availability(search_terms=labels, tlds=tlds)
+    wanted = set(names)
+    return {row.domain_name.lower(): row for row in rows if row.domain_name.lower() in wanted}
 
 
 def cache_seconds() -> int:

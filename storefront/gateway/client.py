@@ -119,18 +119,25 @@ class ResellerGateway:
         self.get_retries = get_retries
         self.session = session or new_session(get_retries=get_retries)
         self.search_session = session or new_session(get_retries=min(get_retries, 1))
-        # Each service fails on its own: a MetaSearch outage must not stop registrations, and the reverse.
+        # One breaker per service the customer depends on: a fault in one never refuses calls to another (a
+        # MetaSearch outage, or a failing availability fallback, must not stop registrations, nor DNS the renewals).
+        # Call slots are per host (a slow host holds only its own share of threads); rate limits per key and kind.
+        main_slots = CallSlots(max_concurrent_calls)
+        main_rate = RateGuard(service="main", api_key=api_key, per_second=rate_limit)
+
+        def breaker(name: str) -> CircuitBreaker:
+            return CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown, name=f"provider {name}")
+
+        # Registration and orders: registering, renewing, the order listing, customers, pricing, transfers.
         self.main = Service(
-            name="main",
-            base_url=self.base_url,
-            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
-            slots=CallSlots(max_concurrent_calls),
-            rate=RateGuard(service="main", api_key=api_key, per_second=rate_limit),
+            name="main", base_url=self.base_url, breaker=breaker("main"), slots=main_slots, rate=main_rate
         )
+        # The DNS editor's endpoints, on the main interface's host.
+        self.dns = Service(name="dns", base_url=self.base_url, breaker=breaker("dns"), slots=main_slots, rate=main_rate)
         self.search = Service(
             name="search",
             base_url=self.metasearch_url,
-            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
+            breaker=breaker("search"),
             slots=CallSlots(max_concurrent_calls),
             rate=RateGuard(service="search", api_key=self._metasearch_key, per_second=search_rate_limit),
         )
@@ -139,19 +146,23 @@ class ResellerGateway:
         self.ai = Service(
             name="ai",
             base_url=self.metasearch_url,
-            breaker=CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown),
+            breaker=breaker("ai"),
             slots=CallSlots(max_concurrent_calls),
             rate=self.search.rate,
         )
-        # The main interface's search endpoints count against the search limit, but hold main-interface slots.
-        self.main_search = Service(
-            name="main-search",
+        # The main interface's availability endpoint: search's fallback while MetaSearch is down, and the checkout
+        # review's one call. Its failures stop neither MetaSearch nor registrations; it counts against the search
+        # limit and holds main-interface slots.
+        self.availability = Service(
+            name="availability",
             base_url=self.base_url,
-            breaker=self.main.breaker,
-            slots=self.main.slots,
+            breaker=breaker("availability"),
+            slots=main_slots,
             rate=RateGuard(service="search", api_key=api_key, per_second=search_rate_limit),
         )
-        self.breakers = {self.base_url: self.main.breaker, self.metasearch_url: self.search.breaker}
+        self.breakers = {
+            service.name: service.breaker for service in (self.main, self.dns, self.search, self.ai, self.availability)
+        }
 
     def __repr__(self) -> str:
         return f"<ResellerGateway {self.base_url}>"
@@ -268,7 +279,7 @@ class ResellerGateway:
     def domain_availability(self, *, search_terms: str | Sequence[str], tlds: Sequence[str] = ()) -> list[DomainResult]:
         params: list[tuple[str, str]] = _term_params(search_terms)
         params += [("tlds[]", tld) for tld in tlds]
-        data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.main_search)
+        data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.availability)
         return [_domain_result(row) for row in _list(data, "results")]
 
     def metasearch(
@@ -360,11 +371,12 @@ class ResellerGateway:
     # DNS ----------------------------------------------------------------------------------------------------
 
     def dns_activate(self, *, order_id: int) -> Ack:
-        return _ack(self._send("POST", "/api/v1/dns/activate", {"order_id": int(order_id)}, endpoint="dns"))
+        body = {"order_id": int(order_id)}
+        return _ack(self._send("POST", "/api/v1/dns/activate", body, endpoint="dns", service=self.dns))
 
     def dns_records(self, *, order_id: int, record_type: RecordType = "A") -> list[DnsRecord]:
         params = [("order_id", str(int(order_id))), ("record_type", record_type)]
-        data = self._get("/api/v1/dns/dns-records", params, endpoint="dns")
+        data = self._get("/api/v1/dns/dns-records", params, endpoint="dns", service=self.dns)
         return [_dns_record(row, record_type) for row in _list(data, "dns_records")]
 
     def dns_record_add(
@@ -379,7 +391,7 @@ class ResellerGateway:
     ) -> Ack:
         body: dict[str, Any] = {"order_id": int(order_id), "value": value}
         _add_record_options(body, record_type, host=host, ttl=ttl, priority=priority)
-        return _ack(self._send("POST", _record_path(record_type), body, endpoint="dns"))
+        return _ack(self._send("POST", _record_path(record_type), body, endpoint="dns", service=self.dns))
 
     def dns_record_modify(
         self,
@@ -394,11 +406,11 @@ class ResellerGateway:
     ) -> Ack:
         body: dict[str, Any] = {"order_id": int(order_id), "current_value": current_value, "new_value": new_value}
         _add_record_options(body, record_type, host=host, ttl=ttl, priority=priority)
-        return _ack(self._send("PUT", _record_path(record_type), body, endpoint="dns"))
+        return _ack(self._send("PUT", _record_path(record_type), body, endpoint="dns", service=self.dns))
 
     def dns_record_delete(self, *, order_id: int, record_type: RecordType, value: str, host: str = "") -> Ack:
         body = {"order_id": int(order_id), "value": value, "host": host or "@"}
-        return _ack(self._send("DELETE", _record_path(record_type), body, endpoint="dns"))
+        return _ack(self._send("DELETE", _record_path(record_type), body, endpoint="dns", service=self.dns))
 
     # Transfers ----------------------------------------------------------------------------------------------
 
@@ -426,9 +438,11 @@ class ResellerGateway:
         # Retried by the session's urllib3 Retry (a GET changes nothing); see transport.new_session.
         return self._call("GET", path, params=params, endpoint=endpoint, service=service or self.main, timeout=timeout)
 
-    def _send(self, method: str, path: str, body: Mapping[str, Any], *, endpoint: str) -> dict[str, Any]:
+    def _send(
+        self, method: str, path: str, body: Mapping[str, Any], *, endpoint: str, service: Service | None = None
+    ) -> dict[str, Any]:
         # Never retried: the provider may have acted on a request whose answer we lost.
-        return self._call(method, path, json_body=body, endpoint=endpoint, service=self.main)
+        return self._call(method, path, json_body=body, endpoint=endpoint, service=service or self.main)
 
     def _call(
         self,
@@ -443,11 +457,9 @@ class ResellerGateway:
     ) -> dict[str, Any]:
         changes_state = method != "GET"
         url = service.base_url + path
-        try:
-            service.breaker.before_call()
-        except Unavailable:
-            logger.warning("provider %s %s skipped: circuit open", method, path)
-            raise
+        if not service.breaker.allows_call():
+            logger.warning("provider %s %s skipped: the %s circuit is open", method, path, service.name)
+            raise Unavailable(status=None)
         try:
             # Bounded per request (storefront.request_stats): refused before anything is sent, so it proves nothing.
             bounded = request_stats.before_call(timeout or self.timeout)

@@ -1,4 +1,5 @@
-"""How the gateway exchanges one request with the provider: session, retries, breaker, call slots, rate limits.
+"""How the gateway exchanges one request with the provider: session, retries, call slots, rate limits (each service's
+breaker is storefront.breaker's).
 
 What is never logged here: the key, the Authorization header, request bodies (passwords), response bodies
 (auto-login tokens, transfer codes). A log line names the method, the path, the status, the time taken, the
@@ -13,7 +14,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,6 +29,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
+from storefront.breaker import CircuitBreaker
 from storefront.gateway.errors import (
     GatewayError,
     OutcomeUnknown,
@@ -43,56 +45,6 @@ logger = logging.getLogger("storefront.gateway")
 # Statuses a GET may be asked again for: a proxy or load balancer in front of the provider had a hiccup.
 RETRY_STATUSES = frozenset({502, 503, 504})
 _RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
-
-
-# --- Circuit breaker ----------------------------------------------------------------------------------------
-
-
-class CircuitBreaker:
-    """Fails fast for a while after repeated failures, so pages answer at once instead of waiting on timeouts.
-
-    Only failures of the service itself count (unreachable, timeouts, 5xx, unreadable bodies); a refusal such
-    as a 422 proves the service is up. After `cooldown` seconds one trial call goes through; its success
-    closes the breaker again, its failure opens it for another cooldown, and a trial that was never sent
-    (`abandoned`) lets the next call try.
-    """
-
-    def __init__(self, *, threshold: int, cooldown: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.threshold = threshold
-        self.cooldown = cooldown
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._failures = 0
-        self._opened_at: float | None = None
-        self._trial_running = False
-
-    def before_call(self) -> None:
-        with self._lock:
-            if self._opened_at is None:
-                return
-            if self._clock() - self._opened_at < self.cooldown or self._trial_running:
-                raise Unavailable(status=None)
-            self._trial_running = True  # half-open: let this one call find out
-
-    def succeeded(self) -> None:
-        with self._lock:
-            self._failures = 0
-            self._opened_at = None
-            self._trial_running = False
-
-    def failed(self) -> None:
-        with self._lock:
-            self._failures += 1
-            self._trial_running = False
-            if self._failures >= self.threshold:
-                if self._opened_at is None:
-                    logger.warning("provider circuit opened after %d failures", self._failures)
-                self._opened_at = self._clock()
-
-    def abandoned(self) -> None:
-        """The call let through was never sent (no call slot, rate limited): it proved nothing either way."""
-        with self._lock:
-            self._trial_running = False
 
 
 # --- Call slots (bulkhead) ----------------------------------------------------------------------------------
@@ -203,7 +155,8 @@ class RateGuard:
 
 @dataclass
 class Service:
-    """What the gateway keeps per provider service (the main interface, MetaSearch): each fails on its own."""
+    """What the gateway keeps per provider service (registration and orders, DNS, MetaSearch, its AI suggestions,
+    availability): each has a breaker of its own and so fails on its own."""
 
     name: str
     base_url: str

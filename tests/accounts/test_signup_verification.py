@@ -3,10 +3,12 @@ the address is confirmed (idempotent, unknown outcomes kept for staff); an uncon
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import cast
 
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import override_settings
@@ -135,19 +137,25 @@ def _long_ago(customer: Customer) -> Customer:
 
 
 @pytest.mark.django_db
-def test_an_unknown_outcome_is_kept_for_staff_and_a_retry_never_makes_a_second_customer(client, seeded, caplog):
+def test_an_unknown_outcome_is_sent_again_and_a_duplicate_goes_to_staff_never_a_second_customer(
+    client, seeded, caplog, mailoutbox
+):
     _signup(client)
     with _answer_lost():
         page = client.post(_link(), follow=True).content.decode()
-    assert "We could not confirm your account" in page
+    assert "We are finishing your account with the domain registry" in page
     customer = Customer.objects.get()
     assert customer.customer_id is None and customer.signup_sent_at is not None
-    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
     # A retry at once is taken as the same attempt still in flight: nothing is sent.
     assert services.customer_provider_signup(customer=customer).customer_id is None
-    with pytest.raises(services.SignupUnconfirmed):
+    with override_settings(ADMINS=[("Ops", "ops@example.org")]), pytest.raises(services.SignupUnconfirmed):
         services.customer_provider_signup(customer=_long_ago(customer))
     assert len(_provider_customers("ada@example.org")) == 1
+    assert f"customer pk {customer.pk} needs reconciliation" in caplog.text
+    assert [m.to for m in mailoutbox if "needs linking by hand" in m.subject] == [["ops@example.org"]]
+    # Marked for staff: the worker stops sending it.
+    assert Customer.objects.get().signup_conflict_at is not None
+    assert services.customers_awaiting_provider() == []
 
 
 @pytest.mark.django_db
@@ -177,3 +185,39 @@ def test_a_provider_outage_at_confirmation_is_retried_by_the_worker(client, seed
         assert queued.args_kwargs["kwargs"] == {"customer_pk": Customer.objects.get().pk}
     provider_signup_retry.call(customer_pk=Customer.objects.get().pk)  # what the worker does, later
     assert Customer.objects.get().customer_id is not None
+
+
+@pytest.mark.django_db
+def test_a_provider_500_at_confirmation_is_sent_again_by_the_worker_until_linked(client, seeded):
+    """The provider fails the signup with a 500 (for a POST the gateway cannot know whether it acted): the account
+    is not left unlinked for good, the worker sends it again once it can no longer be in flight."""
+    from django_tasks_db.models import DBTaskResult
+
+    from accounts.tasks import provider_signup_retry
+
+    _signup(client)
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}), _server_error():
+        page = client.post(_link(), follow=True).content.decode()
+        assert "We are finishing your account with the domain registry" in page
+        queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")
+        assert queued.run_after >= Customer.objects.get().signup_sent_at + services.IN_FLIGHT
+    _long_ago(Customer.objects.get())  # the worker runs it once its time has come
+    assert provider_signup_retry.call(customer_pk=Customer.objects.get().pk) is True
+    (provider,) = _provider_customers("ada@example.org")
+    assert Customer.objects.get().customer_id == provider["customer_id"]
+
+
+@pytest.mark.django_db
+def test_the_periodic_job_links_every_confirmed_customer_after_a_long_outage(client, seeded):
+    from accounts.tasks import link_provider_customers
+    from domains.alerts import staff_alerts
+
+    _signup(client)
+    with seeded.outage(error=Unavailable("ConnectionError")):
+        client.post(_link())
+        assert link_provider_customers.call() == {"linked": 0, "waiting": 1}
+    with time_machine.travel(dt.timedelta(hours=1)):
+        assert [alert.key for alert in staff_alerts()] == ["signups"]  # staff hear of it while it lasts
+    assert link_provider_customers.call() == {"linked": 1, "waiting": 0}
+    assert Customer.objects.get().customer_id is not None
+    assert link_provider_customers.call() == {"linked": 0, "waiting": 0}

@@ -74,3 +74,29 @@ def test_the_demo_exemption_means_nothing_in_production(client, staff, settings)
     settings.STAFF_TWO_FACTOR_EXEMPT = "staff@example.org"
     client.force_login(staff)
     assert client.get("/admin/")["Location"] == "/accounts/2fa/totp/activate/"
+
+
+@pytest.mark.staff_without_two_factor
+def test_twenty_wrong_passwords_and_codes_from_one_address_do_not_lock_staff_out_of_another(client, staff):
+    """Staff sign in where customers do, under the same limits: an attacker's guesses stop the attacker's address."""
+    secret = generate_totp_secret()
+    TOTP.activate(staff, secret)
+    attacker = type(client)()
+    for n in range(20):
+        attacker.post(
+            "/accounts/login/", {"login": "staff@example.org", "password": f"wrong-{n}"}, REMOTE_ADDR="203.0.113.7"
+        )
+    # Even with the password, guessing codes from one address stops that address.
+    attacker.post("/accounts/login/", {"login": "staff@example.org", "password": PASSWORD}, REMOTE_ADDR="203.0.113.8")
+    for n in range(6):
+        attacker.post("/accounts/2fa/authenticate/", {"code": f"{n:06d}"}, REMOTE_ADDR="203.0.113.8")
+    step = client.post(
+        "/accounts/login/",
+        {"login": "staff@example.org", "password": PASSWORD, "next": "/admin/"},
+        REMOTE_ADDR="198.51.100.7",
+    )
+    assert step["Location"] == "/accounts/2fa/authenticate/"
+    code = format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+    assert (
+        client.post("/accounts/2fa/authenticate/", {"code": code}, REMOTE_ADDR="198.51.100.7")["Location"] == "/admin/"
+    )

@@ -373,3 +373,49 @@ def test_slow_ai_suggestions_never_stop_the_quick_search(server):
     assert len(server.seen) == before
     # ...while the results themselves are still asked for and answered.
     assert client.metasearch(search_term="coffee", aisuggest=False).message == "No results"
+
+
+def _open(client: ResellerGateway, server: ScriptedServer, call, answer: Answer) -> None:
+    """Open one service's breaker: three failures in a row (the threshold), then a call that is not sent."""
+    server.script(*[answer] * 3)
+    for _ in range(3):
+        with pytest.raises(Unavailable):
+            call()
+    sent = len(server.seen)
+    with pytest.raises(Unavailable):
+        call()
+    assert len(server.seen) == sent  # open: failed fast
+
+
+REGISTERED = {"status": "SUCCESS", "message": "Domain registered successfully", "order_id": 9}
+RECORDS = {"status": "SUCCESS", "dns_records": []}
+NO_RESULTS = {"results": [], "results_total": 0, "results_hidden": 0, "meta": {}, "message": "No results"}
+
+
+def test_a_failing_availability_fallback_stops_neither_registrations_nor_dns_nor_metasearch(server):
+    """MetaSearch down sends search to the availability endpoint; when that fails too, only search is affected:
+    a paid registration, the DNS editor and MetaSearch itself are still asked."""
+    client = _breaker_client(server, clock=[1000.0])
+    _open(client, server, lambda: client.domain_availability(search_terms="coffee", tlds=["com"]), Answer(status=500))
+    server.script(Answer(body=REGISTERED), Answer(body=RECORDS), Answer(body=NO_RESULTS))
+    assert client.domain_register(customer_id=1, domain_name="coffee.com", duration=1).order_id == 9
+    assert client.dns_records(order_id=9) == []
+    assert client.metasearch(search_term="coffee").message == "No results"
+
+
+def test_a_failing_dns_service_does_not_stop_registrations_or_renewals(server):
+    client = _breaker_client(server, clock=[1000.0])
+    _open(client, server, lambda: client.dns_records(order_id=1), Answer(status=503))
+    renewed = {"status": "SUCCESS", "message": "Domain renewed successfully"}
+    server.script(Answer(body=REGISTERED), Answer(body=renewed))
+    assert client.domain_register(customer_id=1, domain_name="coffee.com", duration=1).order_id == 9
+    assert client.domain_renew(order_id=9, duration=1, expiry_timestamp=1).message == "Domain renewed successfully"
+
+
+def test_a_failing_registration_service_does_not_stop_dns_or_search(server):
+    client = _breaker_client(server, clock=[1000.0])
+    _open(client, server, lambda: client.domain_orders(customer_id=1), Answer(status=503))
+    server.script(Answer(body=RECORDS), Answer(body={"results": []}), Answer(body=NO_RESULTS))
+    assert client.dns_records(order_id=9) == []
+    assert client.domain_availability(search_terms="coffee", tlds=["com"]) == []
+    assert client.metasearch(search_term="coffee").message == "No results"

@@ -45,3 +45,19 @@ def test_the_development_default_is_the_mailbox_and_production_refuses_it():
     with pytest.raises(ImproperlyConfigured) as production:
         settings_under({**nothing, "DJANGO_SECRET_KEY": "x", "RESELLER_SANDBOX": "true"})
     assert "EMAIL_URL must name a real mail backend" in str(production.value)
+
+
+def test_it_answers_only_to_a_browser_on_this_machine(client, settings):
+    """`bin/run` may be reachable from the network: the mailbox shows password-reset links, so only this machine
+    sees it, and not through a proxy (which would make every visitor a loopback connection)."""
+    settings.EMAIL_BACKEND = BACKEND
+    send_mail("Reset your password", "https://shop.example/reset/secret", None, ["ada@example.org"])
+    assert client.get("/mailbox/").status_code == 200
+    assert client.get("/mailbox/", REMOTE_ADDR="::1").status_code == 200
+    for elsewhere in ({"REMOTE_ADDR": "192.0.2.7"}, {"REMOTE_ADDR": "10.0.0.3"}):
+        response = client.get("/mailbox/", **elsewhere)
+        assert response.status_code == 404
+        assert "secret" not in response.content.decode()
+        assert 'href="/mailbox/"' not in client.get("/", **elsewhere).content.decode()
+    proxied = client.get("/mailbox/", HTTP_X_FORWARDED_FOR="198.51.100.4")
+    assert proxied.status_code == 404

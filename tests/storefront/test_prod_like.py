@@ -1,5 +1,5 @@
 """bench/prod_like.py, run as CI runs the suite: the storefront as the Procfile starts it (gunicorn, 2 workers,
-production settings, the database cache, the db_worker, a real SMTP server) replays the security issue's
+production settings, the database cache, the worker, a real SMTP server) replays the security issue's
 attacks. It fails on a renew form renewing twice, a rate limit counted per worker, or a secret in the logs."""
 
 from __future__ import annotations

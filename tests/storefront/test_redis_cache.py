@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from storefront.cache import FallbackRedisCache
 from storefront.redis_cache import RedisCache
 from tests.settings_env import settings_with
 
@@ -33,6 +34,8 @@ def test_one_client_serves_every_call_and_values_round_trip():
         cache.delete_many(["answer", "counter"])
 
 
-def test_settings_put_it_in_place_of_djangos():
+def test_settings_put_it_in_place_of_djangos_under_the_fallback():
     caches = settings_with(DJANGO_DEBUG="true", CACHE_URL="rediscache://127.0.0.1:6379/0")["CACHES"]
-    assert caches["default"]["BACKEND"] == "storefront.redis_cache.RedisCache"
+    # The backend that falls back to the process's memory while Redis is away (storefront/cache.py), built on this one.
+    assert caches["default"]["BACKEND"] == "storefront.cache.FallbackRedisCache"
+    assert issubclass(FallbackRedisCache, RedisCache)

@@ -16,8 +16,8 @@ from tests.settings_env import clean_environ, settings_under, settings_with
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = clean_environ()
+def _run_manage(*args: str, without: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
+    clean = clean_environ(without=without)
     clean["DJANGO_SETTINGS_MODULE"] = "storefront.settings"
     clean.update(env)
     return subprocess.run(
@@ -28,6 +28,7 @@ def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 PRODUCTION = {
     "DJANGO_SECRET_KEY": "a-long-random-production-secret-" + "x7Qp2" * 10,
     "DJANGO_ALLOWED_HOSTS": "shop.example.com",
+    "SITE_URL": "https://shop.example.com",
     "RESELLER_API_KEY": "live_" + "k" * 24,
     "RESELLER_BASE_URL": "https://provider.example.net",
     "RESELLER_METASEARCH_URL": "https://metasearch.example.net",
@@ -109,7 +110,10 @@ def test_production_without_a_provider_key_refuses_to_start():
 
 def test_a_demo_deployment_on_the_sandbox_must_say_so_and_finds_it_at_sandbox_url():
     demo = settings_with(
-        DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"], RESELLER_SANDBOX="true", SANDBOX_URL="http://127.0.0.1:8123/"
+        DJANGO_SECRET_KEY=PRODUCTION["DJANGO_SECRET_KEY"],
+        RESELLER_SANDBOX="true",
+        SANDBOX_URL="http://127.0.0.1:8123/",
+        SITE_URL="https://demo.example.com",
     )
     assert [demo["RESELLER_BASE_URL"], demo["RESELLER_METASEARCH_URL"], demo["RESELLER_PANEL_URL"]] == [
         "http://127.0.0.1:8123",
@@ -131,7 +135,7 @@ def test_the_dns_app_is_ours_not_dnspython():
 
 def _production_without(*names: str, **extra: str) -> dict[str, Any]:
     env = {k: v for k, v in PRODUCTION.items() if k not in names}
-    return settings_with(**env, **extra)
+    return settings_with(**{**env, **extra})
 
 
 def test_a_live_provider_key_without_a_stripe_key_refuses_to_start():
@@ -155,3 +159,51 @@ def test_a_stripe_key_without_its_webhook_secret_refuses_to_start():
 def test_checkout_may_lead_to_stripe_checkout_under_the_content_security_policy():
     form_action = settings_with(**PRODUCTION)["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["form-action"]
     assert "https://checkout.stripe.com" in form_action
+
+
+def test_production_without_site_url_refuses_to_start_saying_what_to_set():
+    with pytest.raises(ImproperlyConfigured) as refused:
+        _production_without("SITE_URL")
+    # Everything else is configured: the one sentence says what to set, and nothing else is refused.
+    assert str(refused.value) == (
+        "SITE_URL must be set to the store's public address when DJANGO_DEBUG is off, e.g. "
+        "SITE_URL=https://shop.example.com: the links in the emails the worker sends (address confirmation, "
+        "password reset) are made from it."
+    )
+
+
+@pytest.mark.parametrize(
+    "loopback", ["http://127.0.0.1:8000", "http://localhost:5000/", "https://[::1]", "http://0.0.0.0"]
+)
+def test_production_refuses_a_site_url_no_customer_can_open(loopback):
+    with pytest.raises(ImproperlyConfigured, match="an address of this machine that no customer can open"):
+        _production_without(SITE_URL=loopback)
+
+
+def test_a_loopback_site_url_is_accepted_where_the_site_answers_to_loopback_names_only():
+    # A production-like run on one machine (bench/): its links do open, on that machine.
+    local = _production_without(SITE_URL="http://127.0.0.1:8123", DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost")
+    assert local["SITE_URL"] == "http://127.0.0.1:8123"
+
+
+def test_a_fresh_clone_with_debug_off_refuses_to_start_naming_what_to_set():
+    """As `DJANGO_DEBUG=false python manage.py …` in a fresh clone: nothing configured. One error lists each setting
+    production needs, SITE_URL among them."""
+    result = _run_manage("check", without=("EMAIL_URL",), DJANGO_DEBUG="false")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    for needed in (
+        "DJANGO_SECRET_KEY must be set",
+        "EMAIL_URL must name a real mail backend",
+        "set RESELLER_API_KEY, or RESELLER_SANDBOX=true",
+        "SITE_URL must be set to the store's public address when DJANGO_DEBUG is off, e.g. "
+        "SITE_URL=https://shop.example.com",
+    ):
+        assert needed in result.stderr
+
+
+def test_a_mail_server_or_database_that_hangs_fails_in_seconds_not_never():
+    """Each outside service may be slow: the worker's email sends and a PostgreSQL connection give up in time."""
+    production = settings_with(**PRODUCTION, DATABASE_URL="postgres://shop:pw@db.example.net:5432/shop")
+    assert production["EMAIL_TIMEOUT"] == 20
+    assert production["DATABASES"]["default"]["OPTIONS"]["connect_timeout"] == 5

@@ -33,3 +33,15 @@ def deliver(*, to: str) -> str:
     if Mailbox.broken:
         raise ConnectionRefusedError(f"mail relay refused the message for {to}")
     return to
+
+
+@task()
+def dies_the_first_time(*, path: str) -> int:
+    """Writes a line per run; the first run then waits a minute (long enough to be killed mid-task)."""
+    with open(path, "a") as log:
+        log.write(f"{os.getpid()}\n")
+    with open(path) as log:
+        runs = len(log.read().splitlines())
+    if runs == 1:
+        time.sleep(60)
+    return runs

@@ -49,7 +49,7 @@ def test_two_workers_never_run_the_same_job_twice(tmp_path):
     for n in range(JOBS):
         record_run.enqueue(n=n, path=str(log))
 
-    command = [sys.executable, "manage.py", "db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0"]
+    command = [sys.executable, "manage.py", "run_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0"]
     workers = [
         subprocess.Popen([*command, "--worker-id", f"w{i}"], cwd=ROOT, env=worker_env(), stderr=subprocess.PIPE)
         for i in range(2)

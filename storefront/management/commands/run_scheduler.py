@@ -1,17 +1,20 @@
 """Run the periodic-job scheduler: every few seconds, enqueue the jobs whose period has begun.
 
 Safe to run in several processes at once (each period is enqueued once, see storefront/scheduler.py). The jobs
-themselves run in the worker (`manage.py db_worker`).
+themselves run in the worker (`manage.py run_worker`).
 """
 
+import logging
 import signal
 import time
 from types import FrameType
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 
 from storefront.scheduler import scheduler_tick
+
+logger = logging.getLogger("storefront.scheduler")
 
 
 class Command(BaseCommand):
@@ -41,5 +44,13 @@ class Command(BaseCommand):
             close_old_connections()  # a long-lived process: drop connections the database closed meanwhile
 
     def _tick(self) -> None:
-        for name in scheduler_tick():
+        try:
+            enqueued = scheduler_tick()
+        except DatabaseError as err:
+            # The database is away for a while (a restart, a failover): the next tick tries again; a period missed
+            # meanwhile is enqueued then, since each job's current period is.
+            logger.warning("scheduler: database unavailable (%s); trying again next tick", type(err).__name__)
+            close_old_connections()
+            return
+        for name in enqueued:
             self.stdout.write(f"enqueued {name}")

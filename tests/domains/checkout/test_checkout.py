@@ -132,8 +132,48 @@ def test_the_review_asks_the_provider_again_and_requotes_a_price_below_cost(clie
     assert f"The price of {name} for 1 year changed from $9.99 to $14.49." in html
     assert cart_of(client)[name]["price"] == "14.49"
     assert cart_of(client)[name]["renew"] == "16.49"
-    fresh_lookups = [kw for n, kw in provider_calls if n == "metasearch" and kw["search_term"] == name]
-    assert fresh_lookups and fresh_lookups[0]["autosuggest"] is False
+    # Not added through the cart (no fresh search answer to reuse): one availability call asked about it.
+    assert [(n, kw["search_terms"], kw["tlds"]) for n, kw in provider_calls] == [
+        ("domain_availability", [name.partition(".")[0]], ["com"])
+    ]
+
+
+def test_a_visitor_s_review_asks_the_provider_nothing(client, seeded_partner, provider_calls):
+    """A visitor cannot buy from the review: reloading a 20-line review costs the provider nothing."""
+    put_in_cart(client, *(line(fresh(tld)) for tld in ("com", "net", "org", "io") for _ in range(5)))
+    for _ in range(3):
+        assert "Sign in or create an account to buy" in review(client).content.decode()
+    assert provider_calls == []
+
+
+def test_the_review_reuses_fresh_search_answers_and_asks_the_rest_in_one_call(client, buyer, provider_calls):
+    searched = [fresh(), fresh("net")]
+    for name in searched:  # added from the search results: their MetaSearch answers are fresh in the cache
+        assert client.post("/cart/add/", {"domain_name": name}).status_code in (200, 302)
+    unsearched = [fresh("org") for _ in range(6)]  # in the cart from an earlier visit
+    put_in_cart(client, *(line(name, price=Decimal("11.99"), renew=Decimal("13.99")) for name in unsearched))
+    provider_calls.clear()
+
+    response = review(client)
+
+    assert response.context["can_buy"]
+    assert sorted(cart_of(client)) == sorted(searched + unsearched)
+    (only,) = provider_calls
+    assert only[0] == "domain_availability"
+    assert sorted(only[1]["search_terms"]) == sorted(name.partition(".")[0] for name in unsearched)
+    for name in unsearched:
+        client.post("/cart/remove/", {"domain_name": name})
+    provider_calls.clear()
+    review(client)  # the searched lines alone: no call at all
+    assert provider_calls == []
+
+
+def test_with_metasearch_down_a_name_is_added_and_reviewed_through_availability(client, buyer, fake_gateway):
+    name = fresh()
+    with fake_gateway.outage("metasearch", error=Unavailable("ConnectionError")):
+        assert client.post("/cart/add/", {"domain_name": name}).status_code in (200, 302)
+        assert name in cart_of(client)
+        assert review(client).context["can_buy"]
 
 
 def test_the_review_removes_a_domain_that_was_taken_meanwhile(client, buyer, other_customer):

@@ -11,7 +11,7 @@ from django.utils import timezone
 from domains.checkout import registrations
 from domains.models import Order, Registration
 from domains.presentation import registration_outcome
-from storefront.gateway import Unavailable, gateway
+from storefront.gateway import RateLimited, Unauthorized, Unavailable, gateway
 from tests.domains.conftest import line, register_calls
 
 pytestmark = pytest.mark.django_db
@@ -175,13 +175,15 @@ def test_an_unconfirmed_earlier_attempt_is_reconciled_before_trying_again(custom
     assert names.index("domain_orders") < names.index("domain_register")
 
 
-def test_an_unreachable_provider_fails_the_line_so_it_can_be_bought_later(customer, fake_gateway):
-    name = fresh()
-    with fake_gateway.outage(error=Unavailable("ConnectionError")):  # the provider cannot be reached
-        registration = place(customer, line(name))
-    assert registration.status == Registration.Status.FAILED
-    assert registration.failure_kind == Registration.FailureKind.SERVICE
-    assert place(customer, line(name)).status == Registration.Status.REGISTERED
+@pytest.mark.parametrize("error", [Unavailable("ConnectionError"), RateLimited(), Unauthorized(status=401)])
+def test_a_registration_that_was_not_sent_waits_and_is_sent_when_tried_again(customer, fake_gateway, error):
+    """The provider unreachable, busy or refusing our key acted on nothing: the line is not failed (a paid line
+    would lose its domain), nothing is recorded, and the next attempt sends it."""
+    name, checkout_id = fresh(), uuid.uuid4()
+    with fake_gateway.outage(error=error), pytest.raises(registrations.RegistrationWaits):
+        place(customer, line(name), checkout_id)
+    assert not Registration.objects.filter(domain_name=name).exists()
+    assert place(customer, line(name), checkout_id).status == Registration.Status.REGISTERED
 
 
 def test_a_lost_answer_marks_the_line_unknown_and_does_not_retry(customer, provider_calls, fake_gateway):

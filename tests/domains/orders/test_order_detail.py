@@ -140,6 +140,9 @@ def test_a_provider_outage_shows_the_message_and_what_we_last_saw(signed_in, cus
     assert "so we could not load the latest details of this domain" in notice.group(1)
     assert "Showing what we last saw, " in body
     assert "no longer listed in your account" not in body  # an outage is not a vanished domain
+    # No renewal offered from our copy alone (the page's session is not even kept with a 503): it says why.
+    assert 'name="renew_token"' not in body
+    assert "Renewing starts from the expiry the domain service has now" in body
 
 
 def test_an_order_no_longer_listed_says_so(signed_in, customer, provider_orders):

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0005_admin_list_indexes"),
+        ("accounts", "0006_customer_signup_conflict"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
