@@ -91,7 +91,8 @@ class ActingGuardMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view: Any, args: Any, kwargs: Any) -> HttpResponse | None:
-        if is_acting(request) and _refused(request):
+        # The URL first: most requests never read the session or the user for this.
+        if _refused(request) and is_acting(request):
             return render(request, "accounts/acting_refused.html", {"sentence": REFUSED_SENTENCE}, status=403)
         return None
 

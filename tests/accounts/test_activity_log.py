@@ -87,3 +87,12 @@ def test_the_customers_export_has_their_log_without_the_staff_members_name(make_
         ("auto_renew_off", Actor.STAFF_AS_CUSTOMER, "ada.com")
     ]
     assert "actor_name" not in exported[0] and admin_user.username not in str(exported)
+
+
+def test_deleting_the_account_is_logged_before_it_goes(client, make_local_customer):
+    customer = make_local_customer("ada@example.org")
+    client.force_login(customer.user)
+    client.post("/accounts/reauthenticate/", {"password": VALID["password"]})
+    client.post("/accounts/delete/", {"confirm": "delete"})
+    row = Activity.objects.get(action="account_deleted")
+    assert row.actor == Actor.CUSTOMER and row.actor_name == "ada@example.org"

@@ -100,3 +100,34 @@ def test_removing_the_saved_card_is_logged_by_brand_and_last_four(paid, customer
     removed = Activity.objects.get(action="card_removed")
     assert (removed.actor, removed.detail) == (Actor.CUSTOMER, {"brand": "visa", "last4": "4242"})
     assert not SavedCard.objects.get(customer=customer).has_card
+
+
+def test_a_chargeback_won_is_two_rows_of_the_systems_and_staff_only(paid, stripe_sandbox, client, customer):
+    payment = paid()
+    dispute = stripe_sandbox.open_dispute(payment.stripe_payment_intent_id)
+    stripe_sandbox.review_dispute(dispute["id"])
+    stripe_sandbox.close_dispute(dispute["id"], won=True)
+    deliver(stripe_sandbox, times=2, reverse=True)
+    assert actions(payment)[-2:] == [("dispute_withdrawn", Actor.SYSTEM), ("dispute_reinstated", Actor.SYSTEM)]
+    client.force_login(customer.user)
+    page = client.get("/account/").content.decode()
+    assert "You were charged $47.49." in page and "Dispute" not in page  # the bank's dealings stay with staff
+
+
+def test_staff_asking_to_collect_again_and_resolving_a_flag_are_logged(paid, admin_client, admin_user):
+    unpaid, flagged = paid(), paid()
+    Payment.objects.filter(pk=unpaid.pk).update(status=Payment.Status.UNPAID)
+    Payment.objects.filter(pk=flagged.pk).update(needs_attention=True, attention_reason="amount not the quoted one")
+    for action, payment in (("collect_unpaid", unpaid), ("resolve_attention", flagged)):
+        response = admin_client.post("/admin/billing/payment/", {"action": action, "_selected_action": [payment.pk]})
+        assert response.status_code == 302
+    assert ("collection_asked", Actor.STAFF) in actions(unpaid)
+    resolved = Activity.objects.get(action="alert_resolved")
+    assert (resolved.actor_user_id, resolved.payment_id, resolved.detail["alert"]) == (
+        admin_user.pk,
+        flagged.pk,
+        "payments",
+    )
+    assert "amount not the quoted one" in activity_text(resolved)
+    flagged.refresh_from_db()
+    assert not flagged.needs_attention

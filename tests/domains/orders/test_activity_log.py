@@ -156,3 +156,23 @@ def test_the_customers_page_lists_their_domains_rows_in_their_language(signed_in
     assert "Auto-renew was switched off." in english and order.domain_name in english
     spanish = signed_in.get(reverse("account"), headers={"Accept-Language": "es"}).content.decode()
     assert "Se desactivó la renovación automática." in spanish and "Automático" in spanish
+
+
+def test_buying_logs_the_customers_order_and_the_systems_registrations(
+    client, customer, django_capture_on_commit_callbacks
+):
+    from tests.domains.checkout.test_checkout import buy
+    from tests.domains.conftest import put_in_cart
+
+    client.force_login(customer.user)
+    put_in_cart(client, line("bought-with-a-log.com"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response, _ = buy(client)
+    assert response.status_code == 302
+    placed = only_row("checkout_placed")
+    assert (placed.actor, placed.actor_user_id, placed.detail["domains"]) == (
+        Actor.CUSTOMER, customer.user.pk, "bought-with-a-log.com",
+    )  # fmt: skip
+    # The worker registers it (the test backend runs the task inside the request): the system did that.
+    registered = only_row("registered")
+    assert (registered.actor, registered.domain_name) == (Actor.SYSTEM, "bought-with-a-log.com")
