@@ -58,8 +58,11 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     stripe_sandbox.move_clock_to(int(payment.capture_before.timestamp()) + 1)
     eventually(lambda: Payment.objects.get().status == Payment.Status.UNPAID, what="the payment sandbox's events")
     reconcile_registrations.enqueue()  # the order listing has it: registered, and so owed
+    # The one try on the saved card is made by whichever door gets there first: this reconcile, or the webhook's
+    # worker (the live server's thread) still processing the lapse's events, whose try may end a moment later.
+    eventually(lambda: Payment.objects.get().collection_failure_code == "card_declined", what="the saved card's try")
     payment.refresh_from_db()
-    assert payment.status == Payment.Status.UNPAID and payment.collection_failure_code == "card_declined"
+    assert payment.status == Payment.Status.UNPAID
 
     page.goto("/mailbox/")
     expect(page.get_by_text(re.compile(r"^Payment due: \$\d+\.\d\d for your order at "))).to_have_count(1)
