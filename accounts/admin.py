@@ -1,17 +1,27 @@
-"""Customers in the admin: find them by email or name, see their provider link and their orders."""
+"""Customers in the admin: find them by email or name, see their provider link, their email addresses and two-factor
+sign-in, their orders and payments (other apps' inlines) and their activity log. allauth's own list of email addresses
+is reached from each customer's page rather than listed as a second "Accounts" section beside ours."""
 
 from __future__ import annotations
 
+from allauth.account.admin import EmailAddressAdmin
+from allauth.account.models import EmailAddress
+from allauth.mfa.models import Authenticator
 from django.contrib import admin
 from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
-from accounts.models import Customer
+from accounts.activity import ACTIONS, activity_text
+from accounts.models import Activity, Customer
 from storefront.admin_lists import LargeListAdmin
+from storefront.admin_read_only import ReadOnlyAdmin
 
 CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
 # Shown above the contact in the admin and on the customer's account page.
@@ -55,6 +65,76 @@ def customer_inline_add(inline: type[InlineModelAdmin]) -> None:
         _EXTRA_INLINES.append(inline)
 
 
+admin.site.unregister(EmailAddress)
+
+
+@admin.register(EmailAddress)
+class CustomerEmailAddressAdmin(EmailAddressAdmin):
+    """allauth's admin of email addresses (mark one verified, change the primary one), opened from the customer's page:
+    not listed on the admin's index, where it read as a second "Accounts" section."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+# Rows shown on a customer's or a domain's page; the rest is one click away in the log itself.
+ACTIVITY_SHOWN = 25
+
+
+def activity_table(rows: QuerySet[Activity], *, more: str) -> SafeString:
+    """The latest rows of the activity log as a small table, with a link to the log filtered by `more`."""
+    entries = [{"entry": entry, "text": activity_text(entry)} for entry in rows.order_by("-at", "-pk")[:ACTIVITY_SHOWN]]
+    more_url = reverse("admin:accounts_activity_changelist") + more
+    return render_to_string("admin/accounts/_activity_table.html", {"rows": entries, "more_url": more_url})
+
+
+class ActionFilter(admin.SimpleListFilter):
+    """The actions the log knows (accounts/activity.py), listed without asking the table for its distinct values."""
+
+    title = "action"
+    parameter_name = "action"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(code, code.replace("_", " ")) for code in sorted(ACTIONS)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Activity]) -> QuerySet[Activity]:
+        return queryset.filter(action=self.value()) if self.value() else queryset
+
+
+@admin.register(Activity)
+class ActivityAdmin(ReadOnlyAdmin, LargeListAdmin):
+    """Who did what: written by the services as each change is made (accounts/activity.py), never by hand. A large
+    list: newest first by its indexed time, a search by domain name (its start) or by the customer's address."""
+
+    list_display = ("at", "who", "what", "customer_link", "domain_name")
+    list_filter = ("actor", ActionFilter, "at")
+    search_fields = ("^domain_name",)
+    search_by_email = ("^customer__user__email",)
+    list_select_related = ("customer__user",)
+    ordering = ("-at", "-pk")
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        # The links from a customer's, a domain's and a payment's page.
+        return lookup in ("customer__id__exact", "domain_name", "order_id", "payment_id") or super().lookup_allowed(
+            lookup, value, request
+        )
+
+    @admin.display(description="who", ordering="actor")
+    def who(self, entry: Activity) -> str:
+        return f"{entry.get_actor_display()} ({entry.actor_name})" if entry.actor_name else entry.get_actor_display()
+
+    @admin.display(description="what")
+    def what(self, entry: Activity) -> str:
+        return activity_text(entry)
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_link(self, entry: Activity) -> str:
+        if entry.customer is None:
+            return "—"
+        url = reverse("admin:accounts_customer_change", args=[entry.customer.pk])
+        return format_html('<a href="{}">{}</a>', url, entry.customer.user.email)
+
+
 @admin.register(Customer)
 class CustomerAdmin(LargeListAdmin):
     list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
@@ -65,15 +145,22 @@ class CustomerAdmin(LargeListAdmin):
     search_by_email = ("^user__email",)
     search_by_number = ("customer_id",)
     list_select_related = ("user",)
-    readonly_fields = ("user", "created_at", "reconciliation_help", *CONTACT_FIELDS)
+    readonly_fields = (
+        "user",
+        "created_at",
+        "reconciliation_help",
+        "email_addresses",
+        "two_factor",
+        *CONTACT_FIELDS,
+        "activity",
+    )
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
+        ("Sign-in", {"fields": ("email_addresses", "two_factor")}),
         ("Contact (sent to the provider at signup)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
+        ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
     actions = ("discard_unconfirmed",)
-
-    class Media:
-        css = {"all": ("css/admin-lists.css",)}
 
     def get_inlines(self, request: HttpRequest, obj: Customer | None) -> list[type[InlineModelAdmin]]:
         return [*super().get_inlines(request, obj), *_EXTRA_INLINES]
@@ -113,6 +200,31 @@ class CustomerAdmin(LargeListAdmin):
                 "The provider's answer to signup was lost: find the customer at the provider and enter its ID.",
             )
         return str(obj.customer_id)
+
+    @admin.display(description="Email addresses")
+    def email_addresses(self, obj: Customer) -> str:
+        addresses = EmailAddress.objects.filter(user_id=obj.user_id).order_by("-primary", "email")
+        rows = (
+            (
+                reverse("admin:account_emailaddress_change", args=[address.pk]),
+                address.email,
+                ", ".join(word for word, on in (("primary", address.primary), ("verified", address.verified)) if on)
+                or "not verified",
+            )
+            for address in addresses
+        )
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{}</a> ({})', rows) or "None"
+
+    @admin.display(description="Two-factor sign-in")
+    def two_factor(self, obj: Customer) -> str:
+        kinds = sorted(
+            {kind for kind in Authenticator.objects.filter(user_id=obj.user_id).values_list("type", flat=True)}
+        )
+        return ", ".join(kinds) if kinds else "Off"
+
+    @admin.display(description="Activity")
+    def activity(self, obj: Customer) -> SafeString:
+        return activity_table(Activity.objects.filter(customer=obj), more=f"?customer__id__exact={obj.pk}")
 
     @admin.display(description="Reconciliation")
     def reconciliation_help(self, obj: Customer) -> str:

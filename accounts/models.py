@@ -39,6 +39,7 @@ class Customer(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        permissions = [("act_as_customer", "Can act as the customer (see their pages as they do)")]
         # The admin's list, newest first (the admin adds the id to make the order total).
         indexes = [models.Index(fields=["created_at", "id"], name="customer_created_idx")]
 
@@ -61,3 +62,51 @@ def customer_for_user(user: User | AnonymousUser) -> Customer | None:
     if not user.is_authenticated:
         return None
     return Customer.objects.filter(user=user).first()
+
+
+class Activity(models.Model):
+    """One change that matters to a customer or to money, with who made it (accounts/activity.py writes it; the
+    services that make each change call it). Append-only: staff read it in the admin, customers on their account page.
+
+    The domain and the payment are kept as plain values (the provider's order id and name, the payment's id), not
+    foreign keys: a log must outlive our copy of an order (the listing drops expired ones) and must not tie
+    `accounts` to the apps above it. Nothing secret is ever in `detail` (the writer refuses secret-looking keys).
+    """
+
+    class Actor(models.TextChoices):
+        CUSTOMER = "customer", "Customer"
+        STAFF = "staff", "Staff"
+        STAFF_AS_CUSTOMER = "staff_as_customer", "Staff as customer"
+        SYSTEM = "system", "System"
+
+    at = models.DateTimeField(db_index=True)
+    actor = models.CharField(max_length=20, choices=Actor.choices)
+    # The person behind it (a staff member acting as the customer is the staff member), and their login as it read
+    # then: the user may be renamed or deleted later.
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor_name = models.CharField(max_length=254, blank=True)
+    customer = models.ForeignKey(Customer, on_delete=models.SET_NULL, null=True, blank=True, related_name="activity")
+    action = models.CharField(max_length=40, db_index=True)
+    order_id = models.PositiveBigIntegerField(null=True, blank=True, help_text="The provider's order id.")
+    domain_name = models.CharField(max_length=255, blank=True)
+    payment_id = models.PositiveBigIntegerField(null=True, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    # The customer's data export (accounts/privacy.py) leaves out which staff member it was.
+    EXPORT_HIDDEN = ("actor_user", "actor_name")
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        verbose_name = "activity"
+        verbose_name_plural = "activity log"
+        indexes = [
+            models.Index(fields=["customer", "-at"], name="activity_customer_at"),
+            models.Index(fields=["order_id", "-at"], name="activity_order_at"),
+            models.Index(fields=["domain_name", "-at"], name="activity_domain_at"),
+            models.Index(fields=["payment_id", "-at"], name="activity_payment_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_actor_display()}: {self.action} ({self.at:%Y-%m-%d %H:%M})"

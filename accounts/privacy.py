@@ -18,6 +18,7 @@ from django.db import models, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from accounts.models import Customer
 from accounts.services import CONTACT_FIELDS
 from storefront.outbox import email_queue_admins
@@ -35,8 +36,9 @@ def _plain(value: Any) -> Any:
 
 def _row(obj: models.Model) -> dict[str, Any]:
     row = {}
+    hidden = getattr(obj, "EXPORT_HIDDEN", ())
     for field in obj._meta.concrete_fields:
-        if field.name in ("customer", "user"):
+        if field.name in ("customer", "user") or field.name in hidden:
             continue
         row[field.name] = _plain(getattr(obj, field.attname))
     return row
@@ -76,6 +78,7 @@ def customer_delete(*, customer: Customer) -> bool:
     provider_id, email = customer.customer_id, user.email
     kept = False
     with transaction.atomic():
+        activity_record(action="account_deleted", customer=customer)
         EmailAddress.objects.filter(user=user).delete()
         Authenticator.objects.filter(user=user).delete()
         try:

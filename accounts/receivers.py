@@ -1,18 +1,24 @@
-"""allauth's signals: the provider customer is created when the customer's address is confirmed."""
+"""allauth's signals: the provider customer is created when the customer's address is confirmed; password, email and
+two-factor changes are written to the activity log; acting as a customer (django-hijack) is logged at both ends;
+background tasks act as the system."""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import Any
 
-from allauth.account.signals import email_confirmed, password_reset
+from allauth.account.signals import email_changed, email_confirmed, password_changed, password_reset
+from allauth.mfa.signals import authenticator_added, authenticator_removed, authenticator_reset
 from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.translation import gettext
+from django_tasks.signals import task_finished, task_started
+from hijack.signals import hijack_ended, hijack_started
 
 from accounts import services
+from accounts.activity import acting, activity_record, actor_of_request, task_acting_end, task_acting_start
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
 from accounts.notices import security_notice
@@ -60,9 +66,70 @@ def notice_of_a_new_browser(sender: Any, request: Any, user: Any, **kwargs: Any)
     own first sign-in: that browser is the one the account was made in)."""
     if request is None or user is None or not request.META.get("REMOTE_ADDR"):
         return  # not a browser: Django's test client `force_login`, a script
+    if getattr(request, "acting_as_customer", False):
+        return  # staff beginning or ending acting as a customer: not the customer signing in
     if str(user.pk) not in known_browser_users(request) and not getattr(request, "signing_up", False):
         security_notice(request=request, what="new_browser", user=user)
     request.known_browser_add = user.pk
+
+
+def _log_for_user(request: Any, user: Any, action: str, **detail: Any) -> None:
+    customer = Customer.objects.filter(user=user).first()
+    if customer is not None:  # staff without a customer record have no customer log
+        activity_record(action=action, customer=customer, detail=detail)
+
+
+@receiver(password_changed)
+def log_password_changed(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    _log_for_user(request, user, "password_changed")
+
+
+@receiver(password_reset)
+def log_password_reset(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    _log_for_user(request, user, "password_reset")
+
+
+@receiver(email_changed)
+def log_email_changed(sender: Any, request: Any, user: Any, to_email_address: Any, **kwargs: Any) -> None:
+    _log_for_user(request, user, "email_changed", email=to_email_address.email)
+
+
+@receiver(authenticator_added)
+def log_two_factor_on(sender: Any, request: Any, user: Any, authenticator: Any, **kwargs: Any) -> None:
+    if authenticator.type != "recovery_codes":  # made alongside the first method: that method is the news
+        _log_for_user(request, user, "two_factor_on", method=authenticator.type)
+
+
+@receiver(authenticator_removed)
+def log_two_factor_off(sender: Any, request: Any, user: Any, authenticator: Any, **kwargs: Any) -> None:
+    _log_for_user(request, user, "two_factor_off", method=authenticator.type)
+
+
+@receiver(authenticator_reset)
+def log_recovery_codes(sender: Any, request: Any, user: Any, authenticator: Any, **kwargs: Any) -> None:
+    _log_for_user(request, user, "recovery_codes")
+
+
+@receiver(hijack_started)
+def log_acting_started(sender: Any, request: Any, hijacker: Any, hijacked: Any, **kwargs: Any) -> None:
+    with acting(actor_of_request(request)):
+        _log_for_user(request, hijacked, "acting_started")
+
+
+@receiver(hijack_ended)
+def log_acting_ended(sender: Any, request: Any, hijacker: Any, hijacked: Any, **kwargs: Any) -> None:
+    with acting(actor_of_request(request)):
+        _log_for_user(request, hijacked, "acting_ended")
+
+
+@receiver(task_started)
+def task_acts_as_system(sender: Any, task_result: Any, **kwargs: Any) -> None:
+    task_acting_start(task_result.id)
+
+
+@receiver(task_finished)
+def task_acted(sender: Any, task_result: Any, **kwargs: Any) -> None:
+    task_acting_end(task_result.id)
 
 
 @receiver(password_reset)

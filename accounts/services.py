@@ -40,6 +40,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from accounts import passwords
+from accounts.activity import activity_record
 from accounts.models import Customer
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
 from storefront.outbox import email_queue_admins
@@ -97,6 +98,7 @@ def customer_register(*, details: dict[str, str], email: str, password: str) -> 
             user = User.objects.create_user(username=email.lower(), email=email, password=password)
             customer = Customer.objects.create(user=user, customer_id=None, **details)
             EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
+            activity_record(action="signup", customer=customer)
     except IntegrityError as err:
         raise EmailTaken() from err  # a concurrent signup for the same email won the race
     return customer
@@ -143,6 +145,7 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
         raise
     Customer.objects.filter(pk=locked.pk).update(customer_id=created.customer_id)
     locked.customer_id = created.customer_id
+    activity_record(action="provider_linked", customer=locked, detail={"provider_id": created.customer_id})
     return locked
 
 
@@ -183,4 +186,7 @@ def panel_login_url(*, email: str) -> str:
     each time).
     Never store, log or cache it: it signs the customer in."""
     issued = gateway().customer_auto_login(email=email)
+    customer = Customer.objects.filter(user__email__iexact=email, user__is_active=True).first()
+    if customer is not None:
+        activity_record(action="panel_opened", customer=customer)
     return f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})

@@ -22,6 +22,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import privacy, services
+from accounts.activity import activity_of_customer
 from accounts.adapter import VERIFY_NEXT_KEY
 from accounts.forms import SignupForm, initial_state
 from accounts.models import customer_for_user
@@ -186,6 +187,7 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     customer = customer_for_user(request.user)  # staff may have no customer record
     context = {
         "customer": customer,
+        "activity": activity_of_customer(customer=customer) if customer is not None else [],
         "mfa_enabled": is_mfa_enabled(request.user),
         "email_verified": is_verified(request.user),
     }

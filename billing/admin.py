@@ -13,11 +13,11 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from billing.admin_views import refund_view, revenue_report_view, write_off_view
-from billing.alerts import authorisations_expiring
+from billing.alerts import authorisations_expiring, payment_attention_resolve
+from billing.collection import payment_collect_again
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
 from billing.refunds import REFUNDABLE
 from billing.services import payments_needing_attention
-from billing.tasks import collect_payment
 from storefront.admin_lists import LargeListAdmin
 
 
@@ -76,17 +76,13 @@ class LedgerEntryInline(admin.TabularInline):
 
 @admin.register(Payment)
 class PaymentAdmin(LargeListAdmin):
+    # What fits 1280 px beside the filters: the Stripe ids are searched for, and shown on the payment's page.
     list_display = [
         "id",
-        "customer",
+        "customer_email",
         "status",
-        "currency",
-        "amount",
-        "amount_authorised",
-        "amount_captured",
-        "amount_refunded",
+        "amounts",
         "line_summary",
-        "stripe_payment_intent_id",
         "receipt_number",
         "needs_attention",
         "created_at",
@@ -97,7 +93,7 @@ class PaymentAdmin(LargeListAdmin):
     search_by_uuid = ("checkout_id",)
     list_select_related = ["customer__user"]
     inlines = [PaymentLineInline, LedgerEntryInline]
-    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid"]
+    actions = ["refund_registered_lines", "collect_unpaid", "write_off_unpaid", "resolve_attention"]
     readonly_fields = [
         "customer",
         "checkout_id",
@@ -130,6 +126,14 @@ class PaymentAdmin(LargeListAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
         return super().get_queryset(request).prefetch_related("lines", "documents")
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_email(self, payment: Payment) -> str:
+        return payment.customer.user.email
+
+    @admin.display(description="quoted / captured / refunded", ordering="amount")
+    def amounts(self, payment: Payment) -> str:
+        return f"{payment.amount} / {payment.amount_captured} / {payment.amount_refunded} {payment.currency}"
 
     @admin.display(description="lines")
     def line_summary(self, payment: Payment) -> str:
@@ -190,11 +194,23 @@ class PaymentAdmin(LargeListAdmin):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
         return HttpResponseRedirect(reverse("admin:billing_payment_write_off") + f"?payments={ids}")
 
+    @admin.action(description="Mark the selected flagged payments resolved (looked into and settled)")
+    def resolve_attention(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
+        resolved = sum(payment_attention_resolve(payment=payment) for payment in queryset)
+        self.message_user(
+            request,
+            f"{resolved} payment(s) no longer flagged (logged). A payment with a line still unknown or an "
+            "authorisation not settled stays under 'needs attention' until that is settled.",
+            messages.SUCCESS if resolved else messages.WARNING,
+        )
+
     @admin.action(description="Collect the selected registered, unpaid payments again (saved card, then the link)")
     def collect_unpaid(self, request: HttpRequest, queryset: QuerySet[Payment]) -> None:
-        unpaid = list(queryset.filter(status=Payment.Status.UNPAID).values_list("pk", flat=True))
-        for payment_id in unpaid:
-            collect_payment.enqueue(payment_id=payment_id, again=True)
+        unpaid = [
+            payment
+            for payment in queryset.filter(status=Payment.Status.UNPAID)
+            if payment_collect_again(payment=payment)
+        ]
         self.message_user(
             request,
             f"Collecting {len(unpaid)} payment(s): the saved card is tried once more, then the customer is emailed "
@@ -207,7 +223,7 @@ class PaymentAdmin(LargeListAdmin):
 class WebhookEventAdmin(admin.ModelAdmin):
     """Stripe's events as received (or read back by the reconciler), processed by the worker; read-only."""
 
-    list_display = ["event_id", "type", "outcome", "deliveries", "attempts", "received_at", "processed_at", "error"]
+    list_display = ["event_id", "type", "outcome", "deliveries", "received_at", "processed_at", "short_error"]
     list_filter = ["outcome", "type"]
     search_fields = ["=event_id"]
     readonly_fields = [
@@ -227,6 +243,11 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
+    @admin.display(description="error")
+    def short_error(self, event: WebhookEvent) -> str:
+        # The whole error (and the attempts) are on the event's page; the list keeps to 1280 px.
+        return event.error if len(event.error) <= 60 else event.error[:59] + "…"
+
 
 @admin.register(Dispute)
 class DisputeAdmin(admin.ModelAdmin):
@@ -234,9 +255,8 @@ class DisputeAdmin(admin.ModelAdmin):
 
     list_display = [
         "stripe_dispute_id",
-        "payment",
-        "amount",
-        "currency",
+        "payment_id",
+        "disputed_amount",
         "reason",
         "status",
         "evidence_due_by",
@@ -246,6 +266,10 @@ class DisputeAdmin(admin.ModelAdmin):
     search_fields = ["=stripe_dispute_id", "payment__customer__user__email"]
     list_select_related = ["payment"]
     readonly_fields = [f.name for f in Dispute._meta.concrete_fields]
+
+    @admin.display(description="amount", ordering="amount")
+    def disputed_amount(self, dispute: Dispute) -> str:
+        return f"{dispute.amount} {dispute.currency}"
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -259,24 +283,23 @@ class LedgerEntryAdmin(admin.ModelAdmin):
     """The books: every money movement, written by the payment steps themselves; read-only. The revenue report sums
     them (a link above the list)."""
 
-    list_display = [
-        "occurred_at",
-        "kind",
-        "cause",
-        "tld",
-        "amount",
-        "currency",
-        "written_off",
-        "cost",
-        "payment",
-        "source_id",
-    ]
+    list_display = ["occurred_at", "kind", "cause", "tld", "signed_amount", "written_off", "cost", "payment_link"]
     list_filter = ["kind", "cause", "currency", "tld"]
     search_fields = ["=source_id", "payment__customer__user__email", "line__reference"]
     date_hierarchy = "occurred_at"
     list_select_related = ["payment"]
     readonly_fields = [f.name for f in LedgerEntry._meta.concrete_fields]
     change_list_template = "admin/billing/ledgerentry/change_list.html"
+
+    @admin.display(description="amount", ordering="amount")
+    def signed_amount(self, entry: LedgerEntry) -> str:
+        return f"{entry.amount} {entry.currency}"
+
+    @admin.display(description="payment", ordering="payment")
+    def payment_link(self, entry: LedgerEntry) -> str:
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:billing_payment_change", args=[entry.payment_id]), entry.payment_id
+        )
 
     def get_urls(self) -> list[URLPattern]:
         report = self.admin_site.admin_view(lambda request: revenue_report_view(self, request))

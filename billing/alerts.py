@@ -20,6 +20,7 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from billing.models import Payment
 from storefront.outbox import email_queue_admins
 
@@ -35,6 +36,19 @@ def payment_flag(payment: Payment, reason: str) -> None:
     Payment.objects.filter(pk=payment.pk).update(needs_attention=True, attention_reason=reason)
     payment.needs_attention, payment.attention_reason = True, reason
     logger.warning("payment %s needs attention: %s", payment.pk, reason)
+
+
+def payment_attention_resolve(*, payment: Payment) -> bool:
+    """Staff looked into a flagged payment and settled what it needed: the flag goes, and that is logged. False when it
+    was not flagged."""
+    with transaction.atomic():
+        cleared = Payment.objects.filter(pk=payment.pk, needs_attention=True).update(
+            needs_attention=False, attention_reason=""
+        )
+        if cleared:
+            what = f"payment {payment.pk} looked into ({payment.attention_reason or 'flagged'})"
+            activity_record(action="alert_resolved", payment=payment, detail={"alert": "payments", "what": what})
+    return bool(cleared)
 
 
 def capture_deadline(payment: Payment) -> dt.datetime:

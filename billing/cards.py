@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from accounts.models import Customer
 from billing import stripe_client
 from billing.errors import PaymentError, PaymentRefused
@@ -127,6 +128,7 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
         saved_at=timezone.now(),
     )
     row.refresh_from_db()
+    activity_record(action="card_saved", customer=payment.customer, detail={"brand": row.brand, "last4": row.last4})
     if replaced:
         _detach_quietly(replaced)  # one card is kept: the one paid with last
     return row
@@ -155,7 +157,9 @@ def card_remove(*, customer: Customer) -> bool:
     except PaymentRefused as err:
         # Already detached (removed at Stripe, or a second click): forgetting it here is all that is left.
         logger.info("detaching %s: %s", method_id, err.detail)
-    SavedCard.objects.filter(pk=card.pk, payment_method_id=method_id).update(
+    forgotten = SavedCard.objects.filter(pk=card.pk, payment_method_id=method_id).update(
         payment_method_id="", brand="", last4="", exp_month=None, exp_year=None, saved_at=None
     )
+    if forgotten:
+        activity_record(action="card_removed", customer=customer, detail={"brand": card.brand, "last4": card.last4})
     return True

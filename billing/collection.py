@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from accounts.language import customer_language
 from accounts.models import Customer
 from billing import stripe_client
@@ -288,6 +289,18 @@ def _expire_link_session(payment: Payment) -> None:
 
 
 # --- Staff --------------------------------------------------------------------------------------------------------
+
+
+def payment_collect_again(*, payment: Payment) -> bool:
+    """Staff ask for a registered-unpaid payment to be collected once more (the saved card, then the payment link): the
+    worker does it; the ask is logged. False when the payment is not unpaid any more."""
+    if payment.status != Payment.Status.UNPAID:
+        return False
+    from billing.tasks import collect_payment  # the tasks module imports this one
+
+    activity_record(action="collection_asked", payment=payment)
+    collect_payment.enqueue(payment_id=payment.pk, again=True)
+    return True
 
 
 def payment_write_off(*, payment: Payment, by: str) -> Payment:

@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 
+from accounts.activity import activity_record
 from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
 
 logger = logging.getLogger(__name__)
@@ -97,10 +98,33 @@ def _book(
     try:
         with transaction.atomic():
             LedgerEntry.objects.bulk_create(entries)
+            _log(payment, kind, source_id, entries)
     except IntegrityError:
         logger.info("ledger: %s %s of payment %s was booked already", kind, source_id, payment.pk)
         return _booked(payment, kind, source_id)
     return _booked(payment, kind, source_id)
+
+
+_LOGGED_AS = {
+    Kind.CAPTURE: "payment_captured",
+    Kind.REFUND: "payment_refunded",
+    Kind.DISPUTE_WITHDRAWAL: "dispute_withdrawn",
+    Kind.DISPUTE_REINSTATEMENT: "dispute_reinstated",
+    Kind.WRITE_OFF: "written_off",
+}
+
+
+def _log(payment: Payment, kind: str, source_id: str, entries: Sequence[LedgerEntry]) -> None:
+    """One row of the activity log per money movement booked, naming its domain when it concerns one."""
+    total = sum((entry.written_off if kind == Kind.WRITE_OFF else entry.amount for entry in entries), ZERO)
+    action = "refund_failed" if kind == Kind.REFUND and total > 0 else _LOGGED_AS[Kind(kind)]
+    references = sorted({entry.line.reference for entry in entries})
+    activity_record(
+        action=action,
+        payment=payment,
+        domain_name=references[0] if len(references) == 1 else "",
+        detail={"amount": abs(total), "currency": payment.currency, "domains": ", ".join(references)},
+    )
 
 
 def ledger_capture_book(

@@ -30,6 +30,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from accounts.models import Customer
 from billing import stripe_client
 from billing.alerts import payment_flag
@@ -620,6 +621,7 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
             return payment
         elif intent.status == "canceled":
             payment.status = Payment.Status.CANCELLED
+            activity_record(action="payment_released", payment=payment, detail={"currency": payment.currency})
         else:
             _unclaim(payment)
             payment_flag(payment, f"Stripe says the payment intent is {intent.status}")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext
 
+from accounts.activity import activity_record
 from domains.models import Order
 from storefront.gateway import (
     DnsNotActive,
@@ -28,6 +29,12 @@ class RecordData:
     value: str
     ttl: int | None = None
     priority: int | None = None
+
+    @property
+    def logged(self) -> str:
+        """The record as the activity log keeps it (the same in every language): `MX @ → mx1.example.net (10)`."""
+        priority = f" ({self.priority})" if self.priority is not None else ""
+        return f"{self.type} {self.host or '@'} → {self.value}{priority}"
 
     def describe(self) -> str:
         """How the record is named to the customer: `MX record @ → mx1.example.net (priority 10)`."""
@@ -96,6 +103,7 @@ def dns_activate(*, order: Order) -> bool:
     # A records read that raced the activation may have cleared the flag meanwhile.
     Order.objects.filter(pk=order.pk).update(dns_active=True)
     order.dns_active = True
+    activity_record(action="dns_activated", order=order)
     return True
 
 
@@ -126,6 +134,7 @@ def record_add(*, order: Order, record: RecordData) -> None:
             priority=record.priority,
         ),
     )
+    activity_record(action="dns_record_added", order=order, detail={"record": record.logged})
 
 
 def record_change(*, order: Order, record: RecordData, current_value: str) -> None:
@@ -141,6 +150,7 @@ def record_change(*, order: Order, record: RecordData, current_value: str) -> No
             priority=record.priority,
         ),
     )
+    activity_record(action="dns_record_changed", order=order, detail={"record": record.logged, "old": current_value})
 
 
 def record_delete(*, order: Order, record_type: RecordType, host: str, value: str) -> None:
@@ -148,6 +158,8 @@ def record_delete(*, order: Order, record_type: RecordType, host: str, value: st
         order,
         lambda: gateway().dns_record_delete(order_id=order.order_id, record_type=record_type, value=value, host=host),
     )
+    logged = RecordData(type=record_type, host=host, value=value).logged
+    activity_record(action="dns_record_removed", order=order, detail={"record": logged})
 
 
 def records_add_each(*, order: Order, records: list[RecordData]) -> list[Outcome]:

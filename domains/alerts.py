@@ -17,7 +17,8 @@ from billing.alerts import authorisations_expiring
 from billing.models import Dispute, Payment
 from billing.services import payments_needing_attention
 from domains.checkout.registrations import registrations_needing_attention
-from domains.models import CustomerSync, Order
+from domains.models import CustomerSync
+from domains.orders.auto_renew import auto_renew_failures_open
 from domains.orders.payment_marks import orders_refunded
 from storefront.models import OutgoingEmail
 from storefront.outbox import email_queue_admins
@@ -41,8 +42,13 @@ class Alert:
 
 def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
     """Every alert that currently has something in it."""
+    return [alert for alert in staff_alerts_all(now=now) if alert.count]
+
+
+def staff_alerts_all(*, now: dt.datetime | None = None) -> list[Alert]:
+    """Every alert the store knows, empty ones too (the dashboard shows the zeros: all clear is news as well)."""
     now = now or timezone.now()
-    candidates = [
+    return [
         Alert(
             "registrations",
             registrations_needing_attention().count(),
@@ -106,9 +112,10 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
         ),
         Alert(
             "auto_renew",
-            Order.objects.filter(auto_renew_failed_at__gt=now - _FAILED_TASKS_WINDOW).count(),
-            "auto-renewal(s) failed in the last day (customers emailed, switched back to reminders)",
-            reverse("admin:domains_order_changelist") + "?auto_renew_failed_at__isempty=0",
+            auto_renew_failures_open().count(),
+            "auto-renewal(s) failed and not handled yet (customers emailed, switched back to reminders): contact "
+            "them, then mark each handled",
+            reverse("admin:domains_order_changelist") + "?auto_renew_failure=open",
         ),
         Alert(
             "emails",
@@ -123,7 +130,6 @@ def staff_alerts(*, now: dt.datetime | None = None) -> list[Alert]:
             reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED",
         ),
     ]
-    return [alert for alert in candidates if alert.count]
 
 
 def staff_alerts_send() -> int:

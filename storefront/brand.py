@@ -78,6 +78,15 @@ def darker(color: str) -> str:
     return "#" + "".join(f"{round(c * _DARKEN):02x}" for c in _channels(color))
 
 
+DEFAULT_COLOR = "#2446c7"
+
+
+def brand_color() -> str:
+    """STORE_PRIMARY_COLOR when it is a #rrggbb colour, else the default blue (the staff dashboard's charts)."""
+    color = settings.STORE_PRIMARY_COLOR.strip()
+    return color.lower() if HEX_COLOR.match(color) else DEFAULT_COLOR
+
+
 def brand_css() -> str:
     """The custom properties site.css reads, for STORE_PRIMARY_COLOR; empty when it is not set (site.css's own
     defaults apply)."""

@@ -88,3 +88,19 @@ def brand_color(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
             )
         ]
     return []
+
+
+@register("storefront", deploy=True)
+def alerts_reach_someone(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """The worker mails staff alerts (payments needing attention, failed auto-renewals, refused emails) to ADMINS: with
+    nobody there they reach only whoever opens the admin's dashboard."""
+    if settings.DEBUG or settings.ADMINS:
+        return []
+    return [
+        Warning(
+            "ADMINS is empty: the worker's alert emails (payments, registrations and auto-renewals needing "
+            "attention) go to nobody.",
+            hint="Set ADMINS to the staff who act on them, e.g. ADMINS='Ops <ops@example.com>,noc@example.com'.",
+            id="storefront.W002",
+        )
+    ]

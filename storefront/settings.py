@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "allauth.mfa",
+    # Staff act as a customer to see what they see (accounts/acting.py); its own banner and buttons are ours.
+    "hijack",
     "storefront",
     "accounts",
     "domains",
@@ -80,6 +82,12 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Marks a request of staff acting as a customer (request.user.is_hijacked).
+    "hijack.middleware.HijackUserMiddleware",
+    # Who acts, for the activity log (accounts/activity.py): the customer, staff, staff as the customer.
+    "accounts.middleware.ActivityActorMiddleware",
+    # While staff act as a customer: no transfer code, password, email, two-factor or payment (a sentence instead).
+    "accounts.acting.ActingGuardMiddleware",
     # Suspends a request that needs a fresh password (transfer code, email change) and resumes it afterwards.
     "allauth.account.middleware.AccountMiddleware",
     # Staff without two-factor sign-in are sent to set it up before the admin opens (production only).
@@ -110,6 +118,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "storefront.context_processors.storefront",
                 "domains.context_processors.cart",
+                "accounts.acting.acting_context",
             ],
         },
     },
@@ -517,6 +526,13 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
 # Env: ADMINS="Ops <ops@example.com>,noc@example.com".
 ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", default=[])) if address]
+# Acting as a customer (django-hijack, accounts/acting.py): who may, and no banner of hijack's own (its inline script
+# breaks the CSP; base.html draws ours).
+HIJACK_PERMISSION_CHECK = "accounts.acting.may_act_as"
+# Staff need two-factor sign-in for the admin in every mode but this one login, and only with DJANGO_DEBUG on: bin/run
+# names its demo staff login here, so a demo opens the admin at once (accounts/middleware.py).
+STAFF_TWO_FACTOR_EXEMPT = env.str("STAFF_TWO_FACTOR_EXEMPT", default="")
+HIJACK_INSERT_BEFORE = None
 # A registration whose answer was lost stays "could not confirm" (holding the name, reconciled from the order
 # listing) this long before it may be declared not registered. Hours: the provider may still be working on it.
 REGISTRATION_UNKNOWN_LIMIT_HOURS = env.float("REGISTRATION_UNKNOWN_LIMIT_HOURS", default=24.0)

@@ -106,6 +106,9 @@ PUBLIC = {
     "cart_update": "a visitor's cart lives in the session",
     "checkout": "the review is shown to visitors too (Buy asks to sign in)",
     "billing:stripe_webhook": "the payment service's webhook (its signature is checked)",
+    # Both tested in tests/domains/orders/test_acting.py.
+    "act_as_start": "staff begin acting as a customer: hijack's own permission check",
+    "act_as_stop": "staff stop acting as a customer: only a session that is acting may",
 }
 # Pages of a library that guards them itself (allauth: sign-in, password, email, two-factor pages).
 LIBRARY_MODULES = ("allauth.", "django.views.generic.base", "django.contrib.flatpages.", "django.views.i18n")

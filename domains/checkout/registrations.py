@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from accounts.activity import activity_record
 from accounts.models import Customer
 from domains.cart.basket import CartLine
 from domains.models import Order, Registration
@@ -305,9 +306,30 @@ def _settle(
         fields["order"] = order
     if provider_order_id is not None:
         fields["provider_order_id"] = provider_order_id
-    Registration.objects.filter(pk=registration.pk, status__in=from_statuses).update(**fields)
+    changed = Registration.objects.filter(pk=registration.pk, status__in=from_statuses).update(**fields)
     registration.refresh_from_db()
+    if changed and status in (Registration.Status.REGISTERED, Registration.Status.FAILED):
+        _log_outcome(registration)
     return registration
+
+
+def _log_outcome(registration: Registration) -> None:
+    """The activity log's row for a line's outcome (once: only the update that settled it writes one)."""
+    if registration.status == Registration.Status.REGISTERED:
+        activity_record(
+            action="registered",
+            customer=registration.customer,
+            order=registration.order,
+            domain_name=registration.domain_name,
+            detail={"years": registration.duration},
+        )
+    else:
+        activity_record(
+            action="registration_failed",
+            customer=registration.customer,
+            domain_name=registration.domain_name,
+            detail={"reason": registration.get_failure_kind_display() or "refused"},
+        )
 
 
 def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> Order:

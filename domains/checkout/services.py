@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.activity import activity_record
 from accounts.models import Customer
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Document, Payment
@@ -369,6 +370,11 @@ def checkout_place(
         )
     # Something to pay: the customer authorises it on the payment page first; the lines are registered when the
     # payment is settled (return or webhook). Nothing to pay (free first years only): Stripe refuses a session for 0.
+    activity_record(
+        action="checkout_placed",
+        customer=customer,
+        detail={"domains": ", ".join(sorted(reviewed)), "checkout": str(checkout_id)},
+    )
     if not settings.PAYMENTS_DISABLED and any(not line.total.is_zero for line in basket.lines()):
         return _pay(session, customer=customer, basket=basket, checkout_id=checkout_id, urls=(done_url, cancel_url))
     _enqueue_placing(session, customer=customer, checkout_id=checkout_id, reviewed=reviewed, done_url=done_url)

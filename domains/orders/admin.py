@@ -8,16 +8,18 @@ of truth), so nothing is added or edited by hand. Renewals are a record of what 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+from urllib.parse import urlencode
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
-from accounts.admin import customer_inline_add
-from accounts.models import Customer
+from accounts.admin import activity_table, customer_inline_add
+from accounts.models import Activity, Customer
 from domains.models import Order, Renewal
+from domains.orders.auto_renew import auto_renew_failures_handle, auto_renew_failures_open
 from domains.orders.services import EXPIRING_SOON_DAYS
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
@@ -46,18 +48,41 @@ class ExpiringSoonFilter(admin.SimpleListFilter):
         return queryset
 
 
+class AutoRenewFailureFilter(admin.SimpleListFilter):
+    title = "failed auto-renewal"
+    parameter_name = "auto_renew_failure"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("open", "Not handled yet"), ("any", "Any, handled or not")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Order]) -> QuerySet[Order]:
+        if self.value() == "open":
+            return queryset.filter(pk__in=auto_renew_failures_open().values("pk"))
+        if self.value() == "any":
+            return queryset.filter(auto_renew_failed_at__isnull=False)
+        return queryset
+
+
 @admin.register(Order)
 class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
     """Viewable, not editable: a change here would be overwritten by the next listing refresh, and deleting our
     copy cancels nothing at the provider (the next refresh would bring it back). Refunded domains (their payment
     refunded or lost to a dispute) are listed by the "refunded at" filter."""
 
-    list_display = ("domain_name", "customer", "status", "expires_at", "auto_renew", "refunded_at", "last_synced_at")
+    list_display = (
+        "domain_name",
+        "customer_email",
+        "status",
+        "expires_at",
+        "auto_renew",
+        "refunded_at",
+        "last_synced_at",
+    )
     list_filter = (
         "status",
         ExpiringSoonFilter,
         "auto_renew",
-        ("auto_renew_failed_at", admin.EmptyFieldListFilter),
+        AutoRenewFailureFilter,
         # Refunded domains stay registered at the provider (it has no delete call yet): staff see them here.
         ("refunded_at", admin.EmptyFieldListFilter),
         ("disputed_at", admin.EmptyFieldListFilter),
@@ -82,7 +107,35 @@ class OrderAdmin(LargeListAdmin, ReadOnlyAdmin):
         "auto_renew_failure",
         "refunded_at",
         "disputed_at",
+        "activity",
     )
+    change_form_template = "admin/domains/order/change_form.html"
+    actions = ["handle_auto_renew_failures"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
+        # The list's action needs it; each order's page stays read-only (every field is).
+        return obj is None and request.user.has_perm("domains.change_order")
+
+    @admin.display(description="customer", ordering="customer__user__email")
+    def customer_email(self, order: Order) -> str:
+        return order.customer.user.email
+
+    @admin.action(description="Mark the selected failed auto-renewals handled (the customer was contacted)")
+    def handle_auto_renew_failures(self, request: HttpRequest, queryset: QuerySet[Order]) -> None:
+        handled = auto_renew_failures_handle(orders=queryset)
+        self.message_user(
+            request,
+            f"{handled} failed auto-renewal(s) marked handled (logged); the others selected had none open.",
+            messages.SUCCESS if handled else messages.WARNING,
+        )
+
+    @admin.display(description="activity")
+    def activity(self, order: Order) -> SafeString:
+        # By name and owner: money rows name the domain without its order id, and a name may change hands.
+        rows = Activity.objects.filter(domain_name=order.domain_name, customer=order.customer_id)
+        return activity_table(
+            rows, more=f"?{urlencode({'domain_name': order.domain_name, 'customer__id__exact': order.customer_id})}"
+        )
 
 
 @admin.register(Renewal)
@@ -95,12 +148,8 @@ class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
         "status",
         "duration",
         "price",
-        "cost_price",
         "margin",
-        "currency",
-        "old_expires_at",
         "new_expires_at",
-        "failure_kind",
         "created_at",
     ]
     list_filter = ["status", "failure_kind", "created_at"]
@@ -111,8 +160,12 @@ class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
     list_select_related = ["customer__user"]
 
     @admin.display(description="margin")
-    def margin(self, renewal: Renewal) -> Decimal | None:
-        return renewal.margin
+    def margin(self, renewal: Renewal) -> str:
+        return f"{renewal.margin} {renewal.currency}" if renewal.margin is not None else "—"
+
+    @admin.display(description="price", ordering="price")
+    def price(self, renewal: Renewal) -> str:
+        return f"{renewal.price} {renewal.currency}" if renewal.price is not None else "—"
 
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, renewal: Renewal) -> str:

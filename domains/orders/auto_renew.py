@@ -21,10 +21,12 @@ from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.activity import activity_record
+from accounts.models import Activity
 from billing.cards import saved_card_for
 from billing.disputes import customer_disputes_open
 from billing.errors import PaymentError, PaymentUnavailable
@@ -64,7 +66,8 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
     """Switch auto-renew on (only with a saved card to charge: that card is returned) or off (None). A switch turned
     on clears the last failure, so the page and the alerts stop showing it."""
     if not on:
-        Order.objects.filter(pk=order.pk).update(auto_renew=False)
+        if Order.objects.filter(pk=order.pk, auto_renew=True).update(auto_renew=False):
+            activity_record(action="auto_renew_off", order=order)
         return None
     if settings.PAYMENTS_DISABLED:
         raise AutoRenewRefused(
@@ -80,8 +83,33 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
                 "you pay with is kept for auto-renew. Then switch it on here."
             )
         )
-    Order.objects.filter(pk=order.pk).update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure="")
+    switched = Order.objects.filter(pk=order.pk).exclude(auto_renew=True, auto_renew_failed_at=None)
+    if switched.update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure=""):
+        activity_record(action="auto_renew_on", order=order, detail={"last4": card.last4})
     return card
+
+
+def auto_renew_failures_open() -> QuerySet[Order]:
+    """Failed auto-renewals staff have not handled yet (the activity log holds their handling, newer than the failure):
+    the dashboard lists them and the staff alert counts them until someone acts."""
+    handled = Activity.objects.filter(
+        action="alert_resolved",
+        order_id=OuterRef("order_id"),
+        detail__alert="auto_renew",
+        at__gte=OuterRef("auto_renew_failed_at"),
+    )
+    return Order.objects.filter(auto_renew_failed_at__isnull=False).exclude(Exists(handled))
+
+
+def auto_renew_failures_handle(*, orders: QuerySet[Order]) -> int:
+    """Staff handled these failed auto-renewals (contacted the customer, renewed it another way): each is logged, and
+    leaves the alert and the dashboard."""
+    handled = 0
+    for order in auto_renew_failures_open().filter(pk__in=orders.values("pk")):
+        what = f"failed auto-renewal handled ({order.auto_renew_failure or 'failed'})"
+        activity_record(action="alert_resolved", order=order, detail={"alert": "auto_renew", "what": what})
+        handled += 1
+    return handled
 
 
 def auto_renew_checkout_id(*, order: Order, expiry_timestamp: int) -> uuid.UUID:
@@ -171,5 +199,6 @@ def _failed(order: Order, code: str) -> Outcome:
         if switched:
             logger.warning("auto-renew of order %s failed: %s", order.order_id, code)
             order.refresh_from_db()
+            activity_record(action="auto_renew_failed", order=order, detail={"reason": code[:200]})
             auto_renew_failure_queue(order=order)
     return Outcome.FAILED

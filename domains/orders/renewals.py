@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
+from accounts.activity import activity_record
 from domains.models import Order, Renewal
 from domains.orders.emails import renewal_email_queue
 from domains.orders.services import RENEW_YEARS, order_fetch, orders_cache_invalidate
@@ -155,6 +156,17 @@ def _settle(renewal: Renewal, *, status: str, kind: str = "", detail: str = "") 
     renewal.failure_kind = kind
     renewal.provider_message = detail
     renewal.save(update_fields=["status", "failure_kind", "provider_message", "new_expires_at", "updated_at"])
+    if status == Renewal.RENEWED:
+        facts = {"years": renewal.duration, "expires": renewal.new_expires_at}
+        activity_record(action="renewed", customer=renewal.customer, order=renewal.order, detail=facts)
+    elif status == Renewal.FAILED:
+        activity_record(
+            action="renewal_failed",
+            customer=renewal.customer,
+            order=renewal.order,
+            domain_name=renewal.domain_name,
+            detail={"reason": kind or "refused"},
+        )
 
 
 def _check(*, order: Order, current: ProviderOrder | None, request: RenewRequest) -> None:

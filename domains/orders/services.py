@@ -19,7 +19,9 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.models import Customer
+from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.activity import activity_record, current_actor
+from accounts.models import Activity, Customer
 from domains.models import Order, Registration
 from domains.terms import renew_min_term
 from pricing.models import Operation
@@ -324,5 +326,10 @@ def _tld(domain_name: str) -> str:
 
 
 def order_transfer_code(*, order: Order) -> TransferCode:
-    """The EPP code, read fresh each time. Callers show it once and never store, log or cache it."""
-    return gateway().transfer_auth_code(order_id=order.order_id)
+    """The EPP code, read fresh each time. Callers show it once and never store, log or cache it. The activity log
+    records that it was shown (never the code); staff acting as the customer are refused before any call."""
+    if current_actor().kind == Activity.Actor.STAFF_AS_CUSTOMER:
+        raise ActingRefused(message=REFUSED_SENTENCE)
+    code = gateway().transfer_auth_code(order_id=order.order_id)
+    activity_record(action="transfer_code_shown", order=order)
+    return code

@@ -1,12 +1,15 @@
-"""The admin index's banner of what staff must look at (domains/alerts.py)."""
+"""The admin index's dashboard (domains/dashboard.py), with every open staff alert (domains/alerts.py)."""
+
+from typing import Any
 
 from django import template
+from django.conf import settings
 
-from domains.alerts import Alert, staff_alerts
+from domains.dashboard import dashboard
 
 register = template.Library()
 
 
-@register.inclusion_tag("admin/_staff_alerts.html")
-def staff_alert_banner() -> dict[str, list[Alert]]:
-    return {"alerts": staff_alerts()}
+@register.inclusion_tag("admin/_dashboard.html")
+def staff_dashboard() -> dict[str, Any]:
+    return {"dashboard": dashboard(), "admins_set": bool(settings.ADMINS)}

@@ -1,5 +1,5 @@
 """/admin/login/: staff sign in through the storefront's sign-in (allauth, with two-factor), the admin login page
-stays limited per address, and in production staff without two-factor are sent to set it up."""
+stays limited per address, and staff without two-factor are sent to set it up (all but bin/run's demo login)."""
 
 import time
 
@@ -61,10 +61,19 @@ def test_in_production_staff_without_two_factor_cannot_reach_the_admin(client, s
 
 
 @pytest.mark.staff_without_two_factor
-def test_with_debug_on_staff_may_use_the_admin_without_two_factor(client, staff, settings):
+def test_with_debug_on_staff_still_need_two_factor_but_the_demo_login(client, staff, settings):
     settings.DEBUG = True
     client.force_login(staff)
+    assert client.get("/admin/")["Location"] == "/accounts/2fa/totp/activate/"
+    settings.STAFF_TWO_FACTOR_EXEMPT = "Staff@Example.org"  # bin/run's printed login
     assert client.get("/admin/").status_code == 200
+
+
+@pytest.mark.staff_without_two_factor
+def test_the_demo_exemption_means_nothing_in_production(client, staff, settings):
+    settings.STAFF_TWO_FACTOR_EXEMPT = "staff@example.org"
+    client.force_login(staff)
+    assert client.get("/admin/")["Location"] == "/accounts/2fa/totp/activate/"
 
 
 @pytest.mark.staff_without_two_factor

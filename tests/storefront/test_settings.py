@@ -41,6 +41,8 @@ PRODUCTION = {
     "STRIPE_WEBHOOK_SECRET": "whsec_" + "w" * 24,
     # A store earns its markup (selling at cost is a deploy warning: pricing.W001).
     "PRICE_MARKUP_PERCENT": "20",
+    # Somebody receives the worker's alerts (nobody is a deploy warning: storefront.W002).
+    "ADMINS": "Ops <ops@example.com>",
 }
 
 
@@ -87,6 +89,16 @@ def test_selling_at_cost_is_a_deploy_warning():
     result = _run_manage("check", "--deploy", **{**PRODUCTION, "PRICE_MARKUP_PERCENT": "0"})
     assert "pricing.W001" in result.stdout + result.stderr
     assert "every domain sells at the provider's cost" in result.stdout + result.stderr
+
+
+def test_production_without_admins_warns_that_alerts_reach_nobody(settings):
+    from storefront.checks import alerts_reach_someone
+
+    settings.DEBUG, settings.ADMINS = False, []
+    [warning] = alerts_reach_someone()
+    assert warning.id == "storefront.W002" and "go to nobody" in warning.msg
+    settings.ADMINS = [("Ops", "ops@example.com")]
+    assert alerts_reach_someone() == []
 
 
 def test_production_without_a_provider_key_refuses_to_start():

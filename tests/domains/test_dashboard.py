@@ -1,0 +1,146 @@
+"""The staff dashboard at the admin's index (domains/dashboard.py): revenue and margin by month from the ledger,
+renewals due with the revenue they would bring, what needs attention, failed auto-renewals (handled by a logged staff
+action), registrations by TLD; charts as SVG with a table each; the same number of queries at ten rows as at many."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts.models import Activity
+from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
+from domains.dashboard import dashboard
+from domains.models import Order
+from pricing.models import Operation
+from pricing.quotes import retail_price
+from tests.factories import CustomerFactory, OrderFactory, RegistrationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def expiring(days: float, name: str, **fields) -> Order:
+    return OrderFactory.create(domain_name=name, expires_at=timezone.now() + dt.timedelta(days=days), **fields)
+
+
+def book(amount: str, cost: str | None, *, kind: str = LedgerEntry.Kind.CAPTURE, tld: str = "com") -> None:
+    customer = CustomerFactory.create()
+    payment = Payment.objects.create(
+        customer=customer, checkout_id=uuid.uuid4(), currency="USD", amount=Decimal("100"), status="captured",
+        amount_authorised=Decimal("100"), amount_captured=Decimal("100"),
+    )  # fmt: skip
+    line = PaymentLine.objects.create(
+        payment=payment, position=0, reference=f"x.{tld}", description="x", amount=Decimal("100"), tld=tld
+    )
+    LedgerEntry.objects.create(
+        kind=kind, cause=SaleCause.REGISTRATION, amount=Decimal(amount), currency="USD", tld=tld, payment=payment,
+        line=line, source_id=f"ch_{uuid.uuid4().hex}", occurred_at=timezone.now(),
+        cost=Decimal(cost) if cost is not None else None,
+    )  # fmt: skip
+
+
+def renew_price(tld: str) -> Decimal:
+    quote = retail_price(tld=tld, operation=Operation.RENEW, years=1)
+    assert quote is not None
+    return quote.retail.amount
+
+
+def test_the_figures(fake_priced):
+    expiring(10, "soon1.com")
+    expiring(12, "soon2.com")
+    expiring(45, "later.net")
+    expiring(80, "last.com")
+    expiring(10, "refunded.com", refunded_at=timezone.now())  # not renewed here
+    expiring(200, "far.com")
+    book("100.00", "80.00")
+    book("-20.00", None, kind=LedgerEntry.Kind.REFUND)
+    RegistrationFactory.create_batch(3)  # .com
+    RegistrationFactory(domain_name="one.net")
+    RegistrationFactory(domain_name="failed.org", status="failed")
+
+    figures = dashboard()
+
+    com, net = renew_price("com"), renew_price("net")
+    assert [(w.days, w.domains, [m.amount for m in w.expected]) for w in figures.renewals] == [
+        (30, 2, [2 * com]),
+        (60, 3, [2 * com + net]),
+        (90, 4, [3 * com + net]),
+    ]
+    this_month = figures.months[-1]
+    assert (this_month.captured, this_month.refunded, this_month.net, this_month.margin) == (
+        Decimal("100.00"), Decimal("20.00"), Decimal("80.00"), Decimal("0.00"),
+    )  # fmt: skip
+    assert len(figures.months) == 12 and all(m.net == 0 for m in figures.months[:-1])
+    assert [(row.tld, row.count) for row in figures.registrations_by_tld] == [("com", 3), ("net", 1)]
+    heights = [bar.height for bar in figures.revenue_chart.groups[-1].bars]
+    assert heights[0] > 0 and heights[1] == 0  # this month's net drawn, its margin nothing
+
+
+def test_the_index_draws_each_chart_with_its_table_in_the_stores_colour(admin_client, fake_priced, settings):
+    settings.STORE_PRIMARY_COLOR = "#0b6e4f"
+    expiring(10, "soon.com")
+    book("50.00", "40.00")
+    RegistrationFactory()
+    html = admin_client.get("/admin/").content.decode()
+    for table in ("revenue-table", "renewals-table", "tld-table"):
+        assert f'id="{table}"' in html
+    assert html.count('<svg class="bar-chart"') == 3 and 'aria-hidden="true"' in html
+    assert 'fill="#0b6e4f"' in html
+    assert "<script" not in html.split('id="dashboard"')[1].split("</div>")[0]
+
+
+def test_a_failed_auto_renewal_leads_to_its_customer_until_staff_mark_it_handled(admin_client, admin_user):
+    order = OrderFactory(
+        domain_name="lapsed.com", auto_renew_failed_at=timezone.now(), auto_renew_failure="card_declined"
+    )
+    html = admin_client.get("/admin/").content.decode()
+    assert f'href="/admin/domains/order/{order.pk}/change/">lapsed.com</a>' in html
+    assert f'href="/admin/accounts/customer/{order.customer.pk}/change/">{order.customer.user.email}</a>' in html
+    assert "1 auto-renewal(s) failed and not handled yet" in html
+
+    response = admin_client.post(
+        "/admin/domains/order/", {"action": "handle_auto_renew_failures", "_selected_action": [order.pk]}
+    )
+    assert response.status_code == 302
+    row = Activity.objects.get(action="alert_resolved")
+    assert (row.actor, row.actor_user_id, row.order_id, row.detail["alert"]) == (
+        Activity.Actor.STAFF, admin_user.pk, order.order_id, "auto_renew",
+    )  # fmt: skip
+    html = admin_client.get("/admin/").content.decode()
+    assert "lapsed.com" not in html and "failed and not handled" not in html
+    # Failing again later brings it back.
+    Order.objects.filter(pk=order.pk).update(auto_renew_failed_at=timezone.now() + dt.timedelta(seconds=1))
+    assert "1 auto-renewal(s) failed and not handled yet" in admin_client.get("/admin/").content.decode()
+
+
+def test_all_clear_says_so_and_warns_when_nobody_gets_the_emails(admin_client, settings):
+    settings.ADMINS = []
+    html = admin_client.get("/admin/").content.decode()
+    assert "Nothing needs attention" in html and "ADMINS is empty" in html
+
+
+def _seed(size: int) -> None:
+    for n in range(size):
+        expiring(5 + n % 80, f"d{size}x{n}.{('com', 'net', 'org')[n % 3]}")
+        OrderFactory(domain_name=f"f{size}x{n}.com", auto_renew_failed_at=timezone.now(), auto_renew_failure="x")
+        RegistrationFactory(domain_name=f"r{size}x{n}.{('com', 'net', 'org', 'io')[n % 4]}")
+        book("10.00", "8.00", tld=("com", "net")[n % 2])
+
+
+def _index_queries(client) -> int:
+    client.get("/admin/")  # the first page of a session reads what later pages find cached (content types, site)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/admin/").status_code == 200
+    return len(queries)
+
+
+def test_the_index_asks_as_many_queries_at_five_rows_as_at_sixty(admin_client, fake_priced):
+    _seed(5)
+    small = _index_queries(admin_client)
+    _seed(55)
+    assert _index_queries(admin_client) == small
