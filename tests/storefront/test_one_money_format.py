@@ -79,3 +79,26 @@ def test_a_dns_records_status_is_in_spanish_on_a_spanish_page():
         assert template.render(Context({"status": "Active"})) == "Activo"
         # A status the provider has not documented shows as it came, rather than as nothing.
         assert template.render(Context({"status": "Paused"})) == "Paused"
+
+
+def test_a_renewals_line_on_the_receipt_is_in_the_customers_language():
+    import uuid
+
+    from accounts.models import Customer
+    from domains.models import Order
+    from domains.orders.payments import renewal_line_to_pay
+    from domains.orders.renewals import RenewRequest
+
+    request = RenewRequest(
+        duration=2, shown_expiry_timestamp=0, token=uuid.uuid4(), price=Decimal("32.98"), currency="USD"
+    )
+    # Auto-renew runs in the worker, where English is active: the customer's own language still decides.
+    with translation.override("en"):
+        spanish = renewal_line_to_pay(
+            order=Order(domain_name="ejemplo.com", customer=Customer(language="es")), request=request
+        )
+        english = renewal_line_to_pay(
+            order=Order(domain_name="example.com", customer=Customer(language="en")), request=request
+        )
+    assert spanish.description == "ejemplo.com, renovación por 2 años"
+    assert english.description == "example.com, renewal for 2 years"
