@@ -12,7 +12,7 @@ import logging
 import mimetypes
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from django.conf import settings
 from django.contrib.staticfiles import finders
@@ -48,15 +48,16 @@ class StaticFilesOnly(URLFetcher):
 
     def __init__(self, *, base_url: str) -> None:
         super().__init__(fail_on_errors=False)
-        self.static_prefix = urlsplit(base_url)._replace(query="", fragment="").geturl().rstrip("/") + "/"
-        self.static_prefix += settings.STATIC_URL.lstrip("/")
+        # Where {% static %} points, as an absolute address: the site's /static/ (or STATIC_URL itself, a CDN's).
+        self.static_prefix = urljoin(base_url, settings.STATIC_URL)
 
     def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
         if not url.startswith(self.static_prefix):
             logger.warning("PDF rendering refused to fetch %s (static files only)", url[:200])
             raise ValueError(f"not a static file of the store: {url[:200]}")
         name = unquote(urlsplit(url).path.removeprefix(urlsplit(self.static_prefix).path))
-        path = _static_path(name) if ".." not in name.split("/") else None
+        inside = name and not name.startswith("/") and ".." not in name.split("/")
+        path = _static_path(name) if inside else None
         if path is None:
             raise ValueError(f"no such static file: {name}")
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"

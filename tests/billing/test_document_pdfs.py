@@ -120,6 +120,8 @@ def test_rendering_fetches_only_the_stores_static_files():
         "https://fonts.example.com/font.woff2",
         "https://shop.example/admin/",
         "https://shop.example/static/../storefront/settings.py",
+        "https://shop.example/static/%2e%2e/storefront/settings.py",
+        "https://shop.example/static//etc/passwd",
         "file:///etc/passwd",
     ):
         with pytest.raises(ValueError):
