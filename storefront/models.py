@@ -29,6 +29,8 @@ class MailboxMessage(models.Model):
     subject = models.CharField(max_length=998)
     body = models.TextField()
     html = models.TextField(blank=True)
+    # What was attached (a receipt's PDF), by name, type and size: the page says so; the file itself is not kept.
+    attachments = models.JSONField(default=list, blank=True)
     sent_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
