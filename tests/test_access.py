@@ -74,6 +74,8 @@ URLS = [
     Url("checkout_done", ("GET",), lambda t: [t.checkout_id]),
     Url("billing:receipt", ("GET",), lambda t: [987654]),  # a number that is not one of the customer's receipts
     Url("billing:credit_note", ("GET",), lambda t: [987654]),
+    Url("billing:receipt_pdf", ("GET",), lambda t: [987654]),
+    Url("billing:credit_note_pdf", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
     Url("billing:card_remove", ("POST",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
