@@ -63,7 +63,7 @@ URLS = [
     Url("orders", ("GET",)),
     Url("order_detail", ("GET",), _order),
     Url("order_renew", ("POST",), _order),
-    Url("order_transfer_code", ("POST",), _order),
+    Url("order_transfer_code", ("GET", "POST"), _order),
     Url("order_auto_renew", ("POST",), _order),
     Url("dns", ("GET",), _order),
     Url("dns_activate", ("POST",), _order),

@@ -24,7 +24,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -47,6 +47,7 @@ from domains.orders.renewal_flow import (
     renewal_paid_return,
     renewal_request,
 )
+from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
@@ -291,14 +292,24 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
 
 
 @_login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @never_cache
-@rate_limit("transfer_code", per="user")
+@rate_limit("transfer_code", per="user", methods=("POST",))
 @reauthentication_required
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     # A stolen session alone must not move a domain away: allauth asks for the password (and the two-factor
     # code when it is on) unless the customer confirmed it in the last few minutes, then resumes this POST.
     order = _get_order_for_user(request, order_id)
+    if request.method == "POST" and not is_fragment(request):
+        # Post/redirect/get: the page with the code is a GET, so a reload re-sends neither this form nor the
+        # password form allauth resumed it from (whose URL the page would otherwise keep).
+        ticket = reveal_ticket_issue(session=request.session, order=order)
+        url = f"{reverse('order_transfer_code', args=[order.order_id])}?{urlencode({'shown': ticket})}"
+        return HttpResponseRedirect(url, status=303)
+    if request.method == "GET" and not reveal_ticket_spend(
+        session=request.session, order=order, ticket=request.GET.get("shown", "")
+    ):
+        return redirect(f"{reverse('order_detail', args=[order.order_id])}#transfer")  # shown once: ask again
     code = ""
     error: str | ProviderError = ""
     try:
