@@ -74,6 +74,17 @@ class Customer(models.Model):
         spelled = {field: getattr(self, f"{field}_ascii") or contact[field] for field in SPELLED_FIELDS}
         return {**contact, **spelled}
 
+    @property
+    def records_spelling(self) -> str:
+        """Name, company, address and city as the domains' records read them (English letters)."""
+        spelled = self.provider_contact()
+        return ", ".join(spelled[field] for field in SPELLED_FIELDS if spelled[field])
+
+    @property
+    def spelled_differently(self) -> bool:
+        """Whether the records read otherwise than the customer writes (then pages show both)."""
+        return any(getattr(self, f"{field}_ascii") != getattr(self, field) for field in SPELLED_FIELDS)
+
     def contact(self) -> dict[str, str]:
         """Every contact field we keep: the written forms, their ASCII forms and the rest."""
         names = [*PROVIDER_CONTACT_FIELDS, "name_ascii", "company_ascii", "address_ascii", "city_ascii"]

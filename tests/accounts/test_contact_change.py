@@ -233,3 +233,22 @@ def _details(typed: dict[str, str]) -> dict[str, str]:
     form = ContactForm(typed)
     assert form.is_valid(), form.errors
     return form.details()
+
+
+def test_through_the_client_the_sandbox_takes_the_change_in_english_letters(sandbox_url, customer):
+    """The real client and the sandbox over HTTP: the sandbox refuses accents as the provider does, so this passes
+    only if what is sent is the English spelling."""
+    outcome = contact_change_request(
+        customer=customer, details={**customer.contact(), **_details(NEW)}, requested_by=customer.user
+    )
+    assert outcome is Outcome.SENT
+    assert customer.customer_id is not None
+    held = gateway().customer_details(customer_id=customer.customer_id)
+    assert (held.name, held.address, held.city, held.state) == (
+        "Jose Munoz",
+        "Calle del Coso 12, 3o",
+        "Zaragoza",
+        "Aragon",
+    )
+    customer.refresh_from_db()
+    assert customer.address == "Calle del Coso 12, 3º"

@@ -123,8 +123,9 @@ def fill_signup(page: Page, person: Person) -> None:
     page.get_by_label("Full name").fill(person.name)
     page.get_by_label("Email").fill(person.email)
     choose_country(page, person.country, person.state)
-    page.get_by_label("Street address").fill(person.address)
-    page.get_by_label("City").fill(person.city)
+    # Exact: their English spellings' fields ("City in English letters") are labelled after them.
+    page.get_by_label("Street address", exact=True).fill(person.address)
+    page.get_by_label("City", exact=True).fill(person.city)
     page.get_by_label("Postal code").fill(person.zipcode)
     expect(page.get_by_label("Dialling prefix")).to_have_value(person.dial_code)
     page.get_by_label("Phone").fill(person.phone)
