@@ -243,12 +243,8 @@ def test_through_the_client_the_sandbox_takes_the_change_in_english_letters(sand
     )
     assert outcome is Outcome.SENT
     assert customer.customer_id is not None
-    held = gateway().customer_details(customer_id=customer.customer_id)
-    assert (held.name, held.address, held.city, held.state) == (
-        "Jose Munoz",
-        "Calle del Coso 12, 3o",
-        "Zaragoza",
-        "Aragon",
-    )
+    held = gateway().customer_details(customer_id=customer.customer_id).as_fields()
+    expected = {"name": "Jose Munoz", "address": "Calle del Coso 12, 3o", "city": "Zaragoza", "state": "Aragon"}
+    assert {field: held[field] for field in expected} == expected
     customer.refresh_from_db()
     assert customer.address == "Calle del Coso 12, 3º"
