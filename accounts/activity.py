@@ -59,6 +59,20 @@ ACTIONS: dict[str, Text] = {
     "two_factor_on": Text("Two-factor sign-in switched on (%(method)s)", _("Two-factor sign-in was switched on.")),
     "two_factor_off": Text("Two-factor sign-in switched off (%(method)s)", _("Two-factor sign-in was switched off.")),
     "recovery_codes": Text("New two-factor recovery codes made", _("New recovery codes were made.")),
+    "contact_changed": Text(
+        "Contact details changed (%(fields)s)", _("Your contact details were changed, here and at the domain registry.")
+    ),
+    "contact_change_requested": Text(
+        "Contact change asked (%(fields)s): waits for staff to send it to the provider",
+        _("You asked to change your contact details; we are passing the change to the domain registry."),
+    ),
+    "contact_change_done": Text(
+        "Contact change sent to the provider by staff (%(fields)s)",
+        _("Your new contact details are now with the domain registry."),
+    ),
+    "contact_change_withdrawn": Text(
+        "Pending contact change withdrawn", _("Your pending contact change was withdrawn.")
+    ),
     "panel_opened": Text("Control panel opened (provider auto-login)", _("The domain control panel was opened.")),
     "account_deleted": Text("Account deleted by the customer (kept records anonymised)"),
     "acting_started": Text(

@@ -80,6 +80,7 @@ URLS = [
     Url("billing:card_remove", ("POST",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
+    Url("account_contact", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
@@ -100,6 +101,7 @@ PUBLIC = {
     "set_language": "the language switcher",
     "signup": "signing up",
     "signup_states": "the signup form's state list",
+    "records_preview": "the English spelling of what is typed in a contact form (computed, nothing stored or read)",
     "search": "searching",
     "search_suggestions": "searching",
     "cart": "a visitor's cart lives in the session",
