@@ -15,6 +15,7 @@ from domains.cart.basket import MAX_LINES, Cart, line_quote
 from domains.cart.forms import DomainNameForm, DurationForm, normalise_domain
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
+from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, RateLimited, Unavailable
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
@@ -38,7 +39,7 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
         return _added(
             request,
             ok=True,
-            message=gettext("%(domain)s is already in your cart.") % {"domain": name},
+            message=gettext("%(domain)s is already in your cart.") % {"domain": domain_to_unicode(name)},
             domain_name=name,
         )
     if len(basket) >= MAX_LINES:
@@ -56,17 +57,27 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
     line = line_quote(book=price_book(tlds=[name.rpartition(".")[2]]), domain_name=name)
     if line is None:
         return _added(
-            request, ok=False, message=gettext("%(domain)s is not sold here.") % {"domain": name}, domain_name=name
+            request,
+            ok=False,
+            message=gettext("%(domain)s is not sold here.") % {"domain": domain_to_unicode(name)},
+            domain_name=name,
         )
     basket.put(line)
-    return _added(request, ok=True, message=gettext("%(domain)s is in your cart.") % {"domain": name}, domain_name=name)
+    return _added(
+        request,
+        ok=True,
+        message=gettext("%(domain)s is in your cart.") % {"domain": domain_to_unicode(name)},
+        domain_name=name,
+    )
 
 
 @require_POST
 def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
     if Cart(request.session).remove(name):
-        messages.success(request, gettext("%(domain)s was removed from your cart.") % {"domain": name})
+        messages.success(
+            request, gettext("%(domain)s was removed from your cart.") % {"domain": domain_to_unicode(name)}
+        )
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
@@ -95,7 +106,7 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
         errors = {
             name: [
                 gettext("%(domain)s cannot be bought for that term any more. Remove it or choose another term.")
-                % {"domain": name}
+                % {"domain": domain_to_unicode(name)}
             ]
         }
         if request.htmx:
@@ -120,11 +131,11 @@ def _lookup(name: str) -> Buyable | None:
 def _why_not_buyable(name: str, row: Buyable | None) -> str:
     reason = why_not_buyable(row)
     if reason == "not_found":
-        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
+        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": domain_to_unicode(name)}
     if reason == "premium":
-        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
+        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": domain_to_unicode(name)}
     if reason == "taken":
-        return gettext("%(domain)s is already taken.") % {"domain": name}
+        return gettext("%(domain)s is already taken.") % {"domain": domain_to_unicode(name)}
     return ""
 
 

@@ -21,6 +21,7 @@ from domains.orders.payment_marks import line_marks
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import retail_price
+from storefront.domain_names import domain_both_forms
 
 # A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
 REGISTRATION = DEFAULT_KIND
@@ -46,7 +47,7 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
                 "%(domain)s, registration for %(years)d years",
                 line.duration,
             )
-            % {"domain": line.domain_name, "years": line.duration},
+            % {"domain": domain_both_forms(line.domain_name), "years": line.duration},
             price=line.total,
             details={**line.as_session(), "kind": REGISTRATION},
             cause=SaleCause.REGISTRATION,
