@@ -83,3 +83,11 @@ def _terms_text(terms: list[int]) -> str:
         if len(words) == 1
         else gettext("%(some)s or %(last)s") % {"some": ", ".join(words[:-1]), "last": words[-1]}
     )
+
+
+class PrivacyForm(forms.Form):
+    """WHOIS privacy on one cart line: added (the box ticked) or not; `next` is the page the form was on."""
+
+    domain_name = forms.CharField(max_length=80)
+    privacy = forms.BooleanField(required=False)
+    next = forms.ChoiceField(choices=[("cart", "cart"), ("checkout", "checkout")], required=False)

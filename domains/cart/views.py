@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
-from domains.cart.basket import MAX_LINES, Cart, line_quote
-from domains.cart.forms import DomainNameForm, DurationForm, normalise_domain
+from domains.cart.basket import MAX_LINES, Cart, line_quote, line_with_privacy
+from domains.cart.forms import DomainNameForm, DurationForm, PrivacyForm, normalise_domain
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
 from storefront.domain_names import domain_to_unicode
@@ -112,10 +112,29 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
         if request.htmx:
             return _render_cart(request, fragment=True, errors=errors)
         return _render_cart(request, errors=errors, status=400)
-    basket.put(priced)
+    # WHOIS privacy added to the line stays added, priced for the new term (dropped only if no longer sold).
+    basket.put(line_with_privacy(priced, privacy=True) or priced if line.privacy is not None else priced)
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
+
+
+@require_POST
+def cart_privacy(request: HttpRequest) -> HttpResponse:
+    """Add WHOIS privacy to a line, or take it off (the checkout's and the cart's box), then show that page again."""
+    form = PrivacyForm(request.POST)
+    back = (form.is_valid() and form.cleaned_data["next"]) or "cart"
+    basket = Cart(request.session)
+    line = basket.get(normalise_domain(request.POST.get("domain_name", "")))
+    if line is None:
+        messages.error(request, gettext("That domain is not in your cart any more."))
+        return redirect(back)
+    changed = line_with_privacy(line, privacy=form.is_valid() and form.cleaned_data["privacy"])
+    if changed is None:
+        messages.error(request, gettext("WHOIS privacy cannot be added to this domain right now."))
+    else:
+        basket.put(changed)
+    return redirect(back)
 
 
 def _lookup(name: str) -> Buyable | None:
