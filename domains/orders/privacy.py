@@ -69,7 +69,8 @@ def privacy_years(*, expires_at: dt.datetime | None, now: dt.datetime | None = N
     if expires_at is None:
         return 1
     days = (expires_at - (now or timezone.now())).total_seconds() / 86400
-    return min(MAX_YEARS, max(1, math.ceil(days / 365)))
+    # A week's slack: a domain registered for a year today has 365 or 366 days left, which is one year of privacy.
+    return min(MAX_YEARS, max(1, math.ceil((days - 7) / 365.2425)))
 
 
 def privacy_paid(order: Order, *, now: dt.datetime | None = None) -> bool:
