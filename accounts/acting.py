@@ -42,7 +42,7 @@ REFUSED = frozenset(
         "pay_due",
     }
 )
-REFUSED_POSTS = frozenset({"checkout", "order_renew"})
+REFUSED_POSTS = frozenset({"checkout", "order_renew", "order_privacy_buy"})
 REFUSED_PREFIXES = ("mfa_", "account_reset_password")
 
 REFUSED_SENTENCE = _(

@@ -91,6 +91,18 @@ ACTIONS: dict[str, Text] = {
         "Auto-renewal failed (%(reason)s): switched off, reminders resume",
         _("Auto-renewal failed, so auto-renew was switched off; we will send reminders instead."),
     ),
+    "privacy_purchased": Text(
+        "WHOIS privacy bought for %(years)s year(s), until %(until)s",
+        _("WHOIS privacy was added to %(domain)s: your contact details are hidden in public lookups."),
+    ),
+    "privacy_failed": Text(
+        "WHOIS privacy not bought (%(reason)s)", _("WHOIS privacy could not be added to %(domain)s.")
+    ),
+    "privacy_on": Text("WHOIS privacy switched on", _("WHOIS privacy was switched on for %(domain)s.")),
+    "privacy_off": Text(
+        "WHOIS privacy switched off",
+        _("WHOIS privacy was switched off for %(domain)s: your contact details are public."),
+    ),
     "transfer_code_shown": Text("Transfer code shown (the code is not recorded)", _("The transfer code was shown.")),
     "dns_activated": Text("DNS activated", _("DNS was activated.")),
     "dns_record_added": Text("DNS %(record)s added", _("DNS: %(record)s added.")),

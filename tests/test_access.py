@@ -65,6 +65,8 @@ URLS = [
     Url("order_renew", ("POST",), _order),
     Url("order_transfer_code", ("GET", "POST"), _order),
     Url("order_auto_renew", ("POST",), _order),
+    Url("order_privacy", ("POST",), _order),
+    Url("order_privacy_buy", ("POST",), _order),
     Url("dns", ("GET",), _order),
     Url("dns_activate", ("POST",), _order),
     Url("dns_add", ("POST",), _order),
@@ -108,6 +110,7 @@ PUBLIC = {
     "cart_add": "a visitor's cart lives in the session",
     "cart_remove": "a visitor's cart lives in the session",
     "cart_update": "a visitor's cart lives in the session",
+    "cart_privacy": "a visitor's cart lives in the session",
     "checkout": "the review is shown to visitors too (Buy asks to sign in)",
     "billing:stripe_webhook": "the payment service's webhook (its signature is checked)",
     # Both tested in tests/domains/orders/test_acting.py.

@@ -15,6 +15,7 @@ from billing.collection import payment_due_for
 from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
 from domains.orders import renewals
+from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
 from pricing.money import Money
@@ -49,6 +50,7 @@ class OrderPage:
     # A registered-unpaid payment for this domain (its hold lapsed): the page asks for it, with the payment link.
     payment_due: Payment | None
     payment_due_url: str
+    privacy: PrivacyState
 
 
 def order_page(*, order: Order) -> OrderPage:
@@ -84,6 +86,7 @@ def _order_page(order: Order) -> OrderPage:
         auto_renew=_auto_renew_state(order, renewable=renewable),
         payment_due=due,
         payment_due_url=reverse("billing:pay_due", args=[due.checkout_id]) if due is not None else "",
+        privacy=privacy_state(order=order),
     )
 
 

@@ -35,8 +35,17 @@ from domains.orders import renewals
 from domains.orders import services as domain_orders
 from domains.orders.auto_renew import AutoRenewRefused, order_auto_renew_set
 from domains.orders.detail import order_page
-from domains.orders.forms import AutoRenewForm, OrdersFilterForm, RenewForm, TransferCodeForm
+from domains.orders.forms import (
+    AutoRenewForm,
+    OrdersFilterForm,
+    PrivacyBuyForm,
+    PrivacySwitchForm,
+    RenewForm,
+    TransferCodeForm,
+)
 from domains.orders.ownership import get_order_for_user
+from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, privacy_switch
+from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
 from domains.orders.renewal_flow import (
     PaymentAlreadyStarted,
     RenewalAsked,
@@ -49,6 +58,7 @@ from domains.orders.renewal_flow import (
 )
 from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
+from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
 from storefront.provider_errors import ProviderError, provider_error
@@ -130,6 +140,10 @@ def _render_detail(
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
         "panel_template": _panel_template(),
+        "privacy": page.privacy,
+        "privacy_token": uuid.uuid4(),
+        "privacy_off": PRIVACY_OFF_SENTENCE,
+        "privacy_instead": PRIVACY_OFF_INSTEAD,
     }
     response = render(request, "domains/order_detail.html", context, status=status)
     if transfer_code:
@@ -183,6 +197,8 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
     order = _get_order_for_user(request, order_id)
+    if "privacy" in request.GET:
+        return _privacy_returned(request, order)
     if "renewal" not in request.GET:
         return _render_detail(request, order)
     # Back from a renewal's payment: while the worker renews it, a page that updates by itself; then what happened
@@ -288,6 +304,71 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     messages.success(
         request, on % {"domain": order.domain_name, "days": days, "brand": card.brand.title(), "last4": card.last4}
     )
+    return back
+
+
+def _privacy_returned(request: HttpRequest, order: Order) -> HttpResponse:
+    """Back from paying for privacy: what happened is said once, and the page is shown without the query."""
+    outcome = privacy_paid_return(order=order, token=request.GET["privacy"])
+    if outcome is not None:
+        messages.add_message(request, _MESSAGE_LEVELS.get(outcome.tone, messages.ERROR), outcome.text)
+    return redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+
+
+@login_required
+@require_POST
+def order_privacy(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Switch WHOIS privacy that is paid for on or off (free either way)."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+    form = PrivacySwitchForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, gettext("Choose whether WHOIS privacy should be on or off."))
+        return back
+    on = form.cleaned_data["privacy"] == "on"
+    try:
+        privacy_switch(order=order, enabled=on)
+    except GatewayError as err:
+        messages.error(request, str(provider_error(err, what=_("change WHOIS privacy"))))
+        return back
+    except StoreError as err:
+        messages.error(request, str(err.message))
+        return back
+    domain = domain_to_unicode(order.domain_name)
+    if on:
+        messages.success(request, gettext("WHOIS privacy is on for %(domain)s.") % {"domain": domain})
+    else:
+        messages.success(
+            request,
+            gettext("WHOIS privacy is off: the contact details of %(domain)s are public again.") % {"domain": domain},
+        )
+    return back
+
+
+@login_required
+@require_POST
+def order_privacy_buy(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Add WHOIS privacy: the saved card is charged (one confirmation), or the payment page is shown."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+    form = PrivacyBuyForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, gettext("This form has expired. Please reload the page and try again."))
+        return back
+    try:
+        step = privacy_buy(
+            order=order,
+            token=form.cleaned_data["token"],
+            price_shown=form.cleaned_data["price_shown"],
+            saved_card=form.cleaned_data["pay_with"] != "page",
+            return_url=request.build_absolute_uri(reverse("order_detail", args=[order.order_id])),
+        )
+    except StoreError as err:
+        messages.error(request, str(err.message))
+        return back
+    if isinstance(step, ToPay):
+        return HttpResponseRedirect(step.url, status=303)
+    messages.add_message(request, _MESSAGE_LEVELS.get(step.tone, messages.ERROR), step.text)
     return back
 
 
