@@ -39,6 +39,7 @@ REFUSED = frozenset(
         "account_reauthenticate",
         "account_delete",
         "card_remove",
+        "card_add",
         "pay_due",
     }
 )

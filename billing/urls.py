@@ -1,4 +1,4 @@
-"""The payments URLs: Stripe's webhook, receipts and credit notes, the Billing page, removing the saved card."""
+"""The payments URLs: Stripe's webhook, receipts and credit notes, the Billing page, the saved card (add, remove)."""
 
 from django.urls import path
 
@@ -12,5 +12,7 @@ urlpatterns = [
     path("payments/credit-notes/<int:number>/", views.credit_note, name="credit_note"),
     path("account/billing/", views.billing, name="billing"),
     path("payments/card/remove/", views.card_remove, name="card_remove"),
+    path("payments/card/add/", views.card_add, name="card_add"),
+    path("payments/card/added/", views.card_added, name="card_added"),
     path("payments/pay/<uuid:checkout_id>/", views.pay_due, name="pay_due"),
 ]

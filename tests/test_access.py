@@ -76,6 +76,8 @@ URLS = [
     Url("billing:credit_note", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
     Url("billing:card_remove", ("POST",)),
+    Url("billing:card_add", ("POST",)),
+    Url("billing:card_added", ("GET",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
     Url("account_export", ("GET",)),

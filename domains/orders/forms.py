@@ -43,6 +43,12 @@ class RenewForm(forms.Form):
     confirm = forms.BooleanField(required=False)
     # The price the confirmation showed: the renewal is made at that price or not at all.
     price_shown = forms.DecimalField(required=False, max_digits=12, decimal_places=2, widget=forms.HiddenInput)
+    # Which of the confirmation's buttons: charge the saved card now, or the payment page (also when absent).
+    pay_with = forms.ChoiceField(
+        required=False,
+        choices=[("card", "card"), ("page", "page")],
+        error_messages={"invalid_choice": _("Choose how to pay: your saved card or the payment page.")},
+    )
 
 
 class AutoRenewForm(forms.Form):

@@ -69,7 +69,10 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
 
 
 def _issue_renew_token(request: HttpRequest, order: Order) -> str:
-    token = str(uuid.uuid4())
+    return _remember_renew_token(request, order, str(uuid.uuid4()))
+
+
+def _remember_renew_token(request: HttpRequest, order: Order, token: str) -> str:
     issued: dict[str, list[str]] = request.session.get("renew_tokens", {})
     key = str(order.order_id)
     issued[key] = [*issued.get(key, []), token][-RENEW_TOKENS_KEPT:]
@@ -210,13 +213,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     form = RenewForm(request.POST)
     if not form.is_valid():
         return _render_detail(request, order, renew_form=form)
-    asked = RenewalAsked(
-        token=form.cleaned_data["renew_token"],
-        duration=form.cleaned_data["duration"],
-        shown_expiry_timestamp=form.cleaned_data["expiry_timestamp"],
-        confirm=form.cleaned_data["confirm"],
-        price_shown=form.cleaned_data["price_shown"],
-    )
+    asked = _renewal_asked(form)
     try:
         step = renewal_request(
             order=order,
@@ -232,12 +229,25 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     except StoreError as err:
         return _render_detail(request, order, renew_form=form, renew_error=_renew_error(err), status=_status(err))
     if isinstance(step, ToConfirm):
+        if step.token != asked.token:  # the saved card was refused: the payment page gets a form of its own
+            _remember_renew_token(request, order, str(step.token))
         return render(request, "domains/order_renew_confirm.html", {"order": order, "step": step})
     if isinstance(step, ToPay):
         return HttpResponseRedirect(step.url, status=303)
     assert isinstance(step, Renewed)
     messages.success(request, renewed_sentence(step.renewal))
     return redirect("order_detail", order_id=order.order_id)
+
+
+def _renewal_asked(form: RenewForm) -> RenewalAsked:
+    return RenewalAsked(
+        token=form.cleaned_data["renew_token"],
+        duration=form.cleaned_data["duration"],
+        shown_expiry_timestamp=form.cleaned_data["expiry_timestamp"],
+        confirm=form.cleaned_data["confirm"],
+        price_shown=form.cleaned_data["price_shown"],
+        pay_with_card=form.cleaned_data["pay_with"] == "card",
+    )
 
 
 def _int(value: str | None) -> int:
