@@ -11,7 +11,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from allauth.account.decorators import reauthentication_required
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -33,7 +32,7 @@ from accounts.notices import security_notice
 from domains.models import Order
 from domains.orders import renewals
 from domains.orders import services as domain_orders
-from domains.orders.auto_renew import AutoRenewRefused, order_auto_renew_set
+from domains.orders.auto_renew import AutoRenewRefused, auto_renew_on_sentence, order_auto_renew_set
 from domains.orders.detail import order_page
 from domains.orders.forms import AutoRenewForm, OrdersFilterForm, RenewForm, TransferCodeForm
 from domains.orders.ownership import get_order_for_user
@@ -289,14 +288,7 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         off = gettext("Auto-renew is off. We will email you reminders before %(domain)s expires.")
         messages.success(request, off % {"domain": order.domain_name})
         return back
-    on = gettext(
-        "Auto-renew is on: %(domain)s will be renewed %(days)d days before it expires, charged to your "
-        "%(brand)s •••• %(last4)s."
-    )
-    days = settings.AUTO_RENEW_DAYS_BEFORE
-    messages.success(
-        request, on % {"domain": order.domain_name, "days": days, "brand": card.brand.title(), "last4": card.last4}
-    )
+    messages.success(request, auto_renew_on_sentence(order=order, card=card))
     return back
 
 
