@@ -70,26 +70,24 @@ def reminders_record(*, now: dt.datetime | None = None) -> int:
     orders = Order.objects.filter(
         expires_at__gte=now + window[0] * _DAY, expires_at__lte=now + window[1] * _DAY, status__in=_RENEWABLE
     ).select_related("customer__user")
-    due: dict[int, list[tuple[Order, int]]] = defaultdict(list)
+    due: dict[int, list[tuple[Order, dt.datetime, int]]] = defaultdict(list)
     for order in orders.order_by("expires_at", "domain_name"):
         offset = reminder_due(order=order, now=now)
         if offset is not None and order.expires_at is not None:  # (no expiry is never due: for the type checker)
-            due[order.customer_id].append((order, offset))
+            due[order.customer_id].append((order, order.expires_at, offset))
     return sum(_customer_reminders_record(reminders, now=now) for reminders in due.values())
 
 
-def _customer_reminders_record(due: list[tuple[Order, int]], *, now: dt.datetime) -> int:
+def _customer_reminders_record(due: list[tuple[Order, dt.datetime, int]], *, now: dt.datetime) -> int:
     """One customer's reminders due now, recorded with their email of the day; 0 when that email went already."""
     customer = due[0][0].customer
     key = f"renewal-reminders:{customer.pk}:{timezone.localdate(now).isoformat()}"
     with transaction.atomic():
         made = []
-        for order, offset in due:
+        for order, expires_at, offset in due:
             try:
                 with transaction.atomic():
-                    made.append(
-                        RenewalReminder.objects.create(order=order, expires_at=order.expires_at, days_before=offset)
-                    )
+                    made.append(RenewalReminder.objects.create(order=order, expires_at=expires_at, days_before=offset))
             except IntegrityError:
                 pass  # recorded (and emailed) by an earlier run
         if not made:
