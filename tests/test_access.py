@@ -62,6 +62,8 @@ def _order(target: Target) -> list[object]:
 URLS = [
     Url("orders", ("GET",)),
     Url("order_detail", ("GET",), _order),
+    Url("orders_renew", ("POST",)),
+    Url("orders_renewed", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("order_renew", ("POST",), _order),
     Url("order_transfer_code", ("POST",), _order),
     Url("order_auto_renew", ("POST",), _order),
