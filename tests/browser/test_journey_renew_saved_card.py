@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from billing.models import Payment
-from tests.browser.steps import accept_terms, add_to_cart, check_accessibility, new_person, search_page, sign_up
+from tests.browser.steps import check_accessibility, new_person, sign_up, start_checkout
 from tests.browser.steps import unique_label as label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -62,13 +62,7 @@ def test_add_a_card_then_renew_in_one_click_and_several_in_one_payment(page: Pag
     shoot("account-card")
 
     first, second = f"{label('oneclick')}.com", f"{label('together')}.com"
-    for name in (first, second):
-        search_page(page, name)
-        add_to_cart(page, name)
-    page.goto("/checkout/")
-    check_accessibility(page)
-    accept_terms(page)
-    page.get_by_role("button", name=re.compile(r"^Buy now")).click()
+    start_checkout(page, first, second)
     expect(page.get_by_role("heading", name="Pay 28.98 USD", exact=True)).to_be_visible()
     page.get_by_label("Card number").fill(MASTERCARD)
     page.get_by_role("button", name=re.compile(r"^Pay ")).click()
