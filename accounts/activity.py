@@ -85,6 +85,14 @@ ACTIONS: dict[str, Text] = {
     "registration_failed": Text("Not registered (%(reason)s)", _("%(domain)s could not be registered.")),
     "renewed": Text("Renewed for %(years)s year(s)", _("%(domain)s was renewed for %(years)s year(s).")),
     "renewal_failed": Text("Renewal not made (%(reason)s)", _("%(domain)s was not renewed.")),
+    "renewal_card_charged": Text(
+        "Renewal confirmed with the saved card (%(brand)s ending %(last4)s): authorised",
+        _("You confirmed renewing %(domain)s with your %(brand)s card ending %(last4)s."),
+    ),
+    "renewal_card_refused": Text(
+        "Saved card (ending %(last4)s) refused for a renewal (%(reason)s): nothing charged",
+        _("Your saved card was not charged for renewing %(domain)s; nothing was renewed."),
+    ),
     "auto_renew_on": Text("Auto-renew switched on (card ending %(last4)s)", _("Auto-renew was switched on.")),
     "auto_renew_off": Text("Auto-renew switched off", _("Auto-renew was switched off.")),
     "auto_renew_failed": Text(

@@ -62,6 +62,8 @@ def _order(target: Target) -> list[object]:
 URLS = [
     Url("orders", ("GET",)),
     Url("order_detail", ("GET",), _order),
+    Url("orders_renew", ("POST",)),
+    Url("orders_renewed", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("order_renew", ("POST",), _order),
     Url("order_transfer_code", ("GET", "POST"), _order),
     Url("order_auto_renew", ("POST",), _order),
@@ -80,6 +82,8 @@ URLS = [
     Url("billing:credit_note_pdf", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
     Url("billing:card_remove", ("POST",)),
+    Url("billing:card_add", ("POST",)),
+    Url("billing:card_added", ("GET",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
     Url("account_contact", ("GET", "POST")),
