@@ -15,8 +15,8 @@ from billing.collection import payment_due_for
 from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
 from domains.orders import renewals
-from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.auto_renew import AutoRenewWhen, auto_renew_when
+from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
 from pricing.money import Money

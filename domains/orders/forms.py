@@ -92,6 +92,8 @@ class PrivacyBuyForm(forms.Form):
         error_messages={"required": _("This form has expired. Please reload the page and try again.")},
     )
     pay_with = forms.ChoiceField(choices=[("card", "card"), ("page", "page")], required=False)
+
+
 class RenewManyForm(forms.Form):
     """The order list's "renew selected" (the ticked `order` ids), then its confirmation (a `line` per domain, as it
     showed them, with the one-time `token`, `confirm` and which button: `pay_with`)."""
