@@ -1,4 +1,5 @@
-"""The payments URLs: Stripe's webhook, receipts and credit notes (pages and PDFs), the Billing page, the saved card."""
+"""The payments URLs: Stripe's webhook, receipts and credit notes (pages and PDFs), the Billing page, the saved card
+(add, remove)."""
 
 from django.urls import path
 
@@ -25,5 +26,7 @@ urlpatterns = [
     ),
     path("account/billing/", views.billing, name="billing"),
     path("payments/card/remove/", views.card_remove, name="card_remove"),
+    path("payments/card/add/", views.card_add, name="card_add"),
+    path("payments/card/added/", views.card_added, name="card_added"),
     path("payments/pay/<uuid:checkout_id>/", views.pay_due, name="pay_due"),
 ]
