@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import mimetypes
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -29,6 +30,10 @@ from billing.models import Document
 logger = logging.getLogger(__name__)
 
 PDF_CONTENT_TYPE = "application/pdf"
+# One rendering at a time in a process: the web serves requests in threads (gunicorn gthread), and WeasyPrint does
+# not promise that Pango and fontconfig underneath may be used from several at once. A receipt takes a fraction of a
+# second, so the queue is short.
+_RENDERING = threading.Lock()
 
 
 def _static_path(name: str) -> Path | None:
@@ -87,7 +92,8 @@ def document_pdf(document: Document) -> bytes:
     )
     # Relative addresses ({% static %}) resolve against the site, which the fetcher answers from disk.
     base_url = settings.SITE_URL.rstrip("/") + "/"
-    pdf = HTML(string=html, base_url=base_url, url_fetcher=StaticFilesOnly(base_url=base_url)).write_pdf()
+    with _RENDERING:
+        pdf = HTML(string=html, base_url=base_url, url_fetcher=StaticFilesOnly(base_url=base_url)).write_pdf()
     assert pdf is not None  # write_pdf returns bytes when given no target
     return pdf
 
