@@ -20,7 +20,6 @@ from django.utils import timezone
 
 from accounts.activity import activity_record
 from accounts.models import Customer
-from accounts.services import CONTACT_FIELDS
 from storefront.outbox import email_queue_admins
 
 ANONYMOUS = "Deleted customer"
@@ -48,7 +47,7 @@ def customer_export(*, customer: Customer) -> dict[str, Any]:
     """Everything the storefront holds about this customer, as JSON-ready data."""
     data: dict[str, Any] = {
         "exported_at": timezone.now().isoformat(),
-        "contact": {"email": customer.user.email, **{field: getattr(customer, field) for field in CONTACT_FIELDS}},
+        "contact": {"email": customer.user.email, **customer.contact()},
         "provider_customer_id": customer.customer_id,
         "signed_up_at": customer.created_at.isoformat(),
         "email_addresses": [
@@ -87,7 +86,18 @@ def customer_delete(*, customer: Customer) -> bool:
         except ProtectedError:
             kept = True
             Customer.objects.filter(pk=customer.pk).update(
-                name=ANONYMOUS, company="", address="", city="", state="", zipcode="", phone="", country_code=""
+                name=ANONYMOUS,
+                company="",
+                address="",
+                city="",
+                state="",
+                zipcode="",
+                phone="",
+                country_code="",
+                name_ascii=ANONYMOUS,
+                company_ascii="",
+                address_ascii="",
+                city_ascii="",
             )
             user.username = f"deleted-{user.pk}"
             user.email = ""

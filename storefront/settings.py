@@ -582,6 +582,9 @@ LOGGING = {
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
         "django.utils.autoreload": {"level": "WARNING"},
+        # WeasyPrint (receipt PDFs) logs every CSS rule it skips (the screen-only media queries) and each rendering
+        # step: noise on every PDF. Its errors still come through.
+        "weasyprint": {"level": "ERROR"},
     },
 }
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
