@@ -141,7 +141,7 @@ def _zone(request: HttpRequest, order: Order, record_type: RecordType | None) ->
         nameservers = services.nameservers(records)
     else:
         try:
-            nameservers = services.nameservers(services.records_list(order=order, record_type="NS"))
+            nameservers = services.nameservers(services.zone_records(order=order, record_types=["NS"]))
         except GatewayError:
             nameservers = None
     return {

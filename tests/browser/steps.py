@@ -286,3 +286,15 @@ class Soft:
 
     def assert_none(self) -> None:
         assert not self.problems, "\n".join(self.problems)
+
+
+def sign_in_with_password(page: Page, email: str, password: str) -> None:
+    """Email and password on the sign-in page, for a customer with two-factor on: up to the code page."""
+    page.goto("/accounts/login/")
+    check_accessibility(page)
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign In", exact=True).click()
+    expect(page.get_by_role("heading", name="Two-Factor Authentication")).to_be_visible()
+    assert "/accounts/2fa/authenticate/" in page.url
+    check_accessibility(page, where="(code asked)")
