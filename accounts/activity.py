@@ -85,11 +85,31 @@ ACTIONS: dict[str, Text] = {
     "registration_failed": Text("Not registered (%(reason)s)", _("%(domain)s could not be registered.")),
     "renewed": Text("Renewed for %(years)s year(s)", _("%(domain)s was renewed for %(years)s year(s).")),
     "renewal_failed": Text("Renewal not made (%(reason)s)", _("%(domain)s was not renewed.")),
+    "renewal_card_charged": Text(
+        "Renewal confirmed with the saved card (%(brand)s ending %(last4)s): authorised",
+        _("You confirmed renewing %(domain)s with your %(brand)s card ending %(last4)s."),
+    ),
+    "renewal_card_refused": Text(
+        "Saved card (ending %(last4)s) refused for a renewal (%(reason)s): nothing charged",
+        _("Your saved card was not charged for renewing %(domain)s; nothing was renewed."),
+    ),
     "auto_renew_on": Text("Auto-renew switched on (card ending %(last4)s)", _("Auto-renew was switched on.")),
     "auto_renew_off": Text("Auto-renew switched off", _("Auto-renew was switched off.")),
     "auto_renew_failed": Text(
         "Auto-renewal failed (%(reason)s): switched off, reminders resume",
         _("Auto-renewal failed, so auto-renew was switched off; we will send reminders instead."),
+    ),
+    "privacy_purchased": Text(
+        "WHOIS privacy bought for %(years)s year(s), until %(until)s",
+        _("WHOIS privacy was added to %(domain)s: your contact details are hidden in public lookups."),
+    ),
+    "privacy_failed": Text(
+        "WHOIS privacy not bought (%(reason)s)", _("WHOIS privacy could not be added to %(domain)s.")
+    ),
+    "privacy_on": Text("WHOIS privacy switched on", _("WHOIS privacy was switched on for %(domain)s.")),
+    "privacy_off": Text(
+        "WHOIS privacy switched off",
+        _("WHOIS privacy was switched off for %(domain)s: your contact details are public."),
     ),
     "transfer_code_shown": Text("Transfer code shown (the code is not recorded)", _("The transfer code was shown.")),
     "dns_activated": Text("DNS activated", _("DNS was activated.")),

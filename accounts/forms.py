@@ -15,6 +15,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import format_lazy
 from django.utils.translation import gettext
@@ -562,6 +563,11 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
 class LimitedAuthenticateForm(AuthenticateForm):
     """allauth's two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py) instead of its own
     per-account lockout, which let anyone with the password lock the owner out with five wrong codes."""
+
+    @cached_property
+    def has_security_key(self) -> bool:
+        """Whether the page may offer "Use a security key": only to someone who registered one."""
+        return Authenticator.objects.filter(user_id=self.user.pk, type=Authenticator.Type.WEBAUTHN).exists()
 
     def clean_code(self) -> str:
         attempt = _code_attempt(self.user)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.utils.translation import gettext
@@ -120,6 +121,22 @@ def records_list(*, order: Order, record_type: RecordType) -> list[DnsRecord]:
         order.dns_active = False
         raise DnsNotActive(err.provider_message, status=err.status) from err
     return sorted(records, key=lambda r: (r.host not in ("@", ""), r.host, r.priority or 0, r.value))
+
+
+def zone_records(*, order: Order, record_types: Sequence[RecordType]) -> list[DnsRecord]:
+    """The order's records of these types as one list: the apex first, then by host, type (in the order given),
+    priority and value. The provider lists one type per call, so this makes one call per type."""
+    position: dict[str, int] = {record_type: index for index, record_type in enumerate(record_types)}
+    records = [record for record_type in record_types for record in records_list(order=order, record_type=record_type)]
+    return sorted(
+        records,
+        key=lambda r: (r.host not in ("@", ""), r.host, position.get(r.type, 99), r.priority or 0, r.value),
+    )
+
+
+def nameservers(records: Sequence[DnsRecord]) -> list[str]:
+    """The zone's own nameservers (its NS records at the apex), as the provider lists them."""
+    return sorted({r.value.rstrip(".") for r in records if r.type == "NS" and r.host in ("@", "")})
 
 
 def record_add(*, order: Order, record: RecordData) -> None:
