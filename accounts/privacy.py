@@ -19,7 +19,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from accounts.activity import activity_record
-from accounts.models import Customer
+from accounts.models import ContactChange, Customer
 from storefront.outbox import email_queue_admins
 
 ANONYMOUS = "Deleted customer"
@@ -80,6 +80,8 @@ def customer_delete(*, customer: Customer) -> bool:
         activity_record(action="account_deleted", customer=customer)
         EmailAddress.objects.filter(user=user).delete()
         Authenticator.objects.filter(user=user).delete()
+        # They hold the contact too (asked for, or sent): kept records are anonymised, so these go.
+        ContactChange.objects.filter(customer=customer).delete()
         try:
             with transaction.atomic():
                 user.delete()  # cascades to the Customer when nothing protects it

@@ -248,3 +248,12 @@ def test_through_the_client_the_sandbox_takes_the_change_in_english_letters(sand
     assert {field: held[field] for field in expected} == expected
     customer.refresh_from_db()
     assert customer.address == "Calle del Coso 12, 3º"
+
+
+def test_the_change_reaches_every_role_of_the_customers_domains(fake_priced, customer):
+    assert customer.customer_id is not None
+    order = gateway().domain_register(customer_id=customer.customer_id, domain_name="jose-moves.com", duration=1)
+    contact_change_request(customer=customer, details={**customer.contact(), **_details(NEW)}, requested_by=None)
+    contacts = gateway().contacts(order_id=order.order_id)
+    for role in (contacts.registrant, contacts.admin, contacts.tech, contacts.billing):
+        assert (role.name, role.address, role.city) == ("Jose Munoz", "Calle del Coso 12, 3o", "Zaragoza")

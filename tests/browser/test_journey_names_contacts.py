@@ -11,7 +11,14 @@ from playwright.sync_api import Page, expect
 
 from accounts.models import Customer
 from storefront.gateway import gateway
-from tests.browser.steps import SPANISH_CONFIRMATION, check_accessibility, confirm_email, new_person, wait_for_htmx
+from tests.browser.steps import (
+    SPANISH_CONFIRMATION,
+    check_accessibility,
+    confirm_email,
+    new_person,
+    sign_up,
+    wait_for_htmx,
+)
 from tests.catalogue import english_left
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -121,3 +128,31 @@ def test_jose_signs_up_in_spanish_sees_his_records_spelling_and_changes_his_addr
     page.goto("/account/")
     expect(page.locator("#activity")).to_contain_text("Tus datos de contacto se cambiaron")
     check_accessibility(page, where="(account, after the change)")
+
+
+def test_while_the_registry_cannot_take_changes_the_change_waits_and_says_so(page: Page, settings, screenshot):
+    """The real provider's `customer_details` is "coming soon": the capability off, as in production today."""
+    settings.RESELLER_CAPABILITIES = []
+    person = new_person(name="Zoë Brontë", city="Zürich", address="Bahnhofstrasse 1", zipcode="8001")
+    person.country, person.state, person.dial_code, person.phone = "Switzerland", "Zurich", "41", "441234567"
+    sign_up(page, person)
+    page.goto("/account/contact/")
+    expect(page.get_by_text("The domain registry cannot take changes automatically yet")).to_be_visible()
+    page.get_by_label("City", exact=True).fill("Winterthur")
+    page.get_by_label("Postal code").fill("8400")
+    expect(page.locator("#records-preview")).to_have_text(
+        "On your domains' records: Zoe Bronte, Bahnhofstrasse 1, Winterthur"
+    )
+    page.get_by_role("button", name="Save contact details").click()
+
+    expect(page.get_by_text("Your change is saved.")).to_be_visible()
+    pending = page.get_by_role("region", name="Change waiting for the domain registry")
+    expect(pending).to_contain_text("Winterthur")
+    expect(page.get_by_role("region", name="Current details")).to_contain_text("Zürich")
+    expect(page.get_by_label("City", exact=True)).to_have_value("Winterthur")  # to amend the waiting change
+    check_accessibility(page, where="(pending change)")
+    review_shots(page, "contact-pending-en")
+    screenshot("names-contact-pending")
+    page.goto("/account/")
+    expect(page.get_by_text("A change of these details is waiting for the domain registry.")).to_be_visible()
+    check_accessibility(page, where="(account, change pending)")
