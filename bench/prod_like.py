@@ -380,7 +380,14 @@ def _reset_and_codes(
     reauthenticate = where.path + (f"?{where.query}" if where.query else "")
     form = owner.get(reauthenticate).text
     # The form carries where to resume (the transfer-code POST, replayed once the password is confirmed).
-    page = owner.post(reauthenticate, {"password": PASSWORD, "next": hidden(form, "next")}).text
+    answer = owner.post(reauthenticate, {"password": PASSWORD, "next": hidden(form, "next")})
+    # The resumed reveal answers with a redirect to a page that shows the code once (post/redirect/get).
+    for _ in range(3):
+        if answer.status_code not in (301, 302, 303):
+            break
+        where = urllib.parse.urlsplit(answer.headers.get("Location", ""))
+        answer = owner.get(where.path + (f"?{where.query}" if where.query else ""))
+    page = answer.text
     code = re.search(r'id="transfer-code"[^>]*>\s*([^<\s]+)', page)
     report.check(code is not None, "the transfer code was not shown")
     if code is not None:

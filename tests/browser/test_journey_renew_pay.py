@@ -64,7 +64,9 @@ def test_the_customer_pays_for_a_renewal_turns_auto_renew_on_and_removes_the_car
     check_accessibility(page, where="(renewal confirmation)")
     screenshot("renew-pay-confirm")
     # Two years' retail renewal price (2 * 14.99 + 2 * 1.50), never their cost (29.98).
-    page.get_by_role("button", name="Pay $32.98 and renew", exact=True).click()
+    # The card saved by the purchase is offered first; this customer pays on the payment page instead.
+    expect(page.get_by_role("button", name=re.compile(r"^Charge \$32\.98 to Visa .*4242 and renew$"))).to_be_visible()
+    page.get_by_role("button", name="Pay with another card", exact=True).click()
 
     expect(page.get_by_text(f"{name}, renewal for 2 years")).to_be_visible()
     _pay_on_the_payment_page(page, "32.98")
