@@ -135,3 +135,18 @@ def test_staff_acting_as_the_customer_cannot_add_a_card(client, customer, stripe
     assert page.status_code == 200
     assert response.status_code == 403 and REFUSED in response.content.decode()
     assert stripe_sandbox.calls("/v1/checkout/sessions") == []
+
+
+def test_a_late_event_of_an_older_setup_does_not_bring_its_replaced_card_back(signed_in, customer, stripe_sandbox):
+    older = open_setup(signed_in)
+    stripe_sandbox.pay(older, GOOD_CARD)
+    back_from(signed_in, older)
+    newer = open_setup(signed_in)
+    stripe_sandbox.pay(newer, MASTERCARD)
+    back_from(signed_in, newer)
+
+    for event in stripe_sandbox.events(type="checkout.session.completed", session=older):
+        assert post_event(Client(), event).status_code == 200
+
+    assert SavedCard.objects.get(customer=customer).last4 == "4444"
+    assert Activity.objects.filter(action="card_saved").count() == 2
