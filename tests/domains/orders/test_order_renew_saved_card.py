@@ -12,11 +12,14 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from accounts.acting import ActingRefused
+from accounts.activity import ActingAs, acting
 from accounts.models import Activity
 from billing import services
 from billing.errors import PaymentOutcomeUnknown
 from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
+from domains.orders.renewal_flow import RenewalAsked, renewal_request
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.orders.test_order_renew import open_page, price_shown, renew_calls, url, years_later
 
@@ -230,3 +233,24 @@ def test_a_lost_authorisation_answer_waits_then_is_read_back_with_the_same_key(
     assert len(intents_created(stripe_sandbox)) == 1  # the second ask was Stripe's first answer replayed
     payment = Payment.objects.get()
     assert (payment.status, payment.failure_code) == (Payment.Status.CAPTURED, "")
+
+
+def test_the_one_click_service_refuses_staff_acting_as_the_customer(
+    signed_in, customer, provider_orders, stripe_sandbox
+):
+    save_card(signed_in, stripe_sandbox)
+    order = provider_orders.register(customer, "actingoneclick.com")
+    fields = confirm_fields(confirm_page(signed_in, order, 1))
+    asked = RenewalAsked(
+        token=uuid.UUID(fields["renew_token"]),
+        duration=1,
+        shown_expiry_timestamp=int(fields["expiry_timestamp"]),
+        confirm=True,
+        price_shown=Decimal(fields["price_shown"]),
+        pay_with_card=True,
+    )
+
+    with acting(ActingAs(Activity.Actor.STAFF_AS_CUSTOMER, None, "support@example.com")), pytest.raises(ActingRefused):
+        renewal_request(order=order, asked=asked, token_issued=True, return_url="http://testserver/")
+
+    assert intents_created(stripe_sandbox) == [] and not Payment.objects.exists()
