@@ -39,6 +39,7 @@ from domains.orders.forms import AutoRenewForm, OrdersFilterForm, RenewForm, Ren
 from domains.orders.ownership import get_order_for_user
 from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
 from domains.orders.renewal_flow import (
+    RENEWAL_WAIT_POLLS,
     PaymentAlreadyStarted,
     RenewalAsked,
     Renewed,
@@ -369,4 +370,7 @@ def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse
     if outcome is None:
         raise Http404("No such renewal")
     template = "domains/_orders_renewed.html" if is_fragment(request) else "domains/orders_renewed.html"
-    return render(request, template, {"outcome": outcome})
+    polls = _int(request.GET.get("polls"))
+    # A payment that never comes (the payment page left) is said so after a while, not waited for forever.
+    context = {"outcome": outcome, "polls": polls + 1, "waiting": outcome.in_progress and polls < RENEWAL_WAIT_POLLS}
+    return render(request, template, context)
