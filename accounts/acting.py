@@ -43,7 +43,7 @@ REFUSED = frozenset(
         "pay_due",
     }
 )
-REFUSED_POSTS = frozenset({"checkout", "order_renew", "orders_renew"})
+REFUSED_POSTS = frozenset({"checkout", "order_renew", "orders_renew", "order_privacy_buy"})
 REFUSED_PREFIXES = ("mfa_", "account_reset_password")
 
 REFUSED_SENTENCE = _(

@@ -59,6 +59,20 @@ ACTIONS: dict[str, Text] = {
     "two_factor_on": Text("Two-factor sign-in switched on (%(method)s)", _("Two-factor sign-in was switched on.")),
     "two_factor_off": Text("Two-factor sign-in switched off (%(method)s)", _("Two-factor sign-in was switched off.")),
     "recovery_codes": Text("New two-factor recovery codes made", _("New recovery codes were made.")),
+    "contact_changed": Text(
+        "Contact details changed (%(fields)s)", _("Your contact details were changed, here and at the domain registry.")
+    ),
+    "contact_change_requested": Text(
+        "Contact change asked (%(fields)s): waits for staff to send it to the provider",
+        _("You asked to change your contact details; we are passing the change to the domain registry."),
+    ),
+    "contact_change_done": Text(
+        "Contact change sent to the provider by staff (%(fields)s)",
+        _("Your new contact details are now with the domain registry."),
+    ),
+    "contact_change_withdrawn": Text(
+        "Pending contact change withdrawn", _("Your pending contact change was withdrawn.")
+    ),
     "panel_opened": Text("Control panel opened (provider auto-login)", _("The domain control panel was opened.")),
     "account_deleted": Text("Account deleted by the customer (kept records anonymised)"),
     "acting_started": Text(
@@ -84,6 +98,18 @@ ACTIONS: dict[str, Text] = {
     "auto_renew_failed": Text(
         "Auto-renewal failed (%(reason)s): switched off, reminders resume",
         _("Auto-renewal failed, so auto-renew was switched off; we will send reminders instead."),
+    ),
+    "privacy_purchased": Text(
+        "WHOIS privacy bought for %(years)s year(s), until %(until)s",
+        _("WHOIS privacy was added to %(domain)s: your contact details are hidden in public lookups."),
+    ),
+    "privacy_failed": Text(
+        "WHOIS privacy not bought (%(reason)s)", _("WHOIS privacy could not be added to %(domain)s.")
+    ),
+    "privacy_on": Text("WHOIS privacy switched on", _("WHOIS privacy was switched on for %(domain)s.")),
+    "privacy_off": Text(
+        "WHOIS privacy switched off",
+        _("WHOIS privacy was switched off for %(domain)s: your contact details are public."),
     ),
     "transfer_code_shown": Text("Transfer code shown (the code is not recorded)", _("The transfer code was shown.")),
     "dns_activated": Text("DNS activated", _("DNS was activated.")),

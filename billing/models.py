@@ -140,6 +140,7 @@ class SaleCause(models.TextChoices):
     REGISTRATION = "registration", "Registration"
     RENEWAL = "renewal", "Renewal"
     AUTO_RENEWAL = "auto_renewal", "Auto-renewal"
+    PRIVACY = "privacy", "WHOIS privacy"
 
 
 class PaymentLine(models.Model):

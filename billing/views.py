@@ -1,4 +1,4 @@
-"""The webhook endpoint, the customer's Billing page and the print-friendly receipts and credit notes."""
+"""The webhook endpoint, the customer's Billing page, and the receipts and credit notes (printable pages and PDFs)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from billing.documents import billing_documents, credit_note_context, document_f
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.forms import CardSetupForm
 from billing.models import Document, Payment
+from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.services import payment_settle_later
 from billing.webhooks import webhook_event_receive
 from storefront.errors import StoreError
@@ -87,6 +88,20 @@ def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     if found is None:
         raise Http404("No such credit note")
     return render(request, "billing/credit_note.html", credit_note_context(found))
+
+
+@login_required
+@require_GET
+def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: int) -> HttpResponse:
+    """The receipt or credit note as a PDF file, to its owner only (anyone else: 404, before anything is rendered)."""
+    found = document_for_user(user=request.user, kind=kind, number=number)
+    if found is None:
+        raise Http404("No such document")
+    response = HttpResponse(document_pdf(found), content_type=PDF_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{document_pdf_filename(found)}"'
+    # A customer's bill: kept by no shared cache.
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 @login_required

@@ -10,5 +10,6 @@ class DomainsConfig(AppConfig):
         import domains.checkout.payments
         import domains.checkout.tasks
         import domains.orders.payments
+        import domains.orders.privacy_payments
         import domains.orders.tasks
         import domains.tasks  # noqa: F401

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from pricing.money import Money
@@ -44,6 +45,10 @@ class Order(models.Model):
     refunded_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # A dispute of its payment is open (cleared when it closes).
     disputed_at = models.DateTimeField(null=True, blank=True)
+    # WHOIS privacy as the provider's last answer about it left it (domains/orders/privacy.py): paid for until
+    # `privacy_expires_at` (empty: never bought), shown while `privacy_enabled`.
+    privacy_enabled = models.BooleanField(default=False)
+    privacy_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
@@ -229,11 +234,12 @@ class Renewal(models.Model):
     RENEWED = "renewed"
     FAILED = "failed"
     UNKNOWN = "unknown"
+    # Shown to the customer on the domain page, so in their language (issue 30: no English on Spanish pages).
     STATUS_CHOICES = [
-        (PENDING, "Being sent"),
-        (RENEWED, "Renewed"),
-        (FAILED, "Not renewed"),
-        (UNKNOWN, "Could not confirm"),
+        (PENDING, _("Being sent")),
+        (RENEWED, _("Renewed")),
+        (FAILED, _("Not renewed")),
+        (UNKNOWN, _("Could not confirm")),
     ]
 
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="renewals")
@@ -268,10 +274,57 @@ class Renewal(models.Model):
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"
 
     @property
+    def retail(self) -> Money | None:
+        """What the customer paid, for the money filter (None while the price is unknown)."""
+        return Money(self.price, self.currency) if self.price is not None and self.currency else None
+
+    @property
     def margin(self) -> Decimal | None:
         if self.price is None or self.cost_price is None:
             return None
         return self.price - self.cost_price
+
+
+class PrivacyPurchase(models.Model):
+    """WHOIS privacy bought for a domain, paid with an order or on the domain page: recorded (claimed) before the
+    provider is asked, under the payment's checkout id, so a line delivered twice buys privacy once."""
+
+    PENDING = "pending"
+    PURCHASED = "purchased"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+    STATUS_CHOICES = [
+        (PENDING, "Being sent"),
+        (PURCHASED, "Purchased"),
+        (FAILED, "Not purchased"),
+        (UNKNOWN, "Could not confirm"),
+    ]
+
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="privacy_purchases")
+    order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="privacy_purchases")
+    provider_order_id = models.PositiveBigIntegerField()
+    domain_name = models.CharField(max_length=255)
+    years = models.PositiveSmallIntegerField()
+    price = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    cost_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    # Until when privacy was paid for before this purchase, and after: how a lost answer is settled.
+    expires_before = models.DateTimeField(null=True, blank=True)
+    expires_after = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=PENDING, db_index=True)
+    provider_message = models.TextField(blank=True)
+    checkout_id = models.UUIDField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["checkout_id", "provider_order_id"], name="one_privacy_per_checkout_order")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.domain_name} privacy +{self.years}y ({self.get_status_display()})"
 
 
 class LegalAcceptance(models.Model):

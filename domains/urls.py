@@ -14,6 +14,7 @@ urlpatterns = [
     path("cart/add/", cart_views.cart_add, name="cart_add"),
     path("cart/remove/", cart_views.cart_remove, name="cart_remove"),
     path("cart/update/", cart_views.cart_update, name="cart_update"),
+    path("cart/privacy/", cart_views.cart_privacy, name="cart_privacy"),
     path("checkout/", checkout_views.checkout, name="checkout"),
     path("checkout/<uuid:checkout_id>/", checkout_views.checkout_done, name="checkout_done"),
     path("orders/", order_views.orders, name="orders"),
@@ -22,5 +23,7 @@ urlpatterns = [
     path("orders/<int:order_id>/", order_views.order_detail, name="order_detail"),
     path("orders/<int:order_id>/renew/", order_views.order_renew, name="order_renew"),
     path("orders/<int:order_id>/auto-renew/", order_views.order_auto_renew, name="order_auto_renew"),
+    path("orders/<int:order_id>/privacy/", order_views.order_privacy, name="order_privacy"),
+    path("orders/<int:order_id>/privacy/buy/", order_views.order_privacy_buy, name="order_privacy_buy"),
     path("orders/<int:order_id>/transfer-code/", order_views.order_transfer_code, name="order_transfer_code"),
 ]

@@ -15,6 +15,13 @@ class Operation(models.TextChoices):
     RENEW = "renew", "Renew"
     TRANSFER = "transfer", "Transfer"
     RESTORE = "restore", "Restore"
+    # WHOIS privacy, one price a year for every TLD (the provider's `privacy_protection`): a rule for it names this
+    # operation; rules for every operation price domains, not privacy.
+    PRIVACY = "privacy", "WHOIS privacy"
+
+
+# What the provider prices per TLD and term (`privacy_protection` is one annual price, kept on each sync).
+TLD_OPERATIONS = (Operation.REGISTER, Operation.RENEW, Operation.TRANSFER, Operation.RESTORE)
 
 
 class Tld(models.Model):
@@ -148,6 +155,11 @@ class PriceSync(models.Model):
     tld_count = models.PositiveIntegerField(default=0)
     changed_count = models.PositiveIntegerField(default=0)
     dropped = models.TextField(blank=True, help_text="TLDs that stopped being sold in this run.")
+    # The provider's annual WHOIS privacy cost in this run's price list (USD); empty when it quoted none. The latest
+    # successful run's figure is what privacy costs us now (pricing.quotes.privacy_quote).
+    privacy_cost = models.DecimalField(
+        max_digits=12, decimal_places=2, null=True, blank=True, help_text="WHOIS privacy per year, in USD."
+    )
 
     class Meta:
         ordering = ["-started_at"]

@@ -19,7 +19,7 @@ from decimal import ROUND_CEILING, Decimal
 from django.conf import settings
 from django.utils.translation import get_language, gettext
 
-from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, RuleKind
+from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind
 from pricing.money import Money, format_money
 
 logger = logging.getLogger(__name__)
@@ -143,10 +143,26 @@ class PriceBook:
         provider_cost = self.costs.get(tld, {}).get((operation.value, years))
         if provider_cost is None:
             return None
+        key = self.rule_key(tld=tld, operation=operation.value)
+        return self._priced(tld=tld, operation=operation, years=years, provider_cost=provider_cost, key=key)
+
+    def privacy_price(self, *, tld: str, years: int, annual_cost: Money) -> Quote | None:
+        """WHOIS privacy of a domain under `tld` for `years`, from the provider's one annual cost. Only rules that
+        name privacy price it (a rule for every operation is a domain's price, not privacy's); else the default
+        markup."""
+        tld = _normal_tld(tld)
+        key = next(
+            (k for k in ((tld, Operation.PRIVACY.value), ("", Operation.PRIVACY.value)) if k in self.rules), None
+        )
+        provider_cost = Money(annual_cost.amount * years, annual_cost.currency)
+        return self._priced(tld=tld, operation=Operation.PRIVACY, years=years, provider_cost=provider_cost, key=key)
+
+    def _priced(
+        self, *, tld: str, operation: Operation, years: int, provider_cost: Money, key: tuple[str, str] | None
+    ) -> Quote | None:
         cost = self.convert(provider_cost)
         if cost is None:
             return None
-        key = self.rule_key(tld=tld, operation=operation.value)
         rule = self.rules[key] if key else Rule.default()
         retail = _apply(rule, cost=cost, years=years)
         if retail < cost:
@@ -329,13 +345,38 @@ def retail_price(*, tld: str, operation: Operation | str, years: int) -> Quote |
     return price_book(tlds=[tld]).retail_price(tld=tld, operation=operation, years=years)
 
 
+def privacy_cost() -> Money | None:
+    """What WHOIS privacy costs us a year (the provider's currency), from the latest successful price sync; None when
+    that sync's price list quoted none (not sold)."""
+    latest = PriceSync.objects.filter(ok=True).order_by("-started_at", "-pk").values_list("privacy_cost", flat=True)
+    amount = latest.first()
+    return Money(amount, PROVIDER_CURRENCY) if amount is not None else None
+
+
+def privacy_quote(*, tld: str, years: int) -> Quote | None:
+    """The retail price of WHOIS privacy for a domain under `tld` for `years` (a total, like every quote); None when
+    privacy is not for sale (no cost synced, or no rate for the store's currency)."""
+    annual = privacy_cost()
+    if annual is None or years < 1:
+        return None
+    return price_book(tlds=[tld]).privacy_price(tld=tld, years=years, annual_cost=annual)
+
+
+def privacy_requote(*, tld: str, years: int, quoted: Money) -> Requote:
+    """Does the privacy price the customer was quoted still stand? As `requote`, for privacy."""
+    return _requoted(privacy_quote(tld=tld, years=years), tld=tld, quoted=quoted)
+
+
 def price_text(*, tld: str) -> str | None:
     return price_book(tlds=[tld]).price_text(tld=tld)
 
 
 def requote(*, tld: str, operation: Operation | str, years: int, quoted: Money) -> Requote:
     """Does the price the customer was quoted still stand? It does unless honouring it would now lose money."""
-    quote = retail_price(tld=tld, operation=operation, years=years)
+    return _requoted(retail_price(tld=tld, operation=operation, years=years), tld=tld, quoted=quoted)
+
+
+def _requoted(quote: Quote | None, *, tld: str, quoted: Money) -> Requote:
     if quote is None:
         return Requote(
             stands=False,

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from pricing.models import CostPrice, Operation, PriceRule, PriceSync, Tld
+from pricing.models import TLD_OPERATIONS, CostPrice, PriceRule, PriceSync, Tld
 from pricing.quotes import display_price_book_forget, price_book
 from storefront.gateway import GatewayError, PriceList, TldPrices, gateway
 
@@ -50,6 +50,8 @@ def _check(price_list: PriceList, *, sold: set[str], accept_drops: bool) -> None
     negative = sorted(tld for tld, prices in price_list.tlds.items() if any(a < 0 for a in _amounts(prices)))
     if negative:
         raise _Refused(f"The provider's price list has negative prices for {_dotted(negative)}.")
+    if price_list.privacy_protection is not None and price_list.privacy_protection < 0:
+        raise _Refused("The provider's price list has a negative WHOIS privacy price.")
     if price_list.currency != "USD":
         raise _Refused(f"The provider quoted {price_list.currency}, not USD.")
     dropped = sold - set(price_list.tlds)
@@ -61,7 +63,7 @@ def _check(price_list: PriceList, *, sold: set[str], accept_drops: bool) -> None
 
 
 def _amounts(prices: TldPrices) -> Iterator[Decimal]:
-    for op in Operation:
+    for op in TLD_OPERATIONS:
         yield from getattr(prices, op.value).values()
 
 
@@ -114,7 +116,7 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
         to_update: list[CostPrice] = []
         for name, prices in price_list.tlds.items():
             tld = tlds[name]
-            for op in Operation:
+            for op in TLD_OPERATIONS:
                 for years, amount in getattr(prices, op.value).items():
                     quoted.add((tld.pk, op.value, years))
                     row = existing.get((tld.pk, op.value, years))
@@ -143,10 +145,17 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
         dropped = sorted(sold - set(price_list.tlds))
         Tld.objects.filter(name__in=dropped).update(sold=False, dropped_at=now)
         warnings = _rules_below_cost()
-        message = _summary(tld_count=len(price_list.tlds), changed=changed, added=added, dropped=dropped)
+        message = _summary(
+            tld_count=len(price_list.tlds),
+            changed=changed,
+            added=added,
+            dropped=dropped,
+            privacy=price_list.privacy_protection,
+        )
         PriceSync.objects.create(
             started_at=started, finished_at=timezone.now(), ok=True, message=" ".join([message, *warnings]),
             tld_count=len(price_list.tlds), changed_count=changed, dropped=" ".join(dropped),
+            privacy_cost=price_list.privacy_protection,
         )  # fmt: skip
     logger.info(
         "price sync done", extra={"tlds": len(price_list.tlds), "changed": changed, "added": added, "dropped": dropped}
@@ -165,12 +174,14 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
     )
 
 
-def _summary(*, tld_count: int, changed: int, added: list[str], dropped: list[str]) -> str:
+def _summary(*, tld_count: int, changed: int, added: list[str], dropped: list[str], privacy: Decimal | None) -> str:
     parts = [f"Prices of {tld_count} TLDs fetched, {changed} changed."]
+
     if added:
         parts.append(f"New: {_dotted(added)}.")
     if dropped:
         parts.append(f"No longer sold (the provider dropped them): {_dotted(dropped)}.")
+    parts.append(f"WHOIS privacy: {privacy} USD a year." if privacy is not None else "No WHOIS privacy price quoted.")
     return " ".join(parts)
 
 

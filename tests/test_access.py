@@ -65,8 +65,10 @@ URLS = [
     Url("orders_renew", ("POST",)),
     Url("orders_renewed", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("order_renew", ("POST",), _order),
-    Url("order_transfer_code", ("POST",), _order),
+    Url("order_transfer_code", ("GET", "POST"), _order),
     Url("order_auto_renew", ("POST",), _order),
+    Url("order_privacy", ("POST",), _order),
+    Url("order_privacy_buy", ("POST",), _order),
     Url("dns", ("GET",), _order),
     Url("dns_activate", ("POST",), _order),
     Url("dns_add", ("POST",), _order),
@@ -76,12 +78,15 @@ URLS = [
     Url("checkout_done", ("GET",), lambda t: [t.checkout_id]),
     Url("billing:receipt", ("GET",), lambda t: [987654]),  # a number that is not one of the customer's receipts
     Url("billing:credit_note", ("GET",), lambda t: [987654]),
+    Url("billing:receipt_pdf", ("GET",), lambda t: [987654]),
+    Url("billing:credit_note_pdf", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
     Url("billing:card_remove", ("POST",)),
     Url("billing:card_add", ("POST",)),
     Url("billing:card_added", ("GET",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
+    Url("account_contact", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
@@ -102,12 +107,14 @@ PUBLIC = {
     "set_language": "the language switcher",
     "signup": "signing up",
     "signup_states": "the signup form's state list",
+    "records_preview": "the English spelling of what is typed in a contact form (computed, nothing stored or read)",
     "search": "searching",
     "search_suggestions": "searching",
     "cart": "a visitor's cart lives in the session",
     "cart_add": "a visitor's cart lives in the session",
     "cart_remove": "a visitor's cart lives in the session",
     "cart_update": "a visitor's cart lives in the session",
+    "cart_privacy": "a visitor's cart lives in the session",
     "checkout": "the review is shown to visitors too (Buy asks to sign in)",
     "billing:stripe_webhook": "the payment service's webhook (its signature is checked)",
     # Both tested in tests/domains/orders/test_acting.py.

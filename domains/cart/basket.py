@@ -14,15 +14,17 @@ the shortest is the TLD's minimum term (the provider prices nothing below it).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 
 from pricing.models import Operation
 from pricing.money import Money
-from pricing.quotes import PriceBook
+from pricing.quotes import PriceBook, Quote, privacy_quote
+from storefront.capabilities import PRIVACY, capability_enabled
 
 SESSION_KEY = "cart"
 MIN_DURATION = 1
@@ -41,6 +43,8 @@ class CartLine:
     terms: tuple[int, ...]  # the registration terms for sale, shortest first
     min_term: int
     text: str = ""  # the storefront's own price text for the TLD
+    # WHOIS privacy for the same term, when the customer added it: its retail total as quoted (None: not added).
+    privacy: Decimal | None = None
 
     @property
     def tld(self) -> str:
@@ -49,6 +53,15 @@ class CartLine:
     @property
     def total(self) -> Money:
         return Money(self.price, self.currency)
+
+    @property
+    def privacy_money(self) -> Money | None:
+        return Money(self.privacy, self.currency) if self.privacy is not None else None
+
+    @property
+    def due(self) -> Money:
+        """What the line costs with what was added to it (privacy)."""
+        return Money(self.price + (self.privacy or 0), self.currency)
 
     @property
     def renew_money(self) -> Money | None:
@@ -67,6 +80,7 @@ class CartLine:
             "terms": list(self.terms),
             "min_term": self.min_term,
             "text": self.text,
+            **({"privacy": str(self.privacy)} if self.privacy is not None else {}),
         }
 
 
@@ -155,8 +169,32 @@ class Cart:
 def lines_total(lines: list[CartLine]) -> list[Money]:
     totals: dict[str, Money] = {}
     for line in lines:
-        totals[line.currency] = totals.get(line.currency, Money.zero(line.currency)) + line.total
+        totals[line.currency] = totals.get(line.currency, Money.zero(line.currency)) + line.due
     return list(totals.values())
+
+
+def line_privacy_quote(line: CartLine) -> Quote | None:
+    """WHOIS privacy for this line's domain and term at today's retail price; None where it is not sold (the
+    provider does not offer it through this store, or it has no price)."""
+    if not capability_enabled(PRIVACY) or settings.PAYMENTS_DISABLED:
+        # Bought only with an online payment, which delivers it after the registration (billed offline: not here).
+        return None
+    quote = privacy_quote(tld=line.tld, years=line.duration)
+    return quote if quote is not None and quote.retail.currency == line.currency else None
+
+
+def line_with_privacy(line: CartLine, *, privacy: bool) -> CartLine | None:
+    """The line with WHOIS privacy for its term at today's retail price, or without it; None when privacy was asked
+    for and is not sold."""
+    if not privacy:
+        return replace(line, privacy=None)
+    quote = line_privacy_quote(line)
+    return None if quote is None else replace(line, privacy=quote.retail.amount)
+
+
+def privacy_offers(lines: list[CartLine]) -> dict[str, Quote | None]:
+    """Each line's WHOIS privacy at today's price for its term (None where it is not sold), for the review."""
+    return {line.domain_name: line_privacy_quote(line) for line in lines}
 
 
 def line_from_session(name: Any, data: Any) -> CartLine | None:
@@ -171,6 +209,7 @@ def _parse_line(name: Any, data: Any) -> CartLine | None:
         min_term = int(data.get("min_term") or 1)
         duration = int(data.get("duration") or min_term)
         renew = data.get("renew")
+        privacy = data.get("privacy")
         line = CartLine(
             domain_name=name,
             duration=min(max(duration, MIN_DURATION), MAX_DURATION),
@@ -181,6 +220,7 @@ def _parse_line(name: Any, data: Any) -> CartLine | None:
             terms=tuple(int(t) for t in data.get("terms") or (duration,)),
             min_term=min(max(min_term, MIN_DURATION), MAX_DURATION),
             text=str(data.get("text") or ""),
+            privacy=None if privacy is None else Decimal(str(privacy)),
         )
         line.total  # noqa: B018 - validates the currency code
     except (KeyError, TypeError, ValueError, InvalidOperation):

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from domains.cart.basket import MAX_DURATION, MIN_DURATION, CartLine
+from storefront.domain_names import NotADomainName, domain_to_ascii
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 
@@ -28,7 +29,12 @@ class DomainNameForm(forms.Form):
     )
 
     def clean_domain_name(self) -> str:
-        name = normalise_domain(self.cleaned_data["domain_name"])
+        try:
+            # A name in another script is added as its A-label (what the provider registers): café.com as
+            # xn--caf-dma.com; pages show both forms.
+            name = domain_to_ascii(normalise_domain(self.cleaned_data["domain_name"]))
+        except NotADomainName as err:
+            raise forms.ValidationError(err.message, code="invalid") from err
         if not _DOMAIN.match(name):
             raise forms.ValidationError(
                 _("That does not look like a domain name. Use the full name, for example mybrand.com."), code="invalid"
@@ -77,3 +83,11 @@ def _terms_text(terms: list[int]) -> str:
         if len(words) == 1
         else gettext("%(some)s or %(last)s") % {"some": ", ".join(words[:-1]), "last": words[-1]}
     )
+
+
+class PrivacyForm(forms.Form):
+    """WHOIS privacy on one cart line: added (the box ticked) or not; `next` is the page the form was on."""
+
+    domain_name = forms.CharField(max_length=80)
+    privacy = forms.BooleanField(required=False)
+    next = forms.ChoiceField(choices=[("cart", "cart"), ("checkout", "checkout")], required=False)

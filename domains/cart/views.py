@@ -11,10 +11,11 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
-from domains.cart.basket import MAX_LINES, Cart, line_quote
-from domains.cart.forms import DomainNameForm, DurationForm, normalise_domain
+from domains.cart.basket import MAX_LINES, Cart, line_quote, line_with_privacy
+from domains.cart.forms import DomainNameForm, DurationForm, PrivacyForm, normalise_domain
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.quotes import price_book
+from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, RateLimited, Unavailable
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
@@ -38,7 +39,7 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
         return _added(
             request,
             ok=True,
-            message=gettext("%(domain)s is already in your cart.") % {"domain": name},
+            message=gettext("%(domain)s is already in your cart.") % {"domain": domain_to_unicode(name)},
             domain_name=name,
         )
     if len(basket) >= MAX_LINES:
@@ -56,17 +57,27 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
     line = line_quote(book=price_book(tlds=[name.rpartition(".")[2]]), domain_name=name)
     if line is None:
         return _added(
-            request, ok=False, message=gettext("%(domain)s is not sold here.") % {"domain": name}, domain_name=name
+            request,
+            ok=False,
+            message=gettext("%(domain)s is not sold here.") % {"domain": domain_to_unicode(name)},
+            domain_name=name,
         )
     basket.put(line)
-    return _added(request, ok=True, message=gettext("%(domain)s is in your cart.") % {"domain": name}, domain_name=name)
+    return _added(
+        request,
+        ok=True,
+        message=gettext("%(domain)s is in your cart.") % {"domain": domain_to_unicode(name)},
+        domain_name=name,
+    )
 
 
 @require_POST
 def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
     if Cart(request.session).remove(name):
-        messages.success(request, gettext("%(domain)s was removed from your cart.") % {"domain": name})
+        messages.success(
+            request, gettext("%(domain)s was removed from your cart.") % {"domain": domain_to_unicode(name)}
+        )
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
@@ -95,16 +106,35 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
         errors = {
             name: [
                 gettext("%(domain)s cannot be bought for that term any more. Remove it or choose another term.")
-                % {"domain": name}
+                % {"domain": domain_to_unicode(name)}
             ]
         }
         if request.htmx:
             return _render_cart(request, fragment=True, errors=errors)
         return _render_cart(request, errors=errors, status=400)
-    basket.put(priced)
+    # WHOIS privacy added to the line stays added, priced for the new term (dropped only if no longer sold).
+    basket.put(line_with_privacy(priced, privacy=True) or priced if line.privacy is not None else priced)
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")
+
+
+@require_POST
+def cart_privacy(request: HttpRequest) -> HttpResponse:
+    """Add WHOIS privacy to a line, or take it off (the checkout's and the cart's box), then show that page again."""
+    form = PrivacyForm(request.POST)
+    back = (form.is_valid() and form.cleaned_data["next"]) or "cart"
+    basket = Cart(request.session)
+    line = basket.get(normalise_domain(request.POST.get("domain_name", "")))
+    if line is None:
+        messages.error(request, gettext("That domain is not in your cart any more."))
+        return redirect(back)
+    changed = line_with_privacy(line, privacy=form.is_valid() and form.cleaned_data["privacy"])
+    if changed is None:
+        messages.error(request, gettext("WHOIS privacy cannot be added to this domain right now."))
+    else:
+        basket.put(changed)
+    return redirect(back)
 
 
 def _lookup(name: str) -> Buyable | None:
@@ -120,11 +150,11 @@ def _lookup(name: str) -> Buyable | None:
 def _why_not_buyable(name: str, row: Buyable | None) -> str:
     reason = why_not_buyable(row)
     if reason == "not_found":
-        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": name}
+        return gettext("We could not find %(domain)s. Search for it again.") % {"domain": domain_to_unicode(name)}
     if reason == "premium":
-        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": name}
+        return gettext("%(domain)s is a premium name and cannot be bought here.") % {"domain": domain_to_unicode(name)}
     if reason == "taken":
-        return gettext("%(domain)s is already taken.") % {"domain": name}
+        return gettext("%(domain)s is already taken.") % {"domain": domain_to_unicode(name)}
     return ""
 
 

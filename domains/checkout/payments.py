@@ -18,9 +18,11 @@ from domains.checkout import registrations
 from domains.checkout.emails import checkout_email_queue
 from domains.models import Order, Registration
 from domains.orders.payment_marks import line_marks
+from domains.orders.privacy_payments import privacy_line_to_pay
 from pricing.models import Operation
 from pricing.money import Money
-from pricing.quotes import retail_price
+from pricing.quotes import privacy_quote, retail_price
+from storefront.domain_names import domain_both_forms
 
 # A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
 REGISTRATION = DEFAULT_KIND
@@ -35,8 +37,31 @@ _OUTCOMES: dict[str, LineOutcome] = {
 
 
 def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
-    """The reviewed cart lines at their quoted prices; each carries what registering it needs, and what it costs us
-    today (for the books; the registration records its own cost when it is made)."""
+    """The reviewed cart lines at their quoted prices, then the WHOIS privacy added to them (delivered after the
+    registrations, in this order); each carries what delivering it needs, and what it costs us today (for the books;
+    the registration records its own cost when it is made)."""
+    lines = list(lines)
+    return [*_registration_lines(lines), *_privacy_lines(lines)]
+
+
+def _privacy_lines(lines: list[CartLine]) -> list[LineToPay]:
+    paid = []
+    for line in lines:
+        if line.privacy_money is None:
+            continue
+        quote = privacy_quote(tld=line.tld, years=line.duration)
+        paid.append(
+            privacy_line_to_pay(
+                domain_name=line.domain_name,
+                years=line.duration,
+                price=line.privacy_money,
+                cost=quote.cost if quote is not None else None,
+            )
+        )
+    return paid
+
+
+def _registration_lines(lines: list[CartLine]) -> list[LineToPay]:
     return [
         LineToPay(
             reference=line.domain_name,
@@ -46,7 +71,7 @@ def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
                 "%(domain)s, registration for %(years)d years",
                 line.duration,
             )
-            % {"domain": line.domain_name, "years": line.duration},
+            % {"domain": domain_both_forms(line.domain_name), "years": line.duration},
             price=line.total,
             details={**line.as_session(), "kind": REGISTRATION},
             cause=SaleCause.REGISTRATION,

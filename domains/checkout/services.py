@@ -19,6 +19,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -42,12 +43,14 @@ from domains.checkout.emails import checkout_email_queue
 from domains.checkout.payments import lines_to_pay
 from domains.checkout.tasks import place_checkout, reconcile_checkout
 from domains.models import Registration
+from domains.orders.privacy import privacy_offered
 from domains.search.services import Buyable, availability_of, search_rows_cached, why_not_buyable
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.money import Money, format_money
-from pricing.quotes import price_book, requote
+from pricing.quotes import price_book, privacy_requote, requote
 from storefront.claims import claim_once
+from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
 from storefront.legal import legal_versions_current
@@ -258,13 +261,44 @@ def _requote_line(basket: Cart, line: CartLine, *, lower_too: bool) -> list[Chan
     price = again.price
     if lower_too and again.quote.retail < price:
         price = again.quote.retail
+    privacy, changes = _requote_privacy(line, lower_too=lower_too)
     # Today's renewal price and text go with the honoured price: they are information, not a quote.
-    fresh = replace(today, price=price.amount, currency=price.currency)
+    fresh = replace(today, price=price.amount, currency=price.currency, privacy=privacy)
     if fresh != line:
         basket.put(fresh)
+    if price != quoted:
+        changes.insert(0, Change(name, _price_change(name, old=quoted, new=price, years=line.duration)))
+    return changes
+
+
+def _requote_privacy(line: CartLine, *, lower_too: bool) -> tuple[Decimal | None, list[Change]]:
+    """The line's WHOIS privacy price that stands (as `_requote_line` for the domain), or None with why it was taken
+    off (the provider stopped offering it, or it has no price now)."""
+    quoted = line.privacy_money
+    if quoted is None:
+        return None, []
+    name = domain_to_unicode(line.domain_name)
+    if not privacy_offered():
+        return None, [Change(line.domain_name, _privacy_gone(name))]
+    again = privacy_requote(tld=line.tld, years=line.duration, quoted=quoted)
+    if again.price is None or again.quote is None:
+        return None, [Change(line.domain_name, _privacy_gone(name))]
+    price = again.quote.retail if lower_too and again.quote.retail < again.price else again.price
     if price == quoted:
-        return []
-    return [Change(name, _price_change(name, old=quoted, new=price, years=line.duration))]
+        return price.amount, []
+    text = gettext("The price of WHOIS privacy for %(domain)s changed from %(old)s to %(new)s.") % {
+        "domain": name,
+        "old": format_money(quoted),
+        "new": format_money(price),
+    }
+    return price.amount, [Change(line.domain_name, text)]
+
+
+def _privacy_gone(name: str) -> str:
+    return gettext(
+        "WHOIS privacy cannot be added to %(domain)s right now, so we took it off your order: its contact details "
+        "will be public."
+    ) % {"domain": name}
 
 
 def _not_sold_any_more(name: str) -> str:
@@ -375,7 +409,7 @@ def checkout_place(
         customer=customer,
         detail={"domains": ", ".join(sorted(reviewed)), "checkout": str(checkout_id)},
     )
-    if not settings.PAYMENTS_DISABLED and any(not line.total.is_zero for line in basket.lines()):
+    if not settings.PAYMENTS_DISABLED and any(not line.due.is_zero for line in basket.lines()):
         return _pay(session, customer=customer, basket=basket, checkout_id=checkout_id, urls=(done_url, cancel_url))
     _enqueue_placing(session, customer=customer, checkout_id=checkout_id, reviewed=reviewed, done_url=done_url)
     return Placed(checkout_id=checkout_id)

@@ -21,9 +21,10 @@ from django.views.decorators.http import require_http_methods, require_safe
 from accounts.models import customer_for_user
 from accounts.verification import not_ready_to_buy
 from billing.errors import PaymentError
-from domains.cart.basket import lines_total
+from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
 from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, checkout_progress, checkout_review
+from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
 from domains.presentation import registration_outcome
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
@@ -47,8 +48,12 @@ def _review(request: HttpRequest) -> HttpResponse:
     customer = customer_for_user(request.user)
     review = checkout_review(session=request.session, customer=customer)
     signed_in_unlinked = request.user.is_authenticated and (customer is None or customer.customer_id is None)
+    offers = privacy_offers(review.lines)
     context = {
         "lines": review.lines,
+        # Each line with its WHOIS privacy at today's price (None: not sold), or why it cannot be had at all.
+        "priced_lines": [(line, offers[line.domain_name]) for line in review.lines],
+        "privacy_off": "" if privacy_offered() else PRIVACY_OFF_SENTENCE,
         "totals": lines_total(review.lines),
         "changes": review.changes,
         "error": provider_error(review.error, what=_("check the latest prices")) if review.error else "",

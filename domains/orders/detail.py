@@ -16,6 +16,7 @@ from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.auto_renew import AutoRenewWhen, auto_renew_when
+from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
 from pricing.money import Money
@@ -51,6 +52,7 @@ class OrderPage:
     # A registered-unpaid payment for this domain (its hold lapsed): the page asks for it, with the payment link.
     payment_due: Payment | None
     payment_due_url: str
+    privacy: PrivacyState
 
 
 def order_page(*, order: Order) -> OrderPage:
@@ -86,6 +88,7 @@ def _order_page(order: Order) -> OrderPage:
         auto_renew=_auto_renew_state(order, renewable=renewable, expires_at=row.expires_at),
         payment_due=due,
         payment_due_url=reverse("billing:pay_due", args=[due.checkout_id]) if due is not None else "",
+        privacy=privacy_state(order=order),
     )
 
 

@@ -65,6 +65,35 @@ class TransferCodeForm(forms.Form):
     """Nothing to type: the password (and the two-factor code, when on) is asked by allauth's re-authentication."""
 
 
+class PrivacySwitchForm(forms.Form):
+    """WHOIS privacy already paid for: shown (on) or not (off)."""
+
+    privacy = forms.ChoiceField(
+        choices=[("on", "on"), ("off", "off")],
+        error_messages={"required": _("Choose on or off."), "invalid_choice": _("Choose on or off.")},
+    )
+
+
+class PrivacyBuyForm(forms.Form):
+    """Add WHOIS privacy: the page's one-time token, the price it showed, and how to pay (the saved card, or the
+    payment page)."""
+
+    token = forms.UUIDField(
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": _("This form has expired. Please try again."),
+            "invalid": _("This form has expired. Please try again."),
+        },
+    )
+    price_shown = forms.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        widget=forms.HiddenInput,
+        error_messages={"required": _("This form has expired. Please reload the page and try again.")},
+    )
+    pay_with = forms.ChoiceField(choices=[("card", "card"), ("page", "page")], required=False)
+
+
 class RenewManyForm(forms.Form):
     """The order list's "renew selected" (the ticked `order` ids), then its confirmation (a `line` per domain, as it
     showed them, with the one-time `token`, `confirm` and which button: `pay_with`)."""

@@ -13,6 +13,9 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import ngettext
+
+from accounts.language import customer_language
 from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
@@ -41,10 +44,15 @@ def renewal_line_to_pay(
     request's token (one per line) rather than by the payment's checkout id."""
     if request.price is None:
         raise ValueError("a renewal is paid for at a known price")
-    years = f"{request.duration} year{'s' if request.duration != 1 else ''}"
+    # Stored and shown on the payment page and the receipt in the customer's language (also when auto-renew runs in
+    # the worker, which has no request to take it from).
+    with customer_language(order.customer):
+        description = ngettext(
+            "%(domain)s, renewal for %(years)d year", "%(domain)s, renewal for %(years)d years", request.duration
+        ) % {"domain": order.domain_name, "years": request.duration}
     return LineToPay(
         reference=order.domain_name,
-        description=f"{order.domain_name}, renewal for {years}",
+        description=description,
         price=Money(request.price, request.currency),
         details={
             "kind": RENEWAL,

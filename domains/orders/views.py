@@ -24,7 +24,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -35,8 +35,18 @@ from domains.orders import renewals
 from domains.orders import services as domain_orders
 from domains.orders.auto_renew import AutoRenewRefused, auto_renew_on_sentence, order_auto_renew_set
 from domains.orders.detail import order_page
-from domains.orders.forms import AutoRenewForm, OrdersFilterForm, RenewForm, RenewManyForm, TransferCodeForm
+from domains.orders.forms import (
+    AutoRenewForm,
+    OrdersFilterForm,
+    PrivacyBuyForm,
+    PrivacySwitchForm,
+    RenewForm,
+    RenewManyForm,
+    TransferCodeForm,
+)
 from domains.orders.ownership import get_order_for_user
+from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, privacy_switch
+from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
 from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
 from domains.orders.renewal_flow import (
     RENEWAL_WAIT_POLLS,
@@ -49,7 +59,9 @@ from domains.orders.renewal_flow import (
     renewal_paid_return,
     renewal_request,
 )
+from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
+from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
 from storefront.provider_errors import ProviderError, provider_error
@@ -134,6 +146,10 @@ def _render_detail(
         "transfer_code": transfer_code,
         "transfer_error": transfer_error,
         "panel_template": _panel_template(),
+        "privacy": page.privacy,
+        "privacy_token": uuid.uuid4(),
+        "privacy_off": PRIVACY_OFF_SENTENCE,
+        "privacy_instead": PRIVACY_OFF_INSTEAD,
     }
     response = render(request, "domains/order_detail.html", context, status=status)
     if transfer_code:
@@ -189,6 +205,8 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
     order = _get_order_for_user(request, order_id)
+    if "privacy" in request.GET:
+        return _privacy_returned(request, order)
     if "renewal" not in request.GET:
         return _render_detail(request, order)
     # Back from a renewal's payment: while the worker renews it, a page that updates by itself; then what happened
@@ -297,15 +315,90 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     return back
 
 
-@_login_required
+def _privacy_returned(request: HttpRequest, order: Order) -> HttpResponse:
+    """Back from paying for privacy: what happened is said once, and the page is shown without the query."""
+    outcome = privacy_paid_return(order=order, token=request.GET["privacy"])
+    if outcome is not None:
+        messages.add_message(request, _MESSAGE_LEVELS.get(outcome.tone, messages.ERROR), outcome.text)
+    return redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+
+
+@login_required
 @require_POST
+def order_privacy(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Switch WHOIS privacy that is paid for on or off (free either way)."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+    form = PrivacySwitchForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, gettext("Choose whether WHOIS privacy should be on or off."))
+        return back
+    on = form.cleaned_data["privacy"] == "on"
+    try:
+        privacy_switch(order=order, enabled=on)
+    except GatewayError as err:
+        messages.error(request, str(provider_error(err, what=_("change WHOIS privacy"))))
+        return back
+    except StoreError as err:
+        messages.error(request, str(err.message))
+        return back
+    domain = domain_to_unicode(order.domain_name)
+    if on:
+        messages.success(request, gettext("WHOIS privacy is on for %(domain)s.") % {"domain": domain})
+    else:
+        messages.success(
+            request,
+            gettext("WHOIS privacy is off: the contact details of %(domain)s are public again.") % {"domain": domain},
+        )
+    return back
+
+
+@login_required
+@require_POST
+def order_privacy_buy(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Add WHOIS privacy: the saved card is charged (one confirmation), or the payment page is shown."""
+    order = _get_order_for_user(request, order_id)
+    back = redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
+    form = PrivacyBuyForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, gettext("This form has expired. Please reload the page and try again."))
+        return back
+    try:
+        step = privacy_buy(
+            order=order,
+            token=form.cleaned_data["token"],
+            price_shown=form.cleaned_data["price_shown"],
+            saved_card=form.cleaned_data["pay_with"] != "page",
+            return_url=request.build_absolute_uri(reverse("order_detail", args=[order.order_id])),
+        )
+    except StoreError as err:
+        messages.error(request, str(err.message))
+        return back
+    if isinstance(step, ToPay):
+        return HttpResponseRedirect(step.url, status=303)
+    messages.add_message(request, _MESSAGE_LEVELS.get(step.tone, messages.ERROR), step.text)
+    return back
+
+
+@_login_required
+@require_http_methods(["GET", "POST"])
 @never_cache
-@rate_limit("transfer_code", per="user")
+@rate_limit("transfer_code", per="user", methods=("POST",))
 @reauthentication_required
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     # A stolen session alone must not move a domain away: allauth asks for the password (and the two-factor
     # code when it is on) unless the customer confirmed it in the last few minutes, then resumes this POST.
     order = _get_order_for_user(request, order_id)
+    if request.method == "POST" and not is_fragment(request):
+        # Post/redirect/get: the page with the code is a GET, so a reload re-sends neither this form nor the
+        # password form allauth resumed it from (whose URL the page would otherwise keep).
+        ticket = reveal_ticket_issue(session=request.session, order=order)
+        url = f"{reverse('order_transfer_code', args=[order.order_id])}?{urlencode({'shown': ticket})}"
+        return HttpResponseRedirect(url, status=303)
+    if request.method == "GET" and not reveal_ticket_spend(
+        session=request.session, order=order, ticket=request.GET.get("shown", "")
+    ):
+        return redirect(f"{reverse('order_detail', args=[order.order_id])}#transfer")  # shown once: ask again
     code = ""
     error: str | ProviderError = ""
     try:

@@ -22,7 +22,6 @@ import math
 import re
 import threading
 import time
-import unicodedata
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext, gettext_lazy
 
+from storefront.domain_names import NotADomainName, domain_to_ascii, domain_to_unicode, is_internationalised
 from storefront.gateway import DomainResult, MetaSearch, MetaSearchResult, Unavailable, ValidationRejected, gateway
 
 T = TypeVar("T")
@@ -61,7 +61,8 @@ _LABEL_JUNK = re.compile(r"[^a-z0-9-]")
 DOMAIN_MAX = 253
 LABEL_MAX = 63
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
-_NOT_IN_A_DOMAIN = re.compile(r"[^a-z0-9.-]")
+# ASCII only: letters of other scripts are for IDNA to judge.
+_NOT_IN_A_DOMAIN = re.compile(r"[\x00-\x7f](?<![a-z0-9.-])")
 EXAMPLE = gettext_lazy("Use letters, numbers and hyphens, like bluebird or bluebird.com.")
 
 
@@ -84,6 +85,11 @@ class SearchTerm:
     def domain(self) -> str:
         return f"{self.label}.{self.tld}" if self.tld else self.label
 
+    @property
+    def shown(self) -> str:
+        """The name as the customer reads it: `café.com` for the A-label `xn--caf-dma.com`."""
+        return domain_to_unicode(self.domain)
+
 
 def search_term_parse(*, typed: str) -> SearchTerm:
     """What the customer typed, read as a domain the way they meant it, or BadTerm saying why it cannot be one.
@@ -103,19 +109,14 @@ def search_term_parse(*, typed: str) -> SearchTerm:
         text = text[4:]
     if not text:
         raise BadTerm(gettext("Type a name to search for. %(example)s") % {"example": EXAMPLE})
-    foreign = [char for char in text if ord(char) > 127 and unicodedata.category(char).startswith("L")]
-    if foreign:
-        plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-        message = gettext("Names with accented or non-Latin letters (like “%(letter)s”) are not supported here yet.")
-        if plain and not _NOT_IN_A_DOMAIN.search(plain):
-            message += " " + gettext("Try %(plain)s instead.")
-        raise BadTerm(message % {"letter": foreign[0], "plain": plain})
     if any(char.isspace() for char in text):
         words = text.split()
         raise BadTerm(
             gettext("A domain cannot contain spaces. Try %(joined)s or %(hyphenated)s.")
             % {"joined": "".join(words), "hyphenated": "-".join(words)}
         )
+    # Plain-ASCII characters that cannot be in a name are named first (in any script the same); letters of other
+    # scripts are then converted to the A-label the provider searches and registers (IDNA 2008, UTS 46).
     bad = list(dict.fromkeys(_NOT_IN_A_DOMAIN.findall(text)))
     if bad:
         quoted = [f"“{char}”" for char in bad]
@@ -132,6 +133,11 @@ def search_term_parse(*, typed: str) -> SearchTerm:
         )
     if any(part.startswith("-") or part.endswith("-") for part in parts):
         raise BadTerm(gettext("A domain cannot start or end with a hyphen, before or after a dot."))
+    if is_internationalised(text):
+        try:
+            text = domain_to_ascii(text)
+        except NotADomainName as err:
+            raise BadTerm(err.message) from err
     label, _, tld = text.partition(".")
     if len(label) > LABEL_MAX:
         raise BadTerm(

@@ -43,6 +43,7 @@ from domains.search.services import (
     search_term_parse,
 )
 from pricing.quotes import PriceBook, display_price_book
+from storefront.domain_names import domain_both_forms, domain_to_unicode
 from storefront.gateway import (
     DomainResult,
     GatewayError,
@@ -222,7 +223,7 @@ def _answer(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     # asks for them itself once the results are on screen.
     return {
         "state": "results",
-        "searched": term.domain,
+        "searched": domain_both_forms(term.domain),
         "ai_state": "loading" if cached is None else "loaded",
         "listing_html": _listing_block(
             answer, cached=cached, book=book, asked=asked, exact=exact, seen=seen, names=names
@@ -316,7 +317,7 @@ def _fallback(term: SearchTerm, *, seen: Seen) -> dict[str, Any]:
     exact = term.domain if term.tld else ""
     shown = tuple(_row(row, book=book, seen=seen, mine=row.domain_name == exact) for row in rows)
     listing = Listing(shown=shown, title=gettext("Availability"))
-    return {"state": "fallback", "listing": listing, "searched": term.domain}
+    return {"state": "fallback", "listing": listing, "searched": domain_both_forms(term.domain)}
 
 
 Status = Literal["available", "premium", "unpriced", "taken", "yours", "in_cart"]
@@ -326,13 +327,18 @@ Status = Literal["available", "premium", "unpriced", "taken", "yours", "in_cart"
 class Row:
     """One domain of the results, and its HTML."""
 
-    domain: str
+    domain: str  # the A-label form: what is added to the cart and sent to the provider
     status: Status
     price: str  # the storefront's own price text from retail prices; empty when not for sale here
     free_first_year: bool
     mine: bool  # the exact domain the customer typed
     featured: bool = False
     order_id: int | None = None  # the customer's own order of this domain ("yours")
+    unicode: str = ""  # the name as a person reads it (`café.com`) when it differs from `domain`
+
+    @property
+    def shown(self) -> str:
+        return self.unicode or self.domain
 
     @property
     def html(self) -> SafeString:
@@ -395,7 +401,13 @@ def _row(
         mine=mine,
         featured=featured,
         order_id=order_id,
+        unicode=_unicode_form(result.domain_name),
     )
+
+
+def _unicode_form(name: str) -> str:
+    shown = domain_to_unicode(name)
+    return shown if shown != name else ""
 
 
 # A row's HTML comes from its template, drawn once per shape (status, featured, the typed name, first year free, a
@@ -406,8 +418,9 @@ def _row(
 # shape is drawn afresh.
 _ROW_TEMPLATE = "domains/_search_row.html"
 _DOMAIN, _PRICE, _ORDER_ID = "rowdomainplaceholder", "rowpriceplaceholder", 918273645546372819
+_UNICODE = "rowunicodeplaceholder"
 # One pass: a value put in is never scanned again, whatever it holds.
-_PLACEHOLDERS = re.compile(f"{_DOMAIN}|{_PRICE}|{_ORDER_ID}")
+_PLACEHOLDERS = re.compile(f"{_DOMAIN}|{_PRICE}|{_ORDER_ID}|{_UNICODE}")
 
 
 def search_row_html(row: Row) -> SafeString:
@@ -422,15 +435,28 @@ def rows_html(rows: Iterable[Row]) -> SafeString:
 
 def _row_html(row: Row, language: str | None, prefix: str) -> str:
     shape = (_row_shape.__wrapped__ if settings.DEBUG else _row_shape)(
-        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, language, prefix
-    )
-    values = {_DOMAIN: escape(row.domain), _PRICE: escape(row.price), str(_ORDER_ID): str(row.order_id)}
+        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode), language,
+        prefix,
+    )  # fmt: skip
+    values = {
+        _DOMAIN: escape(row.domain),
+        _PRICE: escape(row.price),
+        str(_ORDER_ID): str(row.order_id),
+        _UNICODE: escape(row.unicode),
+    }
     return _PLACEHOLDERS.sub(lambda match: values[match.group(0)], shape)
 
 
 @functools.lru_cache(maxsize=512)
 def _row_shape(
-    status: Status, featured: bool, mine: bool, free_first_year: bool, linked: bool, language: str | None, prefix: str
+    status: Status,
+    featured: bool,
+    mine: bool,
+    free_first_year: bool,
+    linked: bool,
+    internationalised: bool,
+    language: str | None,
+    prefix: str,
 ) -> str:
     # The language and prefix are in the key; the template reads them from the active ones.
     model = Row(
@@ -441,5 +467,6 @@ def _row_shape(
         mine=mine,
         featured=featured,
         order_id=_ORDER_ID if linked else None,
+        unicode=_UNICODE if internationalised else "",
     )
     return render_to_string(_ROW_TEMPLATE, {"row": model}).strip()

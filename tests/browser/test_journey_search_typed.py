@@ -49,10 +49,11 @@ def test_what_was_typed_is_searched_as_the_customer_meant_it(page: Page):
     expect(page.get_by_text("Your search")).to_have_count(0)
     expect(page.get_by_role("region", name="Featured result").locator(".result-domain")).to_have_text(f"{word}.com")
 
+    # A name in another script is searched as its A-label and shown in both forms.
     submit(page, "café.com")
-    accents = "Names with accented or non-Latin letters (like “é”) are not supported here yet."
-    expect(page.get_by_text(accents)).to_be_visible()
-    expect(page.locator(".result-row")).to_have_count(0)
+    expect(summary(page)).to_have_text("Results for café.com (xn--caf-dma.com)")
+    expect(page.locator(".result-row-mine .result-domain")).to_have_text("café.com")
+    expect(page.locator(".result-row-mine .result-ace")).to_have_text("xn--caf-dma.com")
     check_accessibility(page, where="(an accented name)")
 
     submit(page, "xq$$##!!zz")

@@ -8,7 +8,6 @@ import pytest
 from django.test import Client, override_settings
 
 from storefront.gateway import RateLimited, Unauthorized, gateway
-from tests.fakes.gateway import FakeGateway
 from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
@@ -19,20 +18,6 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture
 def provider(seeded_partner):
     return seeded_partner
-
-
-@pytest.fixture
-def metasearch_calls(monkeypatch) -> list[str]:
-    """Counts MetaSearch calls made by the gateway; each still goes to the sandbox."""
-    calls: list[str] = []
-    real = FakeGateway.metasearch
-
-    def counting(self, *, search_term: str, **kwargs):
-        calls.append(search_term)
-        return real(self, search_term=search_term, **kwargs)
-
-    monkeypatch.setattr(FakeGateway, "metasearch", counting)
-    return calls
 
 
 def fragment(client, q: str):
@@ -256,16 +241,6 @@ def test_an_extension_that_is_not_sold_is_said_plainly(client, provider, metasea
         assert "Your search" not in html
         assert row_of(html, "coffee.com")
     assert metasearch_calls == ["coffee"]
-
-
-def test_accented_names_are_said_to_be_unsupported(client, provider, metasearch_calls):
-    for response in (page(client, "café.com"), fragment(client, "café.com")):
-        html = response.content.decode()
-        assert "Names with accented or non-Latin letters (like “é”) are not supported here yet." in html
-        assert "Try cafe.com instead." in html
-        assert "caf.com" not in html
-        assert "result-row" not in html
-    assert metasearch_calls == []
 
 
 def test_a_refused_partner_key_says_search_is_not_available(client, provider):
