@@ -80,7 +80,9 @@ def card_setup_settle(*, session_id: str, customer: Customer | None = None) -> S
     Raises PaymentUnavailable when Stripe cannot be asked."""
     session = stripe_client.call(
         "checkout session retrieve (setup)",
-        lambda client: client.v1.checkout.sessions.retrieve(session_id, params={"expand": ["setup_intent"]}),
+        lambda client: client.v1.checkout.sessions.retrieve(
+            session_id, params={"expand": ["setup_intent.payment_method"]}
+        ),
     )
     if session.mode != "setup" or stripe_client.metadata_value(session, "purpose") != PURPOSE:
         return None
@@ -89,16 +91,15 @@ def card_setup_settle(*, session_id: str, customer: Customer | None = None) -> S
     intent = session.setup_intent
     if row is None or session.status != "complete" or intent is None or isinstance(intent, str):
         return None
-    method_id = intent.payment_method if isinstance(intent.payment_method, str) else None
-    if intent.status != "succeeded" or not method_id:
+    method = intent.payment_method
+    if intent.status != "succeeded" or method is None or isinstance(method, str):
         return None
-    if row.payment_method_id == method_id:
+    if row.payment_method_id == method.id:
         return row
     if row.saved_at is not None and row.saved_at > stripe_client.when(intent.created) + NEWER_AFTER:
         # A card paid with (or added) well after this one was set up is the newer choice: a late event keeps it.
         logger.info("setup session %s: a newer card is saved; this one is not kept", session_id)
         return None
-    method = stripe_client.call("payment method retrieve", lambda client: client.v1.payment_methods.retrieve(method_id))
     if method.card is None or method.customer != row.stripe_customer_id:
         return None  # detached since (replaced by a newer card, or removed): not brought back by a late event
     return card_keep(row, method, customer=row.customer)

@@ -28,7 +28,7 @@ from billing import stripe_client
 from billing.collection import OUTCOME_UNKNOWN, collection_settle, payment_collect
 from billing.errors import PaymentError
 from billing.models import Payment, WebhookEvent
-from billing.services import STALE_CLAIM, payment_follow
+from billing.services import OFF_SESSION_UNKNOWN, STALE_CLAIM, payment_follow
 from billing.webhooks import HANDLED_EVENTS, webhook_event_process, webhook_event_record
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
@@ -88,7 +88,7 @@ def _waiting(now: dt.datetime) -> list[Payment]:
     after = now - dt.timedelta(minutes=settings.PAYMENT_RECONCILE_AFTER_MINUTES)
     candidates = Payment.objects.filter(
         Q(status=Payment.Status.CREATED, created_at__gt=now - _SESSION_LIFETIME)
-        & (Q(stripe_session_id__isnull=False) | ~Q(stripe_payment_intent_id=""))
+        & (Q(stripe_session_id__isnull=False) | ~Q(stripe_payment_intent_id="") | Q(failure_code=OFF_SESSION_UNKNOWN))
         | Q(status=Payment.Status.AUTHORISED, updated_at__lt=now - STALE_CLAIM)
         | Q(status=Payment.Status.AUTHORISED, capture_before__lt=now)
     ).filter(created_at__lt=after)

@@ -70,6 +70,8 @@ logger = logging.getLogger(__name__)
 STALE_CLAIM = dt.timedelta(minutes=5)
 # A line in one of these may have been delivered: a payment whose hold lapsed with one is registered-unpaid.
 MAY_BE_DELIVERED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.UNKNOWN, PaymentLine.Status.REGISTERING)
+# An off-session authorisation whose answer was lost (a payment's failure_code until Stripe's answer is known).
+OFF_SESSION_UNKNOWN = "off_session_unknown"
 # The pages that wait for a payment poll every few seconds: the worker is asked at most this often per payment.
 SETTLE_ASK_SECONDS = 10
 
@@ -269,7 +271,18 @@ def payment_advance(*, payment: Payment) -> Payment:
         payment = _record_authorisation(payment, session)
     elif payment.status == Payment.Status.CREATED and payment.stripe_payment_intent_id:
         payment = _record_off_session_intent(payment, _intent(payment.stripe_payment_intent_id))
+    elif payment.status == Payment.Status.CREATED and payment.failure_code == OFF_SESSION_UNKNOWN:
+        payment = _authorise_again(payment)
     return _settle_authorised(payment)
+
+
+def _authorise_again(payment: Payment) -> Payment:
+    """An off-session authorisation whose answer was lost: asked again with the same key, Stripe answers what it did
+    the first time (a second charge never happens). Raises PaymentOutcomeUnknown while it still cannot tell."""
+    card = saved_card_for(payment.customer)
+    if card is None:
+        return payment  # removed meanwhile: staff see the flag (the hold, if any, lapses by itself)
+    return _authorise_off_session(payment, card=card)
 
 
 def payment_follow(*, payment: Payment) -> Payment:
@@ -419,7 +432,9 @@ def _authorise_off_session(payment: Payment, *, card: SavedCard) -> Payment:
         payment.refresh_from_db()
         return payment
     except PaymentOutcomeUnknown:
-        # Maybe authorised: the next call sends the same key and gets Stripe's answer, never a second charge.
+        # Maybe authorised: the next call (auto-renew's next run, or settling: payment_advance) sends the same key
+        # and gets Stripe's answer, never a second charge.
+        Payment.objects.filter(pk=payment.pk, status=Payment.Status.CREATED).update(failure_code=OFF_SESSION_UNKNOWN)
         payment_flag(payment, "the off-session charge's answer was lost; the next run asks again with the same key")
         raise
     return _record_off_session_intent(payment, intent)
@@ -438,6 +453,8 @@ def _record_off_session_intent(payment: Payment, intent: Any) -> Payment:
         else:
             expected = stripe_client.to_minor(payment.amount, payment.currency)
             matches = intent.amount_capturable == expected and intent.currency == payment.currency.lower()
+            payment.failure_code = ""  # an earlier answer that was lost is known now
+            payment.save(update_fields=["failure_code", "updated_at"])
         payment.stripe_payment_intent_id = intent.id
         payment.amount_authorised = stripe_client.from_minor(intent.amount_capturable or 0, intent.currency)
         payment.capture_before = stripe_client.capture_before(intent)

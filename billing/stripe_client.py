@@ -89,6 +89,14 @@ def call(what: str, operation: Callable[[stripe.StripeClient], T], *, changes_st
         circuit.succeeded()
         logger.error("stripe %s: the secret key was refused (%s)", what, type(err).__name__)
         raise PaymentUnavailable(f"{what}: key refused") from err
+    except stripe.IdempotencyError as err:
+        circuit.succeeded()
+        logger.warning("stripe %s: idempotency key refused (request %s)", what, getattr(err, "request_id", None))
+        if changes_state:
+            # Most often another request with the same key is still in flight (a double click): its outcome is not
+            # known yet, so the caller reads it back or asks again with the same key, never treats it as refused.
+            raise PaymentOutcomeUnknown(f"{what}: {type(err).__name__}") from err
+        raise PaymentRefused(f"{what}: {type(err).__name__}", code="idempotency_error") from err
     except stripe.StripeError as err:
         circuit.succeeded()  # a refusal proves the service is up
         code = getattr(err, "code", "") or ""

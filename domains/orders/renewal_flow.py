@@ -20,7 +20,7 @@ from accounts.acting import REFUSED_SENTENCE, ActingRefused
 from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
 from billing.cards import saved_card_for
-from billing.errors import CheckoutChanged, PaymentError, SessionClosed
+from billing.errors import CheckoutChanged, PaymentError, PaymentOutcomeUnknown, SessionClosed
 from billing.models import Payment, SavedCard
 from billing.services import payment_authorise_saved, payment_settle_later, payment_start
 from domains.models import Order, Renewal
@@ -188,6 +188,10 @@ def _charge_saved_card(
         payment = payment_authorise_saved(customer=order.customer, lines=[line], checkout_id=request.token)
     except CheckoutChanged as err:
         raise renewals.RenewRefused(err.message) from err
+    except PaymentOutcomeUnknown as err:
+        # The same form is being charged by another request (a double click) or the answer was lost: the domain
+        # page waits for that payment; the worker or the reconciler asks Stripe again with the same key.
+        raise PaymentAlreadyStarted from err
     except PaymentError as err:
         if err.code == "already_paid":
             raise PaymentAlreadyStarted from err

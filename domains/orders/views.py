@@ -49,6 +49,7 @@ from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, pr
 from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
 from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
 from domains.orders.renewal_flow import (
+    RENEWAL_WAIT_POLLS,
     PaymentAlreadyStarted,
     RenewalAsked,
     Renewed,
@@ -462,4 +463,7 @@ def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse
     if outcome is None:
         raise Http404("No such renewal")
     template = "domains/_orders_renewed.html" if is_fragment(request) else "domains/orders_renewed.html"
-    return render(request, template, {"outcome": outcome})
+    polls = _int(request.GET.get("polls"))
+    # A payment that never comes (the payment page left) is said so after a while, not waited for forever.
+    context = {"outcome": outcome, "polls": polls + 1, "waiting": outcome.in_progress and polls < RENEWAL_WAIT_POLLS}
+    return render(request, template, context)

@@ -5,12 +5,16 @@ replaces is detached; staff acting as the customer are refused."""
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.acting import ActingRefused
+from accounts.activity import ActingAs, acting
 from accounts.models import Activity
+from billing.card_setup import card_setup_start
 from billing.models import SavedCard, WebhookEvent
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.orders.test_acting import REFUSED, staff_member, start_acting
@@ -135,3 +139,26 @@ def test_staff_acting_as_the_customer_cannot_add_a_card(client, customer, stripe
     assert page.status_code == 200
     assert response.status_code == 403 and REFUSED in response.content.decode()
     assert stripe_sandbox.calls("/v1/checkout/sessions") == []
+
+
+def test_a_late_event_of_an_older_setup_does_not_bring_its_replaced_card_back(signed_in, customer, stripe_sandbox):
+    older = open_setup(signed_in)
+    stripe_sandbox.pay(older, GOOD_CARD)
+    back_from(signed_in, older)
+    newer = open_setup(signed_in)
+    stripe_sandbox.pay(newer, MASTERCARD)
+    back_from(signed_in, newer)
+
+    for event in stripe_sandbox.events(type="checkout.session.completed", session=older):
+        assert post_event(Client(), event).status_code == 200
+
+    assert SavedCard.objects.get(customer=customer).last4 == "4444"
+    assert Activity.objects.filter(action="card_saved").count() == 2
+
+
+def test_the_service_itself_refuses_staff_acting_as_the_customer(customer, stripe_sandbox):
+    with acting(ActingAs(Activity.Actor.STAFF_AS_CUSTOMER, None, "support@example.com")), pytest.raises(ActingRefused):
+        card_setup_start(
+            customer=customer, token=uuid.uuid4(), success_url="http://testserver/", cancel_url="http://testserver/"
+        )
+    assert stripe_sandbox.calls("/v1/") == []

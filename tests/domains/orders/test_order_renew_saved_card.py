@@ -12,9 +12,14 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from accounts.acting import ActingRefused
+from accounts.activity import ActingAs, acting
 from accounts.models import Activity
+from billing import services
+from billing.errors import PaymentOutcomeUnknown
 from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
+from domains.orders.renewal_flow import RenewalAsked, renewal_request
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.orders.test_order_renew import open_page, price_shown, renew_calls, url, years_later
 
@@ -199,3 +204,53 @@ def test_another_customers_order_is_refused_before_anything_is_charged(
 
     assert response.status_code == 404
     assert provider_calls == [] and intents_created(stripe_sandbox) == []
+
+
+def test_a_lost_authorisation_answer_waits_then_is_read_back_with_the_same_key(
+    signed_in, customer, provider_orders, provider_calls, stripe_sandbox, monkeypatch
+):
+    save_card(signed_in, stripe_sandbox)
+    order = provider_orders.register(customer, "lostanswer.com")
+    before = provider_orders.at_provider(order).expires_at
+    fields = confirm_fields(confirm_page(signed_in, order, 1))
+    real = services.saved_card_charge
+
+    def answer_lost(**kwargs):
+        real(**kwargs)  # Stripe authorised it; the answer never came back
+        raise PaymentOutcomeUnknown("payment intent create: APIConnectionError")
+
+    monkeypatch.setattr(services, "saved_card_charge", answer_lost)
+    response = charge_saved(signed_in, order, fields)
+    monkeypatch.setattr(services, "saved_card_charge", real)
+
+    # Not an error, not a second try: the domain page waits for that payment.
+    assert response.status_code == 302 and "?renewal=" in response["Location"]
+    assert renew_calls(provider_calls) == 0
+    page = signed_in.get(response["Location"], follow=True).content.decode()  # the worker asks again, same key
+
+    assert "Your card was charged $16.49." in page
+    assert provider_orders.at_provider(order).expires_at == years_later(before, 1)
+    assert len(intents_created(stripe_sandbox)) == 1  # the second ask was Stripe's first answer replayed
+    payment = Payment.objects.get()
+    assert (payment.status, payment.failure_code) == (Payment.Status.CAPTURED, "")
+
+
+def test_the_one_click_service_refuses_staff_acting_as_the_customer(
+    signed_in, customer, provider_orders, stripe_sandbox
+):
+    save_card(signed_in, stripe_sandbox)
+    order = provider_orders.register(customer, "actingoneclick.com")
+    fields = confirm_fields(confirm_page(signed_in, order, 1))
+    asked = RenewalAsked(
+        token=uuid.UUID(fields["renew_token"]),
+        duration=1,
+        shown_expiry_timestamp=int(fields["expiry_timestamp"]),
+        confirm=True,
+        price_shown=Decimal(fields["price_shown"]),
+        pay_with_card=True,
+    )
+
+    with acting(ActingAs(Activity.Actor.STAFF_AS_CUSTOMER, None, "support@example.com")), pytest.raises(ActingRefused):
+        renewal_request(order=order, asked=asked, token_issued=True, return_url="http://testserver/")
+
+    assert intents_created(stripe_sandbox) == [] and not Payment.objects.exists()

@@ -168,3 +168,20 @@ def test_staff_acting_as_the_customer_cannot_renew_several(client, customer, pro
 
     assert response.status_code == 403 and REFUSED in response.content.decode()
     assert Client().get(reverse("orders")).status_code == 302
+
+
+def test_a_payment_page_left_unpaid_is_said_so_after_a_while_not_waited_for_forever(
+    signed_in, customer, provider_orders, stripe_sandbox
+):
+    orders = [provider_orders.register(customer, f"leftunpaid{n}.com") for n in range(2)]
+    response = signed_in.post(reverse("orders_renew"), {**confirmation(tick(signed_in, orders)), "pay_with": "page"})
+    assert response.status_code == 303
+    checkout_id = Payment.objects.get().checkout_id
+    url = reverse("orders_renewed", args=[checkout_id])
+
+    waiting = signed_in.get(url).content.decode()
+    given_up = signed_in.get(url + "?polls=15").content.decode()
+
+    assert "this page updates by itself" in waiting and 'hx-trigger="every 2s"' in waiting
+    assert "Your payment is not confirmed yet." in given_up and "hx-trigger" not in given_up
+    assert "waiting to be renewed" in given_up
