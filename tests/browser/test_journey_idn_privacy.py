@@ -80,7 +80,9 @@ def test_cafe_com_is_searched_and_bought_with_privacy_added_at_checkout(
     expect(privacy_card.get_by_role("button", name="Switch privacy off")).to_be_visible()
     screenshot("idn-privacy-domain-page")
 
-    page.goto(f"/payments/receipts/{payment.receipt.number}/")
+    receipt = payment.receipt
+    assert receipt is not None
+    page.goto(f"/payments/receipts/{receipt.number}/")
     expect(page.get_by_text(f"{BOTH}, registration for 1 year")).to_be_visible()
     expect(page.get_by_text(f"{BOTH}, WHOIS privacy for 1 year")).to_be_visible()
     screenshot("idn-privacy-receipt")
