@@ -6,4 +6,5 @@ from accounts import views
 
 urlpatterns = [
     path("", views.account, name="account"),
+    path("contact/", views.account_contact, name="account_contact"),
 ]

@@ -39,10 +39,11 @@ REFUSED = frozenset(
         "account_reauthenticate",
         "account_delete",
         "card_remove",
+        "card_add",
         "pay_due",
     }
 )
-REFUSED_POSTS = frozenset({"checkout", "order_renew", "order_privacy_buy"})
+REFUSED_POSTS = frozenset({"checkout", "order_renew", "orders_renew", "order_privacy_buy"})
 REFUSED_PREFIXES = ("mfa_", "account_reset_password")
 
 REFUSED_SENTENCE = _(

@@ -60,6 +60,20 @@ ACTIONS: dict[str, Text] = {
     "two_factor_on": Text("Two-factor sign-in switched on (%(method)s)", _("Two-factor sign-in was switched on.")),
     "two_factor_off": Text("Two-factor sign-in switched off (%(method)s)", _("Two-factor sign-in was switched off.")),
     "recovery_codes": Text("New two-factor recovery codes made", _("New recovery codes were made.")),
+    "contact_changed": Text(
+        "Contact details changed (%(fields)s)", _("Your contact details were changed, here and at the domain registry.")
+    ),
+    "contact_change_requested": Text(
+        "Contact change asked (%(fields)s): waits for staff to send it to the provider",
+        _("You asked to change your contact details; we are passing the change to the domain registry."),
+    ),
+    "contact_change_done": Text(
+        "Contact change sent to the provider by staff (%(fields)s)",
+        _("Your new contact details are now with the domain registry."),
+    ),
+    "contact_change_withdrawn": Text(
+        "Pending contact change withdrawn", _("Your pending contact change was withdrawn.")
+    ),
     "panel_opened": Text("Control panel opened (provider auto-login)", _("The domain control panel was opened.")),
     "account_deleted": Text("Account deleted by the customer (kept records anonymised)"),
     "acting_started": Text(
@@ -72,6 +86,14 @@ ACTIONS: dict[str, Text] = {
     "registration_failed": Text("Not registered (%(reason)s)", _("%(domain)s could not be registered.")),
     "renewed": Text("Renewed for %(years)s year(s)", _("%(domain)s was renewed for %(years)s year(s).")),
     "renewal_failed": Text("Renewal not made (%(reason)s)", _("%(domain)s was not renewed.")),
+    "renewal_card_charged": Text(
+        "Renewal confirmed with the saved card (%(brand)s ending %(last4)s): authorised",
+        _("You confirmed renewing %(domain)s with your %(brand)s card ending %(last4)s."),
+    ),
+    "renewal_card_refused": Text(
+        "Saved card (ending %(last4)s) refused for a renewal (%(reason)s): nothing charged",
+        _("Your saved card was not charged for renewing %(domain)s; nothing was renewed."),
+    ),
     "auto_renew_on": Text("Auto-renew switched on (card ending %(last4)s)", _("Auto-renew was switched on.")),
     "auto_renew_off": Text("Auto-renew switched off", _("Auto-renew was switched off.")),
     "auto_renew_failed": Text(

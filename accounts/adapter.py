@@ -20,6 +20,7 @@ from django.contrib.sites.shortcuts import get_current_site
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from accounts.signin_limits import Attempt, SignInLimited, signin_attempt
 from storefront.brand import brand_context, from_email
@@ -100,4 +101,14 @@ class AccountAdapter(DefaultAccountAdapter):
 
 
 class MFAAdapter(DefaultMFAAdapter):
-    pass
+    # The store's own words (and in Spanish its own term, "verificación en dos pasos", and "tú"), not allauth's.
+    error_messages = {
+        **DefaultMFAAdapter.error_messages,
+        "add_email_blocked": _("You cannot add an email address while two-factor sign-in is on."),
+        "cannot_delete_authenticator": _("You cannot turn off two-factor sign-in."),
+        "cannot_generate_recovery_codes": _(
+            "Turn on two-factor sign-in first: recovery codes stand in for its codes when your phone is not at hand."
+        ),
+        "incorrect_code": _("Incorrect code."),
+        "unverified_email": _("Confirm your email address before you turn on two-factor sign-in."),
+    }

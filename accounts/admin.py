@@ -4,10 +4,13 @@ is reached from each customer's page rather than listed as a second "Accounts" s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from allauth.account.admin import EmailAddressAdmin
 from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
@@ -19,16 +22,31 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts.activity import ACTIONS, activity_text
-from accounts.models import Activity, Customer
+from accounts.contact_changes import PROVIDER_ENDPOINT, contact_change_mark_done, provider_request
+from accounts.models import Activity, ContactChange, Customer
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
-CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
-# Shown above the contact in the admin and on the customer's account page.
+CONTACT_FIELDS = (
+    "name",
+    "name_ascii",
+    "company",
+    "company_ascii",
+    "address",
+    "address_ascii",
+    "city",
+    "city_ascii",
+    "state",
+    "country",
+    "zipcode",
+    "country_code",
+    "phone",
+)
+# Shown above the contact in the admin.
 CONTACT_READ_ONLY = (
-    "Read-only: these details are the registrant contact the provider holds for every domain of this customer, "
-    "and the provider has no way to update them yet. A change here would only alter our copy, and the domains "
-    "would keep the old contact."
+    "Read-only: these details are the registrant contact the provider holds for every domain of this customer "
+    "(the *_ascii forms are what it is sent). The customer changes them on their Contact details page; a change "
+    "the provider cannot take through its interface waits under Contact changes for staff to send."
 )
 
 
@@ -157,7 +175,7 @@ class CustomerAdmin(LargeListAdmin):
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
         ("Sign-in", {"fields": ("email_addresses", "two_factor")}),
-        ("Contact (sent to the provider at signup)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
+        ("Contact (as the provider holds it)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
         ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
     actions = ("discard_unconfirmed",)
@@ -249,3 +267,75 @@ class CustomerAdmin(LargeListAdmin):
             # Reconciled: the pending account can now sign in.
             obj.user.is_active = True
             obj.user.save(update_fields=["is_active"])
+
+
+class ContactChangeStatusFilter(admin.SimpleListFilter):
+    """Pending first: the list is staff's queue of changes to send the provider by hand."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [*ContactChange.Status.choices, ("all", "All")]
+
+    def choices(self, changelist: Any) -> Iterator[Any]:
+        # No "All" of Django's that would show the pending ones only: the queue is what the list shows unfiltered.
+        current = self.value() or ContactChange.Status.PENDING
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": current == str(lookup),
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+                "display": title,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[ContactChange]) -> QuerySet[ContactChange]:
+        value = self.value() or ContactChange.Status.PENDING
+        return queryset if value == "all" else queryset.filter(status=value)
+
+
+@admin.register(ContactChange)
+class ContactChangeAdmin(ReadOnlyAdmin):
+    """Contact changes the provider could not take through its interface: send each as shown, then mark it done
+    (our copy of the contact changes then, and the customer's log says so)."""
+
+    list_display = ("customer_email", "requested_at", "status", "requested_by", "done_at", "done_by")
+    list_filter = (ContactChangeStatusFilter,)
+    list_select_related = ("customer__user", "requested_by", "done_by")
+    search_fields = ("^customer__user__email",)
+    readonly_fields = ("customer", "status", "requested_at", "requested_by", "done_at", "done_by", "what_to_send")
+    fields = readonly_fields
+    actions = ("mark_done",)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Read-only pages; the action needs the change permission, which staff who handle the queue hold.
+        return obj is None and request.user.has_perm("accounts.change_contactchange")
+
+    @admin.display(description="Customer", ordering="customer__user__email")
+    def customer_email(self, obj: ContactChange) -> str:
+        return obj.customer.user.email
+
+    @admin.display(description="What to send the provider")
+    def what_to_send(self, obj: ContactChange) -> SafeString:
+        if obj.status != ContactChange.Status.PENDING:
+            return format_html("<p>Nothing: {}.</p>", obj.get_status_display().lower())
+        return format_html(
+            "<p>Send the provider this customer's new contact (provider customer id {}), as its {} will take it once "
+            "it ships; until then through the provider's partner support. Then select this change in the list and "
+            "run <em>Mark done</em>.</p><pre>{}</pre>",
+            obj.customer.customer_id or "none yet: the signup is unconfirmed",
+            PROVIDER_ENDPOINT,
+            provider_request(obj),
+        )
+
+    @admin.action(description="Mark done: sent to the provider (our copy changes now)", permissions=("change",))
+    def mark_done(self, request: HttpRequest, queryset: QuerySet[ContactChange]) -> None:
+        done = 0
+        for change in queryset.filter(status=ContactChange.Status.PENDING):
+            if contact_change_mark_done(change=change, staff=request.user):
+                self.log_change(request, change, "Marked done: sent to the provider")
+                done += 1
+        self.message_user(
+            request,
+            f"{done} contact change(s) marked done (logged); the others selected were not pending.",
+            messages.SUCCESS if done else messages.WARNING,
+        )

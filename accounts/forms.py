@@ -15,14 +15,16 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import passwords
-from accounts.models import customer_for_user
+from accounts.models import PROVIDER_CONTACT_FIELDS, customer_for_user
 from accounts.signin_limits import SignInLimited, signin_attempt
+from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
 from storefront import countries
 
 User = get_user_model()
@@ -33,6 +35,7 @@ _PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]*$")
 # A phone number as people type it: digits with spaces, dots, dashes, slashes or brackets, perhaps a leading +.
 _PHONE_TYPED = re.compile(r"^\+?[0-9(][0-9 ().\-/]*$")
 PHONE_TYPED_MAX = 25
+_SPACES = re.compile(r"\s+")
 _ZIPCODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$")
 
 # Browser-side copies of the server's rules (HTML `pattern` is compiled with the `v` flag: braces escaped).
@@ -42,31 +45,9 @@ HTML_PASSWORD = passwords.HTML_PATTERN
 ASCII_TITLE = _("English letters, digits and punctuation only (ASCII).")
 
 
-# Letters that Unicode does not decompose into an English letter plus an accent.
-_SPELLED_OUT = str.maketrans(
-    {
-        "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
-        "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "\u0131": "i", "\u2019": "'", "\u2018": "'",
-        "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " ",
-    }
-)  # fmt: skip
-
-
-def ascii_spelling(text: str) -> str | None:
-    """The English spelling of accented text ("José Müller" -> "Jose Muller"), to suggest to the customer.
-
-    None when a letter has no English spelling (Cyrillic, Chinese…): guessing one would be worse than asking.
-    """
-    spelled = []
-    for ch in text.translate(_SPELLED_OUT):
-        if " " <= ch <= "~":
-            spelled.append(ch)
-            continue
-        base = "".join(part for part in unicodedata.normalize("NFKD", ch) if " " <= part <= "~")
-        if not base and not unicodedata.category(ch).startswith("M"):  # a lone combining accent just goes
-            return None
-        spelled.append(base)
-    return "".join(spelled)
+def ascii_spelling(text: str) -> str:
+    """The English spelling of text in any script, suggested for a field that takes English letters only."""
+    return ascii_form(text)
 
 
 class AsciiMixin(forms.Field):
@@ -86,7 +67,7 @@ class AsciiMixin(forms.Field):
             params = {"field": self.label, "suggestion": ""}
             message = str(self.non_ascii_message)
             suggestion = ascii_spelling(value) if self.suggest_spelling else None
-            if suggestion and _PRINTABLE_ASCII.match(suggestion):
+            if suggestion:
                 params["suggestion"] = suggestion
                 message = f"{message} {self.suggestion_message}"
             raise ValidationError(message, code="non_ascii", params=params)
@@ -105,31 +86,57 @@ class AsciiEmailField(AsciiMixin, forms.EmailField):
     pass
 
 
-def _text(
+class WrittenField(forms.CharField):
+    """A name or address as the customer writes it, in any script ("José Muñoz", "Zürich", "北京"): the provider is sent
+    its English spelling (ContactForm). Runs of spaces of any kind read as one; control characters are refused."""
+
+    default_error_messages = {
+        "unprintable": _("Please remove the control characters from %(field)s."),
+    }
+
+    def to_python(self, value: Any) -> Any:
+        value = super().to_python(value)
+        return _SPACES.sub(" ", value) if isinstance(value, str) else value
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if isinstance(value, str) and any(unicodedata.category(ch) == "Cc" for ch in value):
+            raise ValidationError(self.error_messages["unprintable"], code="unprintable", params={"field": self.label})
+
+
+def _written(
     label: Any,
     *,
     required_message: Any = "",
-    max_length: int = 255,
     required: bool = True,
     autocomplete: str = "",
     help_text: Any = "",
-):
-    widget_attrs = {"pattern": HTML_ASCII, "title": ASCII_TITLE}
-    if autocomplete:
-        widget_attrs["autocomplete"] = autocomplete
-    return AsciiTextField(
+) -> WrittenField:
+    return WrittenField(
         label=label,
-        max_length=max_length,
+        max_length=255,
         required=required,
         help_text=help_text,
-        widget=forms.TextInput(attrs=widget_attrs),
-        error_messages={
-            "required": required_message,
-            "max_length": format_lazy(
-                _("{label} can be at most %(limit_value)d characters (it has %(show_value)d)."), label=label
-            ),
-        },
+        widget=forms.TextInput(attrs={"autocomplete": autocomplete} if autocomplete else {}),
+        error_messages={"required": required_message, "max_length": _max_length_message(label)},
     )
+
+
+def _spelled(label: Any) -> AsciiTextField:
+    """The English spelling of a written field, as the customer corrects it (empty: the automatic one)."""
+    return AsciiTextField(
+        label=label,
+        max_length=255,
+        required=False,
+        widget=forms.TextInput(
+            attrs={"pattern": HTML_ASCII, "title": ASCII_TITLE, "lang": "en", "autocomplete": "off"}
+        ),
+        error_messages={"max_length": _max_length_message(label)},
+    )
+
+
+def _max_length_message(label: Any) -> Any:
+    return format_lazy(_("{label} can be at most %(limit_value)d characters (it has %(show_value)d)."), label=label)
 
 
 def _password_widget(autocomplete: str) -> forms.PasswordInput:
@@ -144,9 +151,12 @@ def _password_widget(autocomplete: str) -> forms.PasswordInput:
     )
 
 
-class SignupForm(forms.Form):
+class ContactForm(forms.Form):
+    """A customer's contact details by every rule of the provider's customer table (signup's, and the account's
+    contact page). Name, company, address and city are taken as written; what the provider is sent in their place is
+    their English spelling, automatic (accounts/spelling.py) unless the customer corrects it in the `*_ascii` fields."""
+
     error_messages = {
-        "email_taken": _("An account with this email already exists. Please sign in instead."),
         "state_not_in_country": _("Please choose a state or province of %(country)s (or Other)."),
         "phone_digits": _("Enter the phone number with digits (spaces, dashes and brackets are fine)."),
         "phone_leading_zero": _(
@@ -162,27 +172,22 @@ class SignupForm(forms.Form):
         "phone_too_short": _("The phone number needs at least 4 digits."),
         "country_code_invalid": _("Enter the dialling prefix as 1 to 3 digits without + or leading zeros (e.g. 44)."),
         "zipcode_invalid": _("Enter the postal code with letters, digits, spaces or hyphens only (at most 15)."),
-        **passwords.MESSAGES,
-        "password_mismatch": _("The two passwords do not match."),
+        "spelling_needed": _(
+            "%(field)s has no automatic spelling in English letters: please write it here as it should read on "
+            "your domains' records."
+        ),
+        "spelling_too_long": _(
+            "In English letters %(field)s is longer than 255 characters: please write a shorter form here."
+        ),
     }
 
-    name = _text(
+    name = _written(
         _("Full name"),
         required_message=_("Please enter your full name."),
         autocomplete="name",
         help_text=_("Your full legal name, as the domain's registrant."),
     )
-    company = _text(_("Company"), required=False, autocomplete="organization")
-    email = AsciiEmailField(
-        label=_("Email"),
-        max_length=254,
-        widget=forms.EmailInput(attrs={"autocomplete": "email", "inputmode": "email"}),
-        error_messages={
-            "required": _("Please enter your email address."),
-            "invalid": _("Enter a valid email address."),
-        },
-        help_text=_("You sign in with it; it is also the domain's contact email."),
-    )
+    company = _written(_("Company"), required=False, autocomplete="organization")
     country = forms.ChoiceField(
         label=_("Country"),
         choices=(),
@@ -200,13 +205,13 @@ class SignupForm(forms.Form):
         widget=forms.Select(),
         error_messages={"required": _("Please choose your state or province (Other if yours is not listed).")},
     )
-    address = _text(
+    address = _written(
         _("Street address"),
         required_message=_("Please enter your street address."),
         autocomplete="street-address",
         help_text=_("House number and street name."),
     )
-    city = _text(_("City"), required_message=_("Please enter your city."), autocomplete="address-level2")
+    city = _written(_("City"), required_message=_("Please enter your city."), autocomplete="address-level2")
     zipcode = AsciiCharField(
         label=_("Postal code"),
         max_length=15,
@@ -238,24 +243,13 @@ class SignupForm(forms.Form):
         },
         help_text=_("As you would write it, e.g. 020 7946 0000 or +44 20 7946 0000."),
     )
-    password = AsciiCharField(
-        label=_("Password"),
-        strip=False,
-        widget=_password_widget("new-password"),
-        error_messages={"required": _("Please choose a password.")},
-        help_text=passwords.SUMMARY,
-    )
-    password2 = AsciiCharField(
-        label=_("Password again"),
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "new-password", "maxlength": PASSWORD_MAX}),
-        error_messages={"required": _("Please type the password again.")},
-    )
+    name_ascii = _spelled(_("Name in English letters"))
+    company_ascii = _spelled(_("Company in English letters"))
+    address_ascii = _spelled(_("Street address in English letters"))
+    city_ascii = _spelled(_("City in English letters"))
 
-    def __init__(self, *args: Any, login_url: str = "", **kwargs: Any) -> None:
-        """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.login_url = login_url or reverse("login")
         cast(forms.ChoiceField, self.fields["country"]).choices = [("", _("Choose your country")), *country_choices()]
         self.fields["state"].widget.choices = state_choices(self.selected_country())
         self.fields["state"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
@@ -267,15 +261,19 @@ class SignupForm(forms.Form):
                 "hx-swap": "outerHTML",
             }
         )
-        self.fields["email"].widget.attrs.update(
-            {
-                "hx-get": reverse("signup"),
-                "hx-vals": '{"validate": "email"}',
-                "hx-trigger": "change",
-                "hx-target": "#email-feedback",
-                "hx-sync": "this:replace",
-            }
-        )
+        # The records preview follows what is written. Only these fields go in the query (never the passwords).
+        spelled = [*SPELLED_FIELDS, *map(ascii_field, SPELLED_FIELDS)]
+        for field in spelled:
+            self.fields[field].widget.attrs.update(
+                {
+                    "hx-get": reverse("records_preview"),
+                    "hx-trigger": "change",
+                    "hx-target": "#records-preview",
+                    "hx-swap": "outerHTML",
+                    "hx-include": ",".join(f"[name='{name}']" for name in spelled),
+                    "hx-sync": "closest form:replace",
+                }
+            )
 
     def selected_country(self) -> str:
         field = self["country"]
@@ -285,23 +283,20 @@ class SignupForm(forms.Form):
     def states(self) -> tuple[str, ...]:
         return countries.states_for(self.selected_country())
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"]
-        existing = (
-            User.objects.filter(username__iexact=email).first() or User.objects.filter(email__iexact=email).first()
-        )
-        # An account whose provider signup is still unconfirmed is settled by the service, not refused here.
-        if existing is not None and not _is_unconfirmed(existing):
-            raise ValidationError(self.email_taken_message(email), code="email_taken")
-        return email
+    def records_preview(self) -> list[str]:
+        """How name, company, address and city will read on the domains' records, from what is in the form now
+        (typed, or the initial values), before any validation: what the customer sees before it is sent."""
+        preview = []
+        for field in SPELLED_FIELDS:
+            written, given = _raw(self[field].value()), _raw(self[ascii_field(field)].value())
+            if written:
+                preview.append(given or ascii_form(written))
+        return preview
 
-    def email_taken_message(self, email: str) -> str:
-        return format_html(
-            gettext('{} <a href="{}">Sign in</a> or <a href="{}">reset your password</a>.'),
-            self.error_messages["email_taken"],
-            self.login_url,
-            reverse("password_reset"),
-        )
+    def spelling_corrected(self) -> bool:
+        """Whether the customer wrote (or must write) a spelling of their own: the corrections are shown open."""
+        names = [ascii_field(field) for field in SPELLED_FIELDS]
+        return any(_raw(self[name].value()) or name in self.errors for name in names)
 
     def clean_zipcode(self) -> str:
         zipcode = self.cleaned_data["zipcode"]
@@ -323,12 +318,6 @@ class SignupForm(forms.Form):
             raise ValidationError(self.error_messages["phone_too_short"], code="phone_too_short")
         return phone
 
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        # The provider's rules at once, even when the confirmation does not match (clean() runs the rest).
-        passwords.ProviderPasswordValidator().validate(password)
-        return password
-
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
@@ -346,21 +335,25 @@ class SignupForm(forms.Form):
         prefix, phone = cleaned.get("country_code"), cleaned.get("phone")
         if prefix and phone:
             self._check_phone(prefix, phone)
-        password, password2 = cleaned.get("password"), cleaned.get("password2")
-        if password and password2 is not None and password != password2:
-            self.add_error(
-                "password2", ValidationError(self.error_messages["password_mismatch"], code="password_mismatch")
-            )
-        elif password and "email" in cleaned:
-            # The site's own password policy (settings.AUTH_PASSWORD_VALIDATORS) on top of the provider's.
-            candidate = User(
-                username=cleaned["email"].lower(), email=cleaned["email"], first_name=cleaned.get("name", "")
-            )
-            try:
-                password_validation.validate_password(password, candidate)
-            except ValidationError as err:
-                self.add_error("password", err)
+        for field in SPELLED_FIELDS:
+            self._spell(field)
         return cleaned
+
+    def _spell(self, field: str) -> None:
+        """The provider's form of a written field: the customer's own spelling, else the automatic one; either is
+        held to the provider's rules (printable ASCII, at most 255 characters; a name is required)."""
+        key = ascii_field(field)
+        written = self.cleaned_data.get(field)
+        if written is None or key in self.errors:
+            return
+        spelled = (self.cleaned_data.get(key) or ascii_form(written)) if written else ""
+        params = {"field": self.fields[field].label}
+        if written and not spelled:
+            self.add_error(key, ValidationError(self.error_messages["spelling_needed"], "spelling_needed", params))
+        elif len(spelled) > 255:
+            self.add_error(key, ValidationError(self.error_messages["spelling_too_long"], "spelling_too_long", params))
+        else:
+            self.cleaned_data[key] = spelled
 
     def _check_phone(self, prefix: str, phone: str) -> None:
         """Reads the number as typed, with or without the prefix or the trunk 0, and keeps what the provider
@@ -408,9 +401,103 @@ class SignupForm(forms.Form):
                     self[name].ascii_suggestion = suggestion  # type: ignore[attr-defined]
 
     def details(self) -> dict[str, str]:
-        """The cleaned customer fields, as the service takes them (without the passwords)."""
-        fields = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
+        """The cleaned contact, as the services take it: each written field and its provider spelling."""
+        fields = (*PROVIDER_CONTACT_FIELDS, *map(ascii_field, SPELLED_FIELDS))
         return {field: self.cleaned_data[field] for field in fields}
+
+
+def _raw(value: Any) -> str:
+    return _SPACES.sub(" ", value).strip() if isinstance(value, str) else ""
+
+
+class SignupForm(ContactForm):
+    error_messages: dict[str, Any] = {
+        **ContactForm.error_messages,
+        "email_taken": _("An account with this email already exists. Please sign in instead."),
+        **passwords.MESSAGES,
+        "password_mismatch": _("The two passwords do not match."),
+    }
+
+    email = AsciiEmailField(
+        label=_("Email"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "inputmode": "email"}),
+        error_messages={
+            "required": _("Please enter your email address."),
+            "invalid": _("Enter a valid email address."),
+        },
+        help_text=_("You sign in with it; it is also the domain's contact email."),
+    )
+    password = AsciiCharField(
+        label=_("Password"),
+        strip=False,
+        widget=_password_widget("new-password"),
+        error_messages={"required": _("Please choose a password.")},
+        help_text=passwords.SUMMARY,
+    )
+    password2 = AsciiCharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password", "maxlength": PASSWORD_MAX}),
+        error_messages={"required": _("Please type the password again.")},
+    )
+    field_order = ["name", "company", "email"]  # then the contact's own order, then the passwords
+
+    def __init__(self, *args: Any, login_url: str = "", **kwargs: Any) -> None:
+        """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
+        super().__init__(*args, **kwargs)
+        self.login_url = login_url or reverse("login")
+        self.fields["email"].widget.attrs.update(
+            {
+                "hx-get": reverse("signup"),
+                "hx-vals": '{"validate": "email"}',
+                "hx-trigger": "change",
+                "hx-target": "#email-feedback",
+                "hx-sync": "this:replace",
+            }
+        )
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"]
+        existing = (
+            User.objects.filter(username__iexact=email).first() or User.objects.filter(email__iexact=email).first()
+        )
+        # An account whose provider signup is still unconfirmed is settled by the service, not refused here.
+        if existing is not None and not _is_unconfirmed(existing):
+            raise ValidationError(self.email_taken_message(email), code="email_taken")
+        return email
+
+    def email_taken_message(self, email: str) -> str:
+        return format_html(
+            gettext('{} <a href="{}">Sign in</a> or <a href="{}">reset your password</a>.'),
+            self.error_messages["email_taken"],
+            self.login_url,
+            reverse("password_reset"),
+        )
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        # The provider's rules at once, even when the confirmation does not match (clean() runs the rest).
+        passwords.ProviderPasswordValidator().validate(password)
+        return password
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        password, password2 = cleaned.get("password"), cleaned.get("password2")
+        if password and password2 is not None and password != password2:
+            self.add_error(
+                "password2", ValidationError(self.error_messages["password_mismatch"], code="password_mismatch")
+            )
+        elif password and "email" in cleaned:
+            # The site's own password policy (settings.AUTH_PASSWORD_VALIDATORS) on top of the provider's.
+            candidate = User(
+                username=cleaned["email"].lower(), email=cleaned["email"], first_name=cleaned.get("name", "")
+            )
+            try:
+                password_validation.validate_password(password, candidate)
+            except ValidationError as err:
+                self.add_error("password", err)
+        return cleaned
 
 
 def state_choices(alpha2: str) -> list[tuple[str, str]]:
@@ -476,6 +563,11 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
 class LimitedAuthenticateForm(AuthenticateForm):
     """allauth's two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py) instead of its own
     per-account lockout, which let anyone with the password lock the owner out with five wrong codes."""
+
+    @cached_property
+    def has_security_key(self) -> bool:
+        """Whether the page may offer "Use a security key": only to someone who registered one."""
+        return Authenticator.objects.filter(user_id=self.user.pk, type=Authenticator.Type.WEBAUTHN).exists()
 
     def clean_code(self) -> str:
         attempt = _code_attempt(self.user)

@@ -1,17 +1,24 @@
-"""The storefront's customer: the contact sent to the provider at signup, its provider id, its language."""
+"""The storefront's customer: their contact (as written and as sent to the provider), provider id and language; the
+contact changes waiting for staff; the activity log."""
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 
+from accounts.spelling import SPELLED_FIELDS
 from storefront import countries
+
+# The contact as the provider holds it (signup's fields but the email and password), in the provider's order.
+PROVIDER_CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
 
 
 class Customer(models.Model):
     """A storefront customer and their link to the provider's customer account.
 
-    The contact details are the ones sent at signup; the provider uses them as registrant, admin, tech and
-    billing contact of every domain, so checkout shows them for review.
+    The contact details are the ones the provider holds (sent at signup, or changed since); it uses them as
+    registrant, admin, tech and billing contact of every domain, so checkout shows them for review. Name, company,
+    address and city are kept as the customer writes them (any script) and, in `*_ascii`, as sent to the provider
+    (English letters: its rule), see accounts/spelling.py.
     """
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="customer")
@@ -26,6 +33,11 @@ class Customer(models.Model):
     zipcode = models.CharField(max_length=32)
     country_code = models.CharField(max_length=4)
     phone = models.CharField(max_length=20)
+    # What the provider is sent in place of name, company, address and city (they may hold any script).
+    name_ascii = models.CharField(max_length=255)
+    company_ascii = models.CharField(max_length=255, blank=True)
+    address_ascii = models.CharField(max_length=255)
+    city_ascii = models.CharField(max_length=255)
     # When the provider signup was sent and its answer not yet stored: set with `customer_id` empty means the
     # outcome is unknown (staff reconcile it). See accounts/services.py.
     signup_sent_at = models.DateTimeField(null=True, blank=True)
@@ -54,6 +66,68 @@ class Customer(models.Model):
     def country_name(self) -> str:
         found = countries.country(self.country)
         return found.display_name if found else self.country
+
+    def provider_contact(self) -> dict[str, str]:
+        """The contact as the provider is sent it: the ASCII forms in place of the written ones."""
+        contact = {field: getattr(self, field) for field in PROVIDER_CONTACT_FIELDS}
+        # A row made without its ASCII forms (bench data written straight to the table) falls back to the written one.
+        spelled = {field: getattr(self, f"{field}_ascii") or contact[field] for field in SPELLED_FIELDS}
+        return {**contact, **spelled}
+
+    @property
+    def records_spelling(self) -> str:
+        """Name, company, address and city as the domains' records read them (English letters)."""
+        spelled = self.provider_contact()
+        return ", ".join(spelled[field] for field in SPELLED_FIELDS if spelled[field])
+
+    @property
+    def spelled_differently(self) -> bool:
+        """Whether the records read otherwise than the customer writes (then pages show both)."""
+        return any(getattr(self, f"{field}_ascii") != getattr(self, field) for field in SPELLED_FIELDS)
+
+    def contact(self) -> dict[str, str]:
+        """Every contact field we keep: the written forms, their ASCII forms and the rest."""
+        names = [*PROVIDER_CONTACT_FIELDS, "name_ascii", "company_ascii", "address_ascii", "city_ascii"]
+        return {field: getattr(self, field) for field in names}
+
+
+class ContactChange(models.Model):
+    """A change of a customer's contact details: sent through the gateway at once where the provider can take it
+    (status `sent`), else waiting for staff to send it to the provider by hand (`pending`, then `done`).
+
+    `details` holds every contact field as it will read after the change (Customer.contact()'s keys); the customer's
+    own record changes only once the provider has the change, so checkout never shows what the registry does not
+    hold. A customer has at most one pending change: asking again replaces it.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for staff to send it to the provider"
+        DONE = "done", "Sent to the provider by staff"
+        SENT = "sent", "Sent to the provider through its interface"
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="contact_changes")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    details = models.JSONField()
+    requested_at = models.DateTimeField()
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    done_at = models.DateTimeField(null=True, blank=True)
+    done_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["customer"], condition=models.Q(status="pending"), name="contact_change_one_pending"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "requested_at"], name="contact_change_status_at")]
+
+    def __str__(self) -> str:
+        return f"Contact change of {self.customer} ({self.get_status_display()})"
 
 
 def customer_for_user(user: User | AnonymousUser) -> Customer | None:

@@ -19,8 +19,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from accounts.activity import activity_record
-from accounts.models import Customer
-from accounts.services import CONTACT_FIELDS
+from accounts.models import ContactChange, Customer
 from storefront.outbox import email_queue_admins
 
 ANONYMOUS = "Deleted customer"
@@ -48,7 +47,7 @@ def customer_export(*, customer: Customer) -> dict[str, Any]:
     """Everything the storefront holds about this customer, as JSON-ready data."""
     data: dict[str, Any] = {
         "exported_at": timezone.now().isoformat(),
-        "contact": {"email": customer.user.email, **{field: getattr(customer, field) for field in CONTACT_FIELDS}},
+        "contact": {"email": customer.user.email, **customer.contact()},
         "provider_customer_id": customer.customer_id,
         "signed_up_at": customer.created_at.isoformat(),
         "email_addresses": [
@@ -81,13 +80,26 @@ def customer_delete(*, customer: Customer) -> bool:
         activity_record(action="account_deleted", customer=customer)
         EmailAddress.objects.filter(user=user).delete()
         Authenticator.objects.filter(user=user).delete()
+        # They hold the contact too (asked for, or sent): kept records are anonymised, so these go.
+        ContactChange.objects.filter(customer=customer).delete()
         try:
             with transaction.atomic():
                 user.delete()  # cascades to the Customer when nothing protects it
         except ProtectedError:
             kept = True
             Customer.objects.filter(pk=customer.pk).update(
-                name=ANONYMOUS, company="", address="", city="", state="", zipcode="", phone="", country_code=""
+                name=ANONYMOUS,
+                company="",
+                address="",
+                city="",
+                state="",
+                zipcode="",
+                phone="",
+                country_code="",
+                name_ascii=ANONYMOUS,
+                company_ascii="",
+                address_ascii="",
+                city_ascii="",
             )
             user.username = f"deleted-{user.pk}"
             user.email = ""

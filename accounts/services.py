@@ -51,7 +51,6 @@ if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
 logger = logging.getLogger(__name__)
 User = get_user_model()
 IN_FLIGHT = dt.timedelta(minutes=2)
-CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
 
 
 class SignupError(Exception):
@@ -91,7 +90,9 @@ class SignupUnconfirmed(SignupError):
 
 
 def customer_register(*, details: dict[str, str], email: str, password: str) -> Customer:
-    """Our account for a new customer, its address not yet confirmed. Raises EmailTaken."""
+    """Our account for a new customer, its address not yet confirmed. Raises EmailTaken.
+
+    `details`: every contact field of Customer.contact() (as written, and the ASCII forms the provider is sent)."""
     email = email.strip()
     try:
         with transaction.atomic():
@@ -123,7 +124,7 @@ def customer_provider_signup(*, customer: Customer) -> Customer:
             return locked  # another request is calling the provider right now
         locked.signup_sent_at = now
         locked.save(update_fields=["signup_sent_at"])
-    details = {field: getattr(locked, field) for field in CONTACT_FIELDS}
+    details = locked.provider_contact()  # the ASCII forms of what the customer wrote (accounts/spelling.py)
     try:
         created = gateway().customer_signup(**details, email=locked.user.email, password=provider_password())
     except CustomerExists as err:

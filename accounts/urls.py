@@ -18,6 +18,7 @@ from accounts import acting, views
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("signup/states/", views.signup_states, name="signup_states"),
+    path("signup/spelling/", views.records_preview, name="records_preview"),
     path("login/", allauth_views.login, name="login"),
     path("logout/", allauth_views.logout, name="logout"),
     path("password/change/", allauth_views.password_change, name="password_change"),

@@ -17,17 +17,20 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts import privacy, services
+from accounts import contact_changes, privacy, services
 from accounts.activity import activity_of_customer
 from accounts.adapter import VERIFY_NEXT_KEY
-from accounts.forms import SignupForm, initial_state
-from accounts.models import customer_for_user
+from accounts.forms import ContactForm, SignupForm, initial_state
+from accounts.models import ContactChange, Customer, customer_for_user
+from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
 from accounts.verification import is_verified
 from storefront import countries
+from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled
 from storefront.errors import error_status
 from storefront.gateway import GatewayError
 from storefront.provider_errors import provider_error
@@ -108,14 +111,18 @@ def _initial_from_query(query: QueryDict) -> dict[str, str]:
     return {"country": code, "state": initial_state(code), "country_code": countries.dial_code_for(code)}
 
 
-def _refreshed_form(data: QueryDict, login_url: str) -> SignupForm:
-    initial = {key: data.get(key, "") for key in SignupForm.base_fields if key not in PASSWORD_FIELDS}
+def _refreshed_initial(data: QueryDict, form_class: type[ContactForm]) -> dict[str, str]:
+    initial = {key: data.get(key, "") for key in form_class.base_fields if key not in PASSWORD_FIELDS}
     code = initial.get("country", "")
     # A new country: its state is chosen afresh (a state of the old country must not carry over unnoticed).
     initial["state"] = initial_state(code)
     if countries.country(code):
         initial["country_code"] = countries.dial_code_for(code)
-    return SignupForm(login_url=login_url, initial=initial)
+    return initial
+
+
+def _refreshed_form(data: QueryDict, login_url: str) -> SignupForm:
+    return SignupForm(login_url=login_url, initial=_refreshed_initial(data, SignupForm))
 
 
 def _render_signup(request: HttpRequest, form: SignupForm, next_url: str, *, status: int = 200) -> HttpResponse:
@@ -161,6 +168,12 @@ def signup_states(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "accounts/_state_select.html", context)
 
 
+@require_GET
+def records_preview(request: HttpRequest) -> HttpResponse:
+    """How the name and address in the form will read on the domains' records (htmx, as they are typed)."""
+    return render(request, "accounts/_records_preview.html", {"form": ContactForm(request.GET)})
+
+
 @never_cache  # the redirect carries the token: no cache anywhere may keep it
 @require_POST
 @rate_limit("panel", per="user")
@@ -188,10 +201,74 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     context = {
         "customer": customer,
         "activity": activity_of_customer(customer=customer) if customer is not None else [],
+        "pending_contact_change": customer is not None and contact_changes.contact_change_pending(customer=customer),
         "mfa_enabled": is_mfa_enabled(request.user),
         "email_verified": is_verified(request.user),
     }
     return render(request, "accounts/account.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_contact(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The customer's contact details, to change: sent to the provider, or queued for staff until it takes them."""
+    customer = customer_for_user(request.user)
+    if customer is None:
+        raise Http404
+    pending = contact_changes.contact_change_pending(customer=customer)
+    if request.method == "GET":
+        form = ContactForm(initial=_contact_initial(pending.details if pending else customer.contact()))
+    elif "refresh_states" in request.POST:  # without JavaScript: the new country's states, all else kept
+        form = ContactForm(initial=_refreshed_initial(request.POST, ContactForm))
+    else:
+        form = ContactForm(request.POST)
+        if form.is_valid():
+            try:
+                outcome = contact_changes.contact_change_request(
+                    customer=customer, details=form.details(), requested_by=request.user
+                )
+            except GatewayError as err:
+                form.add_error(None, str(provider_error(err, what=_("change your contact details"))))
+                return _render_contact(request, form, customer, pending, status=_status_for(err))
+            messages.success(request, CONTACT_OUTCOMES[outcome])
+            return redirect("account_contact")
+    return _render_contact(request, form, customer, pending)
+
+
+CONTACT_OUTCOMES = {
+    contact_changes.Outcome.SENT: _("Your contact details were changed, here and on your domains' records."),
+    contact_changes.Outcome.PENDING: _(
+        "Your change is saved. The domain registry cannot take changes automatically yet, so we will pass it on for "
+        "you; until then your domains keep the details shown as current."
+    ),
+    contact_changes.Outcome.SAVED: _("Your contact details were changed."),
+    contact_changes.Outcome.UNCHANGED: _("Nothing changed: these are already your details."),
+    contact_changes.Outcome.WITHDRAWN: _("Your pending change was withdrawn: your details stay as they are."),
+}
+
+
+def _contact_initial(contact: dict[str, str]) -> dict[str, str]:
+    """The form's values: a spelling the customer corrected is shown; an automatic one is left empty, so that it
+    follows the written field when that changes."""
+    initial = dict(contact)
+    for field in SPELLED_FIELDS:
+        if initial.get(ascii_field(field)) == ascii_form(initial.get(field, "")):
+            initial[ascii_field(field)] = ""
+    return initial
+
+
+def _render_contact(
+    request: HttpRequest, form: ContactForm, customer: Customer, pending: ContactChange | None, *, status: int = 200
+) -> HttpResponse:
+    context = {
+        "form": form,
+        "customer": customer,
+        "pending": pending,
+        "pending_preview": ContactForm(initial=pending.details).records_preview() if pending else [],
+        "selected_country": countries.country(form.selected_country()),
+        "by_hand": not capability_enabled(CUSTOMER_DETAILS),
+    }
+    return render(request, "accounts/contact.html", context, status=status)
 
 
 @login_required

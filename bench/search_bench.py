@@ -208,6 +208,8 @@ def _env(database: Path) -> dict[str, str]:
         "LOG_LEVEL": "INFO",
         # Production refuses to start without a real mail backend; a search sends no email, so none is needed.
         "EMAIL_URL": "dummymail://",
+        # Production refuses to start without its public address (email links); a search sends none.
+        "SITE_URL": "http://127.0.0.1",
         # Requests come from many customers behind one router, as in production; the per-address search
         # limit then applies per simulated customer (see _customer_headers), not to the whole benchmark.
         "TRUSTED_PROXY_COUNT": "1",

@@ -6,4 +6,4 @@ class BillingConfig(AppConfig):
     verbose_name = "Payments"
 
     def ready(self) -> None:
-        from billing import tasks  # noqa: F401  (schedules its periodic jobs)
+        from billing import emails, tasks  # noqa: F401  (registers the PDF attachment's maker; schedules jobs)

@@ -114,21 +114,36 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     except PaymentError as err:
         logger.warning("payment %s: its card could not be read back (%s); not saved", payment.pk, err.detail)
         return None
-    card = method.card
-    if card is None:  # not a card (Checkout here only takes cards): nothing to show or charge later
+    if method.card is None:  # not a card (Checkout here only takes cards): nothing to show or charge later
         logger.warning("payment %s: its payment method is not a card; not saved", payment.pk)
         return None
+    return card_keep(row, method, customer=payment.customer)
+
+
+def card_keep(row: SavedCard, method: Any, *, customer: Customer) -> SavedCard:
+    """Make `method` (a card on the row's Stripe Customer) the saved card; the one it replaces is detached. Keeping
+    the card already kept changes nothing and logs nothing (a repeated event, the return page after the webhook)."""
+    card = method.card
+    if row.payment_method_id == method.id:
+        return row
     replaced = row.payment_method_id if row.payment_method_id and row.payment_method_id != method.id else ""
-    SavedCard.objects.filter(pk=row.pk).update(
-        payment_method_id=method.id,
-        brand=str(card.brand or "card")[:32],
-        last4=str(card.last4 or "")[:4],
-        exp_month=card.exp_month,
-        exp_year=card.exp_year,
-        saved_at=timezone.now(),
+    # Conditional: of two doors keeping the same card at once (the webhook, the return page), one logs it.
+    kept = (
+        SavedCard.objects.filter(pk=row.pk)
+        .exclude(payment_method_id=method.id)
+        .update(
+            payment_method_id=method.id,
+            brand=str(card.brand or "card")[:32],
+            last4=str(card.last4 or "")[:4],
+            exp_month=card.exp_month,
+            exp_year=card.exp_year,
+            saved_at=timezone.now(),
+        )
     )
     row.refresh_from_db()
-    activity_record(action="card_saved", customer=payment.customer, detail={"brand": row.brand, "last4": row.last4})
+    if not kept:
+        return row
+    activity_record(action="card_saved", customer=customer, detail={"brand": row.brand, "last4": row.last4})
     if replaced:
         _detach_quietly(replaced)  # one card is kept: the one paid with last
     return row

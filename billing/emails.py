@@ -1,8 +1,11 @@
 """The customer's copy of each receipt and credit note, by email: queued in the outbox (storefront/outbox.py) in
 the transaction that issues the document, in the thread of its checkout, so a credit note never reaches the
-customer before the confirmation and the receipt of what it refunds. The outbox sends it once, with retries."""
+customer before the confirmation and the receipt of what it refunds. The outbox sends it once, with retries, with
+the document's PDF attached: made by the worker when it sends (billing/pdf.py), not in the request that issued it."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -11,7 +14,9 @@ from django.template.loader import render_to_string
 from accounts.language import customer_language
 from billing.documents import credit_note_context, receipt_context
 from billing.models import Document
-from storefront.outbox import email_queue
+from storefront.outbox import AttachedFile, EmailAttachment, email_attachment_register, email_queue
+
+PDF_MAKER = "billing_document_pdf"
 
 
 def checkout_thread(checkout_id: object) -> str:
@@ -28,7 +33,22 @@ def document_email_queue(*, document: Document) -> bool:
         else:
             message = _message("billing/email/receipt", receipt_context(document), to=customer.email)
     key = f"document:{document.kind}:{document.store}:{document.number}"
-    return email_queue(message, key=key, thread=checkout_thread(document.payment.checkout_id))
+    pdf = EmailAttachment(PDF_MAKER, {"document_id": document.pk})
+    return email_queue(message, key=key, thread=checkout_thread(document.payment.checkout_id), attachments=[pdf])
+
+
+def document_pdf_attachment(params: dict[str, Any]) -> AttachedFile | None:
+    """The document's PDF, in its customer's language, when its email is sent (None: the document is gone)."""
+    from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename  # WeasyPrint: only when sending
+
+    document = Document.objects.select_related("payment__customer", "receipt").filter(pk=params["document_id"]).first()
+    if document is None:
+        return None
+    with customer_language(document.payment.customer):
+        return AttachedFile(document_pdf_filename(document), document_pdf(document), PDF_CONTENT_TYPE)
+
+
+email_attachment_register(PDF_MAKER, document_pdf_attachment)
 
 
 def _message(template: str, context: dict, *, to: str) -> EmailMessage:

@@ -365,17 +365,34 @@ def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], chec
     A refused card leaves the payment CANCELLED with `failure_code` (nothing charged). Raises PaymentError when
     there is no saved card, PaymentUnavailable when Stripe cannot be asked (call again later).
     """
+    return _settle_authorised(payment_authorise_saved(customer=customer, lines=lines, checkout_id=checkout_id))
+
+
+def payment_authorise_saved(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID) -> Payment:
+    """The first half of `payment_charge_saved`: the lines' total authorised on the saved card (once per
+    `checkout_id`), nothing registered yet. A customer who confirmed a renewal with their saved card waits for the
+    worker to register and capture (`payment_settle_later`), as after the payment page.
+
+    A refused card (declined, or its bank asks for an authentication nobody can give off-session) leaves the payment
+    CANCELLED with `failure_code`. Raises PaymentError (code "no_saved_card"; "already_paid" when this checkout went
+    to the payment page), CheckoutChanged, PaymentUnavailable."""
     if settings.PAYMENTS_DISABLED:
         raise PaymentsDisabled("PAYMENTS_DISABLED is on")
     card = saved_card_for(customer)
     if card is None:
         raise PaymentError(f"customer {customer.pk} has no saved card", code="no_saved_card")
+    _check_chargeable(lines)
     currency = lines[0].price.currency
+    if any(line.price.currency != currency for line in lines):
+        raise PaymentError("lines must share one currency")
     total = sum((line.price.amount for line in lines), Decimal(0))
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
+    if payment.stripe_session_id:
+        # This checkout was sent to the payment page: never also charged off-session.
+        raise PaymentError(f"payment {payment.pk} has a Checkout Session", code="already_paid")
     if payment.status == Payment.Status.CREATED:
         payment = _authorise_off_session(payment, card=card)
-    return _settle_authorised(payment)
+    return payment
 
 
 def _authorise_off_session(payment: Payment, *, card: SavedCard) -> Payment:

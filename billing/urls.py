@@ -1,8 +1,10 @@
-"""The payments URLs: Stripe's webhook, receipts and credit notes, the Billing page, removing the saved card."""
+"""The payments URLs: Stripe's webhook, receipts and credit notes (pages and PDFs), the Billing page, the saved card
+(add, remove)."""
 
 from django.urls import path
 
 from billing import views
+from billing.models import Document
 
 app_name = "billing"
 
@@ -10,7 +12,21 @@ urlpatterns = [
     path("payments/stripe/webhook/", views.stripe_webhook, name="stripe_webhook"),
     path("payments/receipts/<int:number>/", views.receipt, name="receipt"),
     path("payments/credit-notes/<int:number>/", views.credit_note, name="credit_note"),
+    path(
+        "payments/receipts/<int:number>/pdf/",
+        views.document_pdf_download,
+        {"kind": Document.Kind.RECEIPT},
+        name="receipt_pdf",
+    ),
+    path(
+        "payments/credit-notes/<int:number>/pdf/",
+        views.document_pdf_download,
+        {"kind": Document.Kind.CREDIT_NOTE},
+        name="credit_note_pdf",
+    ),
     path("account/billing/", views.billing, name="billing"),
     path("payments/card/remove/", views.card_remove, name="card_remove"),
+    path("payments/card/add/", views.card_add, name="card_add"),
+    path("payments/card/added/", views.card_added, name="card_added"),
     path("payments/pay/<uuid:checkout_id>/", views.pay_due, name="pay_due"),
 ]

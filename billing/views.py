@@ -1,4 +1,4 @@
-"""The webhook endpoint, the customer's Billing page and the print-friendly receipts and credit notes."""
+"""The webhook endpoint, the customer's Billing page, and the receipts and credit notes (printable pages and PDFs)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,18 @@ from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.models import customer_for_user
+from accounts.models import Customer, customer_for_user
 from billing import cards
+from billing.card_setup import card_setup_settle, card_setup_start
 from billing.collection import collection_session_open, payment_due_of_user, payments_due
 from billing.documents import billing_documents, credit_note_context, document_for_user, receipt_context
-from billing.errors import PaymentError
+from billing.errors import PaymentError, PaymentUnavailable
+from billing.forms import CardSetupForm
 from billing.models import Document, Payment
+from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.services import payment_settle_later
 from billing.webhooks import webhook_event_receive
+from storefront.errors import StoreError
 from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
@@ -88,6 +92,20 @@ def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
 
 @login_required
 @require_GET
+def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: int) -> HttpResponse:
+    """The receipt or credit note as a PDF file, to its owner only (anyone else: 404, before anything is rendered)."""
+    found = document_for_user(user=request.user, kind=kind, number=number)
+    if found is None:
+        raise Http404("No such document")
+    response = HttpResponse(document_pdf(found), content_type=PDF_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{document_pdf_filename(found)}"'
+    # A customer's bill: kept by no shared cache.
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_GET
 def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
     """The payment link of a registered-unpaid payment (emailed, and on the domain's page): opens a Checkout Session
     for what is owed and sends the customer there; back from it, the worker is asked to confirm the payment."""
@@ -123,11 +141,8 @@ def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpRe
 @require_POST
 def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
-    customer = customer_for_user(request.user)
-    if customer is None:
-        raise Http404("No customer")
     try:
-        removed = cards.card_remove(customer=customer)
+        removed = cards.card_remove(customer=_customer_or_404(request))
     except PaymentError as err:
         messages.error(request, gettext("Your card could not be removed right now.") + " " + str(err.message))
     else:
@@ -136,4 +151,60 @@ def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
                 request,
                 gettext("Your saved card was removed. Domains on auto-renew get renewal reminders again instead."),
             )
-    return redirect(reverse("account") + "#payment-method")
+    return redirect(_payment_method_section())
+
+
+def _payment_method_section() -> str:
+    return reverse("account") + "#payment-method"
+
+
+def _customer_or_404(request: AuthenticatedHttpRequest) -> Customer:
+    customer = customer_for_user(request.user)  # staff may have no customer record
+    if customer is None:
+        raise Http404("No customer")
+    return customer
+
+
+@login_required
+@require_POST
+def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Save a card without buying: off to the payment provider's page in setup mode (billing/card_setup.py)."""
+    customer = _customer_or_404(request)
+    form = CardSetupForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, gettext("This form has expired. Please try again."))
+        return redirect(_payment_method_section())
+    back = request.build_absolute_uri(reverse("billing:card_added"))
+    try:
+        url = card_setup_start(
+            customer=customer,
+            token=form.cleaned_data["setup_token"],
+            success_url=back + "?session_id={CHECKOUT_SESSION_ID}",
+            cancel_url=request.build_absolute_uri(_payment_method_section()),
+        )
+    except StoreError as err:
+        messages.error(request, gettext("No card was added.") + " " + str(err.message))
+        return redirect(_payment_method_section())
+    return HttpResponseRedirect(url, status=303)
+
+
+@login_required
+@require_GET
+def card_added(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Back from saving a card: kept now (or by the webhook's event in a moment), said once on the account page."""
+    customer = customer_for_user(request.user)
+    session_id = request.GET.get("session_id", "")[:255]
+    if customer is None or not session_id:
+        return redirect(_payment_method_section())
+    try:
+        card = card_setup_settle(session_id=session_id, customer=customer)
+    except PaymentUnavailable:
+        card = None
+    if card is None:
+        messages.info(request, gettext("We are confirming your card with our payment provider: reload in a moment."))
+    else:
+        saved = gettext(
+            "Your %(brand)s •••• %(last4)s is saved: renewals you confirm and auto-renew are charged to it."
+        )
+        messages.success(request, saved % {"brand": card.brand.title(), "last4": card.last4})
+    return redirect(_payment_method_section())

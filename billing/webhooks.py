@@ -20,6 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from billing import stripe_client
+from billing.card_setup import card_setup_settle
 from billing.collection import collection_settle
 from billing.disputes import dispute_record, payment_for_dispute
 from billing.errors import PaymentRefused, PaymentUnavailable, UnknownSession
@@ -101,6 +102,9 @@ def webhook_event_process(*, event_id: str) -> str:
 
 
 def _session(obj: dict[str, Any]) -> str:
+    if obj.get("mode") == "setup":
+        # A card added without buying (billing/card_setup.py): it becomes the saved card, once.
+        return Outcome.PROCESSED if card_setup_settle(session_id=obj["id"]) is not None else Outcome.NOT_OURS
     try:
         payment_settle(session_id=obj["id"])
     except UnknownSession:

@@ -23,8 +23,11 @@ APEX = "@"
 MIN_TTL = 300
 MAX_TTL = 86400
 MAX_PRIORITY = 65535
-# One TXT string is at most 255 bytes on the wire; longer values (DKIM keys) are sent as one value, which the
-# provider accepts and splits itself. Beyond this it is almost certainly a paste gone wrong.
+# A DNS text string holds at most 255 characters (RFC 1035 <character-string>); a longer TXT value has to be sent
+# as several strings. The provider's contract takes a TXT value as one plain string (`value`, "text content") and
+# shows no way to send several, and a longer one would be cut or refused at its end, so it is refused here.
+TXT_STRING_MAX = 255
+# What the value field takes at all (quotes included), so a long paste still gets the sentence above.
 MAX_TXT_LENGTH = 2048
 MAX_NAME_LENGTH = 253
 
@@ -235,10 +238,15 @@ class RecordForm(forms.Form):
             text = clean_txt(raw)
             if not text:
                 self._value_error(gettext("Enter the text of the record."), "required")
-            elif len(text) > MAX_TXT_LENGTH:
+            elif len(text) > TXT_STRING_MAX:
                 self._value_error(
-                    gettext("A TXT value can be at most %(limit)d characters (this one has %(length)d).")
-                    % {"limit": MAX_TXT_LENGTH, "length": len(text)},
+                    gettext(
+                        "A DNS text string holds at most 255 characters, and our provider takes a TXT record as one "
+                        "string (it has no way to send a longer value as several), so this one (%(length)d "
+                        "characters) can't be added. For a DKIM key, ask your email service for a 1024-bit key, "
+                        "which fits."
+                    )
+                    % {"length": len(text)},
                     "txt_too_long",
                 )
             elif not all(" " <= ch <= "~" for ch in text):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.utils.translation import gettext
 
 from accounts.activity import activity_record
 from domains.models import Order
+from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import (
     DnsNotActive,
     DnsRecord,
@@ -20,6 +23,8 @@ from storefront.gateway import (
 )
 
 __all__ = ["DnsNotActive"]  # re-exported: views catch it from here
+
+ZONE_CACHE_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -61,14 +66,19 @@ class Outcome:
     action: str = "add"  # add, change or remove: what was asked of the provider
 
 
-def _call(order: Order, call):
+def _call(order: Order, call, *, changes: bool = False):
     """Run one provider call for the order, unless DNS is not active for it (nothing can succeed then).
 
-    The provider documents no "not active" text, so our own record of the activation decides.
+    The provider documents no "not active" text, so our own record of the activation decides. A call that
+    `changes` the zone forgets its kept reads, whatever the answer (a lost one may have changed it).
     """
     if not order.dns_active:
         raise DnsNotActive()
-    return call()
+    try:
+        return call()
+    finally:
+        if changes:
+            zone_cache_forget(order=order)
 
 
 def _active_at_provider(order: Order) -> bool:
@@ -93,6 +103,7 @@ def dns_activate(*, order: Order) -> bool:
     try:
         gateway().dns_activate(order_id=order.order_id)
     except GatewayError as err:
+        zone_cache_forget(order=order)
         if isinstance(err, ValidationRejected) and _active_at_provider(order):
             return False  # refused because it already was active (the flag stays claimed)
         # Released even when the outcome is unknown: activating again is harmless (the provider then
@@ -100,6 +111,7 @@ def dns_activate(*, order: Order) -> bool:
         Order.objects.filter(pk=order.pk).update(dns_active=False)
         order.dns_active = False
         raise
+    zone_cache_forget(order=order)  # its nameservers and SOA are there now
     # A records read that raced the activation may have cleared the flag meanwhile.
     Order.objects.filter(pk=order.pk).update(dns_active=True)
     order.dns_active = True
@@ -118,14 +130,49 @@ def records_list(*, order: Order, record_type: RecordType) -> list[DnsRecord]:
             raise
         Order.objects.filter(pk=order.pk).update(dns_active=False)
         order.dns_active = False
+        zone_cache_forget(order=order)
         raise DnsNotActive(err.provider_message, status=err.status) from err
     return sorted(records, key=lambda r: (r.host not in ("@", ""), r.host, r.priority or 0, r.value))
+
+
+def _zone_version_key(order: Order) -> str:
+    return f"dns:zone-version:{order.order_id}"
+
+
+def zone_cache_forget(*, order: Order) -> None:
+    """Forget the order's kept zone reads: after any change made here (even one whose answer was lost)."""
+    cache_version_bump(_zone_version_key(order))
+
+
+def zone_records(*, order: Order, record_types: Sequence[RecordType]) -> list[DnsRecord]:
+    """The order's records of these types as one list: the apex first, then by host, type (in the order given),
+    priority and value.
+
+    The provider lists one type per call, so the whole zone is eight calls, against a rate limit every customer
+    shares (10 requests a second per key, provider notes): a read is kept for ZONE_CACHE_SECONDS, and each change
+    made through the store forgets it at once. Changes made elsewhere (the provider's panel) show within that time.
+    """
+    key = f"dns:zone:{order.order_id}:{cache_version(_zone_version_key(order))}:{','.join(record_types)}"
+    kept: list[DnsRecord] | None = cache.get(key)
+    if kept is not None:
+        return kept
+    position: dict[str, int] = {record_type: index for index, record_type in enumerate(record_types)}
+    records = [record for record_type in record_types for record in records_list(order=order, record_type=record_type)]
+    records.sort(key=lambda r: (r.host not in ("@", ""), r.host, position.get(r.type, 99), r.priority or 0, r.value))
+    cache.set(key, records, ZONE_CACHE_SECONDS)
+    return records
+
+
+def nameservers(records: Sequence[DnsRecord]) -> list[str]:
+    """The zone's own nameservers (its NS records at the apex), as the provider lists them."""
+    return sorted({r.value.rstrip(".") for r in records if r.type == "NS" and r.host in ("@", "")})
 
 
 def record_add(*, order: Order, record: RecordData) -> None:
     _call(
         order,
-        lambda: gateway().dns_record_add(
+        changes=True,
+        call=lambda: gateway().dns_record_add(
             order_id=order.order_id,
             record_type=record.type,
             value=record.value,
@@ -140,7 +187,8 @@ def record_add(*, order: Order, record: RecordData) -> None:
 def record_change(*, order: Order, record: RecordData, current_value: str) -> None:
     _call(
         order,
-        lambda: gateway().dns_record_modify(
+        changes=True,
+        call=lambda: gateway().dns_record_modify(
             order_id=order.order_id,
             record_type=record.type,
             current_value=current_value,
@@ -156,7 +204,10 @@ def record_change(*, order: Order, record: RecordData, current_value: str) -> No
 def record_delete(*, order: Order, record_type: RecordType, host: str, value: str) -> None:
     _call(
         order,
-        lambda: gateway().dns_record_delete(order_id=order.order_id, record_type=record_type, value=value, host=host),
+        changes=True,
+        call=lambda: gateway().dns_record_delete(
+            order_id=order.order_id, record_type=record_type, value=value, host=host
+        ),
     )
     logged = RecordData(type=record_type, host=host, value=value).logged
     activity_record(action="dns_record_removed", order=order, detail={"record": logged})

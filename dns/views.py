@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -37,6 +38,8 @@ from storefront.request_helpers import is_fragment
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise
 
+# A zone of 500 records was a 580 KB page (issue 29): the list is paged.
+RECORDS_PER_PAGE = 50
 # `str.isdigit()` accepts '²', which `int()` refuses: only ASCII digits are a priority.
 _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
 
@@ -44,6 +47,12 @@ _ASCII_NUMBER = re.compile(r"[0-9]{1,5}")
 def _record_type(raw: str | None) -> RecordType:
     value = (raw or "").strip().upper()
     return next((known for known in ALL_RECORD_TYPES if known == value), "A")
+
+
+def _type_filter(raw: str | None) -> RecordType | None:
+    """`?type=MX` lists one type; no type (or one we do not know) lists them all."""
+    value = (raw or "").strip().upper()
+    return next((known for known in ALL_RECORD_TYPES if known == value), None)
 
 
 def _error_status(request: HttpRequest, err: GatewayError) -> int:
@@ -59,8 +68,9 @@ def _provider_message(err: GatewayError, record: RecordData) -> str:
     return str(provider_error(err, check=_("the list of records")))
 
 
-def _editor_url(order: Order, record_type: str) -> str:
-    return f"{reverse('dns', args=[order.order_id])}?type={record_type}"
+def _editor_url(order: Order, record_type: str | None) -> str:
+    base = reverse("dns", args=[order.order_id])
+    return f"{base}?type={record_type}" if record_type else base
 
 
 def _lookup(order: Order):
@@ -89,27 +99,29 @@ def _blank_add_form(order: Order, record_type: str) -> RecordForm:
 def _editor(
     request: HttpRequest,
     order: Order,
-    record_type: RecordType,
+    record_type: RecordType | None,
     *,
     add_form: RecordForm | None = None,
     notice: str = "",
     error: str | ProviderError = "",
     status: int = 200,
 ) -> HttpResponse:
-    """The editor for one record type: one provider call (none while DNS is not active)."""
+    """The editor: the zone's records in one list (or one type's), a page at a time, and its nameservers. One
+    provider call per type listed (none while DNS is not active)."""
     context: dict[str, Any] = {
         "order": order,
-        "record_type": record_type,
+        "record_type": record_type or "",
         "record_types": ALL_RECORD_TYPES,
-        "editable": record_type in EDITABLE_RECORD_TYPES,
-        "add_form": add_form or _blank_add_form(order, record_type),
+        "editable_types": EDITABLE_RECORD_TYPES,
+        "editable": record_type is None or record_type in EDITABLE_RECORD_TYPES,
+        "add_form": add_form or _blank_add_form(order, record_type or "A"),
         "notice": notice,
         "error": error,
         "presets": PRESETS.values(),
     }
     if order.dns_active:
         try:
-            context["records"] = services.records_list(order=order, record_type=record_type)
+            context.update(_zone(request, order, record_type))
         except DnsNotActive:
             pass  # the flag is now off: the activate button shows again
         except GatewayError as err:
@@ -119,7 +131,29 @@ def _editor(
     return render(request, template, context, status=status)
 
 
-def _done(request: HttpRequest, order: Order, record_type: RecordType, notice: str) -> HttpResponse:
+def _zone(request: HttpRequest, order: Order, record_type: RecordType | None) -> dict[str, Any]:
+    """One page of the list, and the nameservers: from the list when it holds the NS records, else read apart
+    (if that read fails, the list still shows and the nameservers are said to be unknown)."""
+    records = services.zone_records(order=order, record_types=[record_type] if record_type else ALL_RECORD_TYPES)
+    page = Paginator(records, RECORDS_PER_PAGE).get_page(request.GET.get("page"))
+    nameservers: list[str] | None = None
+    if record_type in (None, "NS"):
+        nameservers = services.nameservers(records)
+    else:
+        try:
+            nameservers = services.nameservers(services.zone_records(order=order, record_types=["NS"]))
+        except GatewayError:
+            nameservers = None
+    return {
+        "records": page.object_list,
+        "page": page,
+        "total": len(records),
+        "priority_column": any(r.priority is not None for r in page.object_list) or record_type in ("MX", "SRV"),
+        "nameservers": nameservers,
+    }
+
+
+def _done(request: HttpRequest, order: Order, record_type: RecordType | None, notice: str) -> HttpResponse:
     """After a change: htmx gets the refreshed editor in place; a plain form gets redirected to it."""
     if is_fragment(request):
         response = _editor(request, order, record_type, notice=notice)
@@ -128,7 +162,7 @@ def _done(request: HttpRequest, order: Order, record_type: RecordType, notice: s
     return redirect(_editor_url(order, record_type))
 
 
-def _not_active(request: HttpRequest, order: Order, record_type: RecordType) -> HttpResponse:
+def _not_active(request: HttpRequest, order: Order, record_type: RecordType | None) -> HttpResponse:
     message = gettext("DNS is not active for this domain yet. Activate it first.")
     if is_fragment(request):
         response = _editor(request, order, record_type, error=message)
@@ -142,7 +176,7 @@ def _not_active(request: HttpRequest, order: Order, record_type: RecordType) -> 
 @vary_on_headers("HX-Request")
 def dns_records(request: HttpRequest, order_id: int) -> HttpResponse:
     order = get_order_for_user(request.user, order_id)
-    record_type = _record_type(request.GET.get("type"))
+    record_type = _type_filter(request.GET.get("type"))
     if order.dns_active:
         return _editor(request, order, record_type)
     # A new domain's DNS is off at the provider, and the customer opened the editor to add records: turn it on
@@ -177,10 +211,10 @@ def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
         activated = services.dns_activate(order=order)
     except GatewayError as err:
         return _editor(
-            request, order, "A", error=provider_error(err, what=_("activate DNS")), status=_error_status(request, err)
+            request, order, None, error=provider_error(err, what=_("activate DNS")), status=_error_status(request, err)
         )
     notice = gettext("DNS is active. You can add records now.") if activated else gettext("DNS was already active.")
-    return _done(request, order, "A", notice)
+    return _done(request, order, None, notice)
 
 
 @login_required
@@ -329,7 +363,7 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
     if chosen is None:
         raise Http404
     if not order.dns_active:
-        return _not_active(request, order, "A")
+        return _not_active(request, order, None)
     data = request.POST if request.method == "POST" else (request.GET or None)
     form = chosen.form_class(data)
     context: dict[str, Any] = {"order": order, "preset": chosen, "form": form}
@@ -337,7 +371,7 @@ def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse
         try:
             context.update(_preset_step(order, chosen, form, data, apply=request.method == "POST"))
         except DnsNotActive:
-            return _not_active(request, order, "A")
+            return _not_active(request, order, None)
     template = "dns/_preset.html" if is_fragment(request) else "dns/preset.html"
     response = render(request, template, context)
     if "outcomes" in context and is_fragment(request):

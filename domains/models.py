@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from pricing.money import Money
@@ -233,11 +234,12 @@ class Renewal(models.Model):
     RENEWED = "renewed"
     FAILED = "failed"
     UNKNOWN = "unknown"
+    # Shown to the customer on the domain page, so in their language (issue 30: no English on Spanish pages).
     STATUS_CHOICES = [
-        (PENDING, "Being sent"),
-        (RENEWED, "Renewed"),
-        (FAILED, "Not renewed"),
-        (UNKNOWN, "Could not confirm"),
+        (PENDING, _("Being sent")),
+        (RENEWED, _("Renewed")),
+        (FAILED, _("Not renewed")),
+        (UNKNOWN, _("Could not confirm")),
     ]
 
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="renewals")
@@ -270,6 +272,11 @@ class Renewal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.domain_name} +{self.duration}y ({self.get_status_display()})"
+
+    @property
+    def retail(self) -> Money | None:
+        """What the customer paid, for the money filter (None while the price is unknown)."""
+        return Money(self.price, self.currency) if self.price is not None and self.currency else None
 
     @property
     def margin(self) -> Decimal | None:

@@ -10,6 +10,7 @@ network), never to one behind a proxy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -31,9 +32,21 @@ class MailboxBackend(BaseEmailBackend):
         for message in email_messages:
             html = next((body for body, kind in getattr(message, "alternatives", []) if kind == "text/html"), "")
             MailboxMessage.objects.create(
-                to=", ".join(message.recipients()), subject=str(message.subject), body=str(message.body), html=html
+                to=", ".join(message.recipients()),
+                subject=str(message.subject),
+                body=str(message.body),
+                html=html,
+                attachments=[_attached(attachment) for attachment in message.attachments],
             )
         return len(email_messages)
+
+
+def _attached(attachment: Any) -> dict[str, Any]:
+    # Django keeps an attachment as (filename, content, mimetype), or as a MIME part made elsewhere.
+    if isinstance(attachment, tuple):
+        filename, content, mimetype = attachment
+        return {"filename": filename, "mimetype": mimetype or "", "size": len(content or b"")}
+    return {"filename": attachment.get_filename() or "", "mimetype": attachment.get_content_type(), "size": 0}
 
 
 def mailbox_enabled() -> bool:

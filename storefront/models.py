@@ -29,6 +29,8 @@ class MailboxMessage(models.Model):
     subject = models.CharField(max_length=998)
     body = models.TextField()
     html = models.TextField(blank=True)
+    # What was attached (a receipt's PDF), by name, type and size: the page says so; the file itself is not kept.
+    attachments = models.JSONField(default=list, blank=True)
     sent_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -101,7 +103,8 @@ class OutgoingEmail(models.Model):
 
     Most are rendered when queued (subject and bodies kept here). One that carries a secret link (address
     confirmation, password reset) is rendered only when sent, by a named renderer from `params` (ids only), so the
-    link is never stored.
+    link is never stored. Attachments (a receipt's PDF) are made when sent too, by named makers from their params:
+    the worker renders them, never the request that queued the email.
     """
 
     # What the email is about, once: queueing the same key again adds nothing (a retried step, two workers).
@@ -114,6 +117,8 @@ class OutgoingEmail(models.Model):
     html = models.TextField(blank=True)
     renderer = models.CharField(max_length=100, blank=True)
     params = models.JSONField(default=dict, blank=True)
+    # [{"maker": name, "params": {...}}, ...]: each made into a file when the email is sent (storefront/outbox.py).
+    attachments = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Not sent before this (a failed attempt waits a growing while before the next).
     send_after = models.DateTimeField(db_index=True)

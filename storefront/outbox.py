@@ -11,6 +11,8 @@ considered: it sends from its own queue runner and knows no threads, and its que
 - `email_queue_rendered_when_sent(renderer=…, params=…)`: an email that carries a secret link (address
   confirmation, password reset) is made only when sent, by a renderer registered with `email_renderer_register`,
   from ids: the link is never stored.
+- `attachments=[EmailAttachment(maker, params)]` on `email_queue`: files made when the email is sent (a receipt's
+  PDF), by a maker registered with `email_attachment_register`, so the worker renders them, not the request.
 - `email_queue_admins(subject, body, key=…)`: to ADMINS (nothing is queued, and a warning is logged, without).
 
 The worker sends each as soon as its transaction commits (`storefront.tasks.send_email`) and sweeps every minute
@@ -21,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -37,6 +40,26 @@ logger = logging.getLogger(__name__)
 # Makes the email of a renderer row from its params when it is sent; None: nothing to send any more.
 Renderer = Callable[[dict[str, Any]], EmailMessage | None]
 _RENDERERS: dict[str, Renderer] = {}
+
+
+@dataclass(frozen=True)
+class AttachedFile:
+    filename: str
+    content: bytes
+    mimetype: str
+
+
+@dataclass(frozen=True)
+class EmailAttachment:
+    """A file to attach when the email is sent: `maker` (registered) makes it from `params` (JSON: ids, a language)."""
+
+    maker: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+# Makes one attachment from its params when the email is sent; None: nothing to attach any more.
+AttachmentMaker = Callable[[dict[str, Any]], AttachedFile | None]
+_ATTACHMENT_MAKERS: dict[str, AttachmentMaker] = {}
 # A sweep sends at most this many emails (the next minute's sweep takes the rest).
 SWEEP_LIMIT = 200
 
@@ -45,7 +68,20 @@ def email_renderer_register(name: str, renderer: Renderer) -> None:
     _RENDERERS[name] = renderer
 
 
-def email_queue(message: EmailMessage, *, key: str, thread: str = "") -> bool:
+def email_attachment_register(name: str, maker: AttachmentMaker) -> None:
+    _ATTACHMENT_MAKERS[name] = maker
+
+
+def _attachments_checked(attachments: Sequence[EmailAttachment]) -> list[dict[str, Any]]:
+    for attachment in attachments:
+        if attachment.maker not in _ATTACHMENT_MAKERS:
+            raise ValueError(f"no email attachment maker {attachment.maker!r} is registered")
+    return [asdict(attachment) for attachment in attachments]
+
+
+def email_queue(
+    message: EmailMessage, *, key: str, thread: str = "", attachments: Sequence[EmailAttachment] = ()
+) -> bool:
     """Queue a rendered message in the caller's transaction. False when `key` was queued already (nothing added)."""
     html = ""
     if isinstance(message, EmailMultiAlternatives):
@@ -58,6 +94,7 @@ def email_queue(message: EmailMessage, *, key: str, thread: str = "") -> bool:
         subject=str(message.subject),
         body=str(message.body),
         html=html,
+        attachments=_attachments_checked(attachments),
     )
 
 
@@ -176,4 +213,12 @@ def _message(email: OutgoingEmail) -> EmailMessage | None:
     message = EmailMultiAlternatives(email.subject, email.body, email.from_email, email.to)
     if email.html:
         message.attach_alternative(email.html, "text/html")
+    for attachment in email.attachments:
+        maker = _ATTACHMENT_MAKERS.get(attachment["maker"])
+        if maker is None:
+            raise LookupError(f"no email attachment maker {attachment['maker']!r} is registered")
+        # A maker that fails fails the send: it is tried again later, never sent without what it promised.
+        made = maker(attachment.get("params", {}))
+        if made is not None:
+            message.attach(made.filename, made.content, made.mimetype)
     return message

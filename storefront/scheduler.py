@@ -53,6 +53,12 @@ def jobs() -> list[Job]:
     return [job for name, job in sorted(_JOBS.items()) if only is None or name in only]
 
 
+def next_run_at(*, cron: str, after: dt.datetime) -> dt.datetime:
+    """The first time matching `cron` (UTC) at or after `after`: when a job is next enqueued."""
+    base = after.astimezone(dt.UTC) - dt.timedelta(seconds=1)
+    return croniter(cron, base).get_next(dt.datetime).replace(tzinfo=dt.UTC)
+
+
 def period_start(*, cron: str, now: dt.datetime) -> dt.datetime:
     """The start of the period of `cron` that `now` falls in (a time matching the expression counts as the
     start of its own period)."""

@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.sites",
     "django.contrib.flatpages",
+    # allauth's security-key list loads `humanize` (naturaltime): without it that page is a 500.
+    "django.contrib.humanize",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
@@ -580,6 +582,9 @@ LOGGING = {
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
         "django.utils.autoreload": {"level": "WARNING"},
+        # WeasyPrint (receipt PDFs) logs every CSS rule it skips (the screen-only media queries) and each rendering
+        # step: noise on every PDF. Its errors still come through.
+        "weasyprint": {"level": "ERROR"},
     },
 }
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the

@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from accounts.models import Customer
+from accounts.spelling import SPELLED_FIELDS, ascii_form
 from domains.models import Order, Registration, Renewal
 from storefront.gateway import gateway
 
@@ -50,7 +51,8 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 def _signed_up_at_provider(customer: Any) -> int:
     """The provider customer id of a signup sent now, with the customer's email, password and contact details."""
-    details = {field: getattr(customer, field) for field in CONTACT}
+    # As the store sends it: the ASCII form of each field written in two forms.
+    details = {field: getattr(customer, f"{field}_ascii" if field in SPELLED_FIELDS else field) for field in CONTACT}
     return gateway().customer_signup(email=customer.user.email, password=customer.password, **details).customer_id
 
 
@@ -79,6 +81,10 @@ class CustomerFactory(factory.django.DjangoModelFactory[Customer]):
     zipcode = CONTACT["zipcode"]
     country_code = CONTACT["country_code"]
     phone = CONTACT["phone"]
+    name_ascii = factory.LazyAttribute(lambda customer: ascii_form(customer.name))
+    company_ascii = factory.LazyAttribute(lambda customer: ascii_form(customer.company))
+    address_ascii = factory.LazyAttribute(lambda customer: ascii_form(customer.address))
+    city_ascii = factory.LazyAttribute(lambda customer: ascii_form(customer.city))
 
 
 class OrderFactory(factory.django.DjangoModelFactory):

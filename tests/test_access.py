@@ -62,8 +62,10 @@ def _order(target: Target) -> list[object]:
 URLS = [
     Url("orders", ("GET",)),
     Url("order_detail", ("GET",), _order),
+    Url("orders_renew", ("POST",)),
+    Url("orders_renewed", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("order_renew", ("POST",), _order),
-    Url("order_transfer_code", ("POST",), _order),
+    Url("order_transfer_code", ("GET", "POST"), _order),
     Url("order_auto_renew", ("POST",), _order),
     Url("order_privacy", ("POST",), _order),
     Url("order_privacy_buy", ("POST",), _order),
@@ -76,10 +78,15 @@ URLS = [
     Url("checkout_done", ("GET",), lambda t: [t.checkout_id]),
     Url("billing:receipt", ("GET",), lambda t: [987654]),  # a number that is not one of the customer's receipts
     Url("billing:credit_note", ("GET",), lambda t: [987654]),
+    Url("billing:receipt_pdf", ("GET",), lambda t: [987654]),
+    Url("billing:credit_note_pdf", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
     Url("billing:card_remove", ("POST",)),
+    Url("billing:card_add", ("POST",)),
+    Url("billing:card_added", ("GET",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
+    Url("account_contact", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
@@ -100,6 +107,7 @@ PUBLIC = {
     "set_language": "the language switcher",
     "signup": "signing up",
     "signup_states": "the signup form's state list",
+    "records_preview": "the English spelling of what is typed in a contact form (computed, nothing stored or read)",
     "search": "searching",
     "search_suggestions": "searching",
     "cart": "a visitor's cart lives in the session",

@@ -1,8 +1,9 @@
 """Template helpers of the DNS editor."""
 
 from django import template
+from django.utils.functional import Promise
 from django.utils.http import urlencode
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 register = template.Library()
 
@@ -24,6 +25,17 @@ def ttl(seconds: int | str | None) -> str:
             count = seconds // size
             return words(count) % {"count": count}
     return gettext("%(count)d s") % {"count": seconds}
+
+
+# The provider's record statuses (only "Active" is documented); any other shows as the provider wrote it, which is
+# better than hiding it.
+_RECORD_STATUSES = {"Active": pgettext_lazy("DNS record status", "Active")}
+
+
+@register.filter
+def record_status(status: str) -> str | Promise:
+    """A record's status in the customer's language: `{{ record.status|record_status }}`."""
+    return _RECORD_STATUSES.get(status, status)
 
 
 @register.filter

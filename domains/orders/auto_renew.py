@@ -17,12 +17,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
+from dataclasses import dataclass
 from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext
 
 from accounts.activity import activity_record
@@ -39,6 +41,7 @@ from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
+from storefront.scheduler import next_run_at
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +50,9 @@ _NAMESPACE = uuid.UUID("6f6b7a52-2d3c-4a51-9e55-61d2a8c3b0a1")
 _RENEWABLE = (Order.Status.ACTIVE, Order.Status.EXPIRED)
 # An expired domain is still renewed within this many days after expiry (then it is being deleted).
 _AFTER_EXPIRY = dt.timedelta(days=25)
+# When the auto-renew job runs (UTC, daily; domains/orders/tasks.py schedules it): a domain is renewed by the first run
+# once it is AUTO_RENEW_DAYS_BEFORE days from expiry, which the pages say as a date.
+AUTO_RENEW_CRON = "37 5 * * *"
 
 
 class Outcome(StrEnum):
@@ -79,14 +85,56 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
     if card is None:
         raise AutoRenewRefused(
             message=gettext(
-                "Auto-renew needs a saved card, and none is saved. Pay for a renewal or a domain by card: the card "
-                "you pay with is kept for auto-renew. Then switch it on here."
+                "Auto-renew needs a saved card, and none is saved. Add one on your account page (nothing is "
+                "charged), or pay for a renewal or a domain by card: the card you pay with is kept for auto-renew. "
+                "Then switch it on here."
             )
         )
     switched = Order.objects.filter(pk=order.pk).exclude(auto_renew=True, auto_renew_failed_at=None)
     if switched.update(auto_renew=True, auto_renew_failed_at=None, auto_renew_failure=""):
         activity_record(action="auto_renew_on", order=order, detail={"last4": card.last4})
     return card
+
+
+@dataclass(frozen=True)
+class AutoRenewWhen:
+    """When auto-renew renews a domain: the run's time, and whether the domain is already inside the window (it is
+    then renewed by the very next run, not "AUTO_RENEW_DAYS_BEFORE days before expiry")."""
+
+    at: dt.datetime
+    due: bool
+
+
+def auto_renew_when(*, expires_at: dt.datetime | None, now: dt.datetime | None = None) -> AutoRenewWhen | None:
+    """When auto-renew, on, renews a domain expiring at `expires_at`; None when it no longer would (deleted soon)."""
+    if expires_at is None:
+        return None
+    now = now or timezone.now()
+    if expires_at <= now - _AFTER_EXPIRY:
+        return None
+    window_opens = expires_at - dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE)
+    due = window_opens <= now
+    return AutoRenewWhen(at=next_run_at(cron=AUTO_RENEW_CRON, after=max(window_opens, now)), due=due)
+
+
+def auto_renew_on_sentence(*, order: Order, card: SavedCard, now: dt.datetime | None = None) -> str:
+    """What switching auto-renew on means for this domain, said when it is switched on."""
+    when = auto_renew_when(expires_at=order.expires_at, now=now)
+    facts = {"domain": order.domain_name, "brand": card.brand.title(), "last4": card.last4}
+    if when is None:
+        return gettext("Auto-renew is on for %(domain)s, charged to your %(brand)s •••• %(last4)s.") % facts
+    facts["date"] = date_format(when.at, "DATE_FORMAT")
+    if when.due:
+        text = gettext(
+            "Auto-renew is on: %(domain)s expires within %(days)d days, so it will be renewed in the next auto-renew "
+            "run, on %(date)s, charged to your %(brand)s •••• %(last4)s."
+        )
+    else:
+        text = gettext(
+            "Auto-renew is on: %(domain)s will be renewed on %(date)s, %(days)d days before it expires, charged to "
+            "your %(brand)s •••• %(last4)s."
+        )
+    return text % {**facts, "days": settings.AUTO_RENEW_DAYS_BEFORE}
 
 
 def auto_renew_failures_open() -> QuerySet[Order]:

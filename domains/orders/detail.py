@@ -15,6 +15,7 @@ from billing.collection import payment_due_for
 from billing.models import Payment, SavedCard
 from domains.models import Order, Renewal
 from domains.orders import renewals
+from domains.orders.auto_renew import AutoRenewWhen, auto_renew_when
 from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
@@ -33,6 +34,7 @@ class AutoRenewState:
     days: int
     failed_at: dt.datetime | None
     failure: str
+    when: AutoRenewWhen | None = None  # when auto-renew (on, or if switched on) renews it
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,14 @@ def _order_page(order: Order) -> OrderPage:
         terms=terms,
         expiry_timestamp=current.expiry_timestamp if current is not None else order.expiry_timestamp,
         renewals=list(order.renewals.all()[:RENEWALS_SHOWN]),
-        auto_renew=_auto_renew_state(order, renewable=renewable),
+        auto_renew=_auto_renew_state(order, renewable=renewable, expires_at=row.expires_at),
         payment_due=due,
         payment_due_url=reverse("billing:pay_due", args=[due.checkout_id]) if due is not None else "",
         privacy=privacy_state(order=order),
     )
 
 
-def _auto_renew_state(order: Order, *, renewable: bool) -> AutoRenewState:
+def _auto_renew_state(order: Order, *, renewable: bool, expires_at: dt.datetime | None) -> AutoRenewState:
     return AutoRenewState(
         offered=renewable and not settings.PAYMENTS_DISABLED,
         on=order.auto_renew,
@@ -98,4 +100,5 @@ def _auto_renew_state(order: Order, *, renewable: bool) -> AutoRenewState:
         days=settings.AUTO_RENEW_DAYS_BEFORE,
         failed_at=order.auto_renew_failed_at,
         failure=failure_reason(order) if order.auto_renew_failed_at else "",
+        when=auto_renew_when(expires_at=expires_at),
     )

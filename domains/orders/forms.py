@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -43,6 +46,12 @@ class RenewForm(forms.Form):
     confirm = forms.BooleanField(required=False)
     # The price the confirmation showed: the renewal is made at that price or not at all.
     price_shown = forms.DecimalField(required=False, max_digits=12, decimal_places=2, widget=forms.HiddenInput)
+    # Which of the confirmation's buttons: charge the saved card now, or the payment page (also when absent).
+    pay_with = forms.ChoiceField(
+        required=False,
+        choices=[("card", "card"), ("page", "page")],
+        error_messages={"invalid_choice": _("Choose how to pay: your saved card or the payment page.")},
+    )
 
 
 class AutoRenewForm(forms.Form):
@@ -83,3 +92,45 @@ class PrivacyBuyForm(forms.Form):
         error_messages={"required": _("This form has expired. Please reload the page and try again.")},
     )
     pay_with = forms.ChoiceField(choices=[("card", "card"), ("page", "page")], required=False)
+
+
+class RenewManyForm(forms.Form):
+    """The order list's "renew selected" (the ticked `order` ids), then its confirmation (a `line` per domain, as it
+    showed them, with the one-time `token`, `confirm` and which button: `pay_with`)."""
+
+    token = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    confirm = forms.BooleanField(required=False)
+    pay_with = forms.ChoiceField(required=False, choices=[("card", "card"), ("page", "page")])
+
+    error_messages = {
+        "none": _("Tick the domains you want to renew."),
+        "expired": _("This form has expired. Please tick the domains again."),
+    }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        try:
+            cleaned["orders"] = [int(value) for value in _posted(self.data, "order")][:100]
+            cleaned["lines"] = [_line(value) for value in _posted(self.data, "line")][:100]
+        except (ValueError, InvalidOperation):
+            raise forms.ValidationError(self.error_messages["expired"], code="expired") from None
+        if cleaned.get("confirm"):
+            if not cleaned["lines"] or cleaned.get("token") is None:
+                raise forms.ValidationError(self.error_messages["expired"], code="expired")
+            cleaned["orders"] = [line[0] for line in cleaned["lines"]]
+        if not cleaned["orders"]:
+            raise forms.ValidationError(self.error_messages["none"], code="none")
+        return cleaned
+
+
+def _posted(data: Any, name: str) -> list[str]:
+    """Every value posted under `name` (a QueryDict's list; a plain mapping's one value or list, in tests)."""
+    if hasattr(data, "getlist"):
+        return list(data.getlist(name))
+    value = data.get(name, [])
+    return [str(item) for item in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def _line(value: str) -> tuple[int, int, int, Decimal]:
+    order_id, years, expiry, price = value.split(":")
+    return int(order_id), int(years), int(expiry), Decimal(price)

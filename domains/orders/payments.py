@@ -9,9 +9,13 @@ expiry the customer confirmed (checked afresh before it is asked).
 from __future__ import annotations
 
 import logging
+import uuid
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import ngettext
+
+from accounts.language import customer_language
 from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
@@ -32,15 +36,23 @@ _RENEWAL_OUTCOMES: dict[str, LineOutcome] = {
 }
 
 
-def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest, cause: str = SaleCause.RENEWAL) -> LineToPay:
+def renewal_line_to_pay(
+    *, order: Order, request: renewals.RenewRequest, cause: str = SaleCause.RENEWAL, own_token: bool = False
+) -> LineToPay:
     """One renewal at the retail price the customer confirmed (or auto-renew quoted: `cause`); its details are what
-    renewing it needs."""
+    renewing it needs. `own_token`: the line is one of several in its payment, so its renewal is claimed by the
+    request's token (one per line) rather than by the payment's checkout id."""
     if request.price is None:
         raise ValueError("a renewal is paid for at a known price")
-    years = f"{request.duration} year{'s' if request.duration != 1 else ''}"
+    # Stored and shown on the payment page and the receipt in the customer's language (also when auto-renew runs in
+    # the worker, which has no request to take it from).
+    with customer_language(order.customer):
+        description = ngettext(
+            "%(domain)s, renewal for %(years)d year", "%(domain)s, renewal for %(years)d years", request.duration
+        ) % {"domain": order.domain_name, "years": request.duration}
     return LineToPay(
         reference=order.domain_name,
-        description=f"{order.domain_name}, renewal for {years}",
+        description=description,
         price=Money(request.price, request.currency),
         details={
             "kind": RENEWAL,
@@ -48,6 +60,7 @@ def renewal_line_to_pay(*, order: Order, request: renewals.RenewRequest, cause: 
             "duration": request.duration,
             "shown_expiry_timestamp": request.shown_expiry_timestamp,
             "cost": None if request.cost is None else str(request.cost),
+            **({"renewal_token": str(request.token)} if own_token else {}),
         },
         cause=cause,
         tld=order.domain_name.rpartition(".")[2].lower(),
@@ -62,11 +75,17 @@ def _renew_request(line: PaymentLine) -> tuple[Order | None, renewals.RenewReque
     return order, renewals.RenewRequest(
         duration=int(details["duration"]),
         shown_expiry_timestamp=int(details["shown_expiry_timestamp"]),
-        token=payment.checkout_id,
+        token=renewal_token_of(line),
         price=line.amount,
         currency=payment.currency,
         cost=None if details.get("cost") is None else Decimal(details["cost"]),
     )
+
+
+def renewal_token_of(line: PaymentLine) -> uuid.UUID:
+    """The token its renewal is claimed by: the line's own (several renewals in one payment), else the checkout id."""
+    own = line.details.get("renewal_token")
+    return uuid.UUID(str(own)) if own else line.payment.checkout_id
 
 
 def renew_paid_line(line: PaymentLine) -> LineResult:
@@ -100,7 +119,7 @@ def renew_paid_line(line: PaymentLine) -> LineResult:
 
 def renewal_resolved(line: PaymentLine) -> bool | None:
     """Whether a paid renewal whose answer was lost did renew (reconciled from the provider), None if not yet known."""
-    renewal = Renewal.objects.filter(token=line.payment.checkout_id).select_related("order").first()
+    renewal = Renewal.objects.filter(token=renewal_token_of(line)).select_related("order").first()
     if renewal is None:
         return None
     if renewal.status == Renewal.UNKNOWN:

@@ -1,8 +1,11 @@
-"""Renewal reminders: an email at each of RENEWAL_REMINDER_DAYS before expiry (negative: after it).
+"""Renewal reminders: one email per customer per day, listing every domain of theirs that is due a reminder (at
+each of RENEWAL_REMINDER_DAYS before expiry; negative: after it).
 
-Each is sent once per order, expiry and offset: the row and its email (queued in the outbox, which sends it with
-retries) are inserted in one transaction, and the unique constraint turns a second run (or a second worker) into a
-no-op. A renewal moves the expiry, which ends the old reminders.
+Each reminder is recorded once per order, expiry and offset (a `RenewalReminder` row, under a unique constraint), and
+the customer's email of the day (queued in the outbox, which sends it with retries) is keyed by customer and day: the
+rows and the email are inserted in one transaction, and when the day's email was queued already (an earlier run that
+day, or a second worker) the transaction is rolled back, so those reminders wait for tomorrow's email instead of
+being recorded unsent. A renewal moves the expiry, which ends the old reminders.
 Only the most urgent reminder that is due goes out (a worker that was down for a week sends the 7-day one,
 not the 30-day one as well).
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections import defaultdict
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -23,6 +27,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.language import customer_language
+from accounts.models import Customer
 from billing.cards import saved_card_for
 from domains.models import Order, RenewalReminder
 from domains.orders.services import renew_pricing
@@ -59,41 +64,60 @@ def will_auto_renew(order: Order) -> bool:
 
 
 def reminders_record(*, now: dt.datetime | None = None) -> int:
-    """Record the reminders due now (one per order, expiry and offset), each with its email queued. Returns how
-    many are new."""
+    """Record the reminders due now, each customer's in one email of the day (queued). Returns how many are new."""
     now = now or timezone.now()
     window = [min(settings.RENEWAL_REMINDER_DAYS) - _LATE_SLACK_DAYS, max(settings.RENEWAL_REMINDER_DAYS)]
     orders = Order.objects.filter(
         expires_at__gte=now + window[0] * _DAY, expires_at__lte=now + window[1] * _DAY, status__in=_RENEWABLE
     ).select_related("customer__user")
-    created = 0
-    for order in orders:
+    due: dict[int, list[tuple[Order, dt.datetime, int]]] = defaultdict(list)
+    for order in orders.order_by("expires_at", "domain_name"):
         offset = reminder_due(order=order, now=now)
-        if offset is None or order.expires_at is None:  # (no expiry is never due: for the type checker)
-            continue
-        try:
-            with transaction.atomic():
-                reminder = RenewalReminder.objects.create(order=order, expires_at=order.expires_at, days_before=offset)
-                email_queue(_message(reminder=reminder, now=now), key=f"renewal-reminder:{reminder.pk}")
-            created += 1
-        except IntegrityError:
-            pass  # recorded (and queued) by an earlier run
-    return created
+        if offset is not None and order.expires_at is not None:  # (no expiry is never due: for the type checker)
+            due[order.customer_id].append((order, order.expires_at, offset))
+    return sum(_customer_reminders_record(reminders, now=now) for reminders in due.values())
 
 
-def _message(*, reminder: RenewalReminder, now: dt.datetime) -> EmailMultiAlternatives:
-    order = reminder.order
-    customer = order.customer
-    quote = renew_pricing(domain_name=order.domain_name)
-    days_left = (reminder.expires_at - now) / _DAY  # the order's, as the caller checked just before
+def _customer_reminders_record(due: list[tuple[Order, dt.datetime, int]], *, now: dt.datetime) -> int:
+    """One customer's reminders due now, recorded with their email of the day; 0 when that email went already."""
+    customer = due[0][0].customer
+    key = f"renewal-reminders:{customer.pk}:{timezone.localdate(now).isoformat()}"
+    with transaction.atomic():
+        made = []
+        for order, expires_at, offset in due:
+            try:
+                with transaction.atomic():
+                    made.append(RenewalReminder.objects.create(order=order, expires_at=expires_at, days_before=offset))
+            except IntegrityError:
+                pass  # recorded (and emailed) by an earlier run
+        if not made:
+            return 0
+        if not email_queue(_message(customer=customer, reminders=made, now=now), key=key):
+            transaction.set_rollback(True)  # today's email went already: these wait for tomorrow's
+            return 0
+    return len(made)
+
+
+def _message(*, customer: Customer, reminders: list[RenewalReminder], now: dt.datetime) -> EmailMultiAlternatives:
+    items = []
+    for reminder in reminders:
+        order = reminder.order
+        quote = renew_pricing(domain_name=order.domain_name)
+        days_left = (reminder.expires_at - now) / _DAY  # the order's, as the caller checked just before
+        items.append(
+            {
+                "order": order,
+                "expired": days_left < 0,
+                "days": abs(round(days_left)),
+                "renew_price": quote.retail if quote is not None else None,
+                "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
+            }
+        )
     context = {
         **brand_context(),
         "customer": customer,
-        "order": order,
-        "expired": days_left < 0,
-        "days": abs(round(days_left)),
-        "renew_price": quote.retail if quote is not None else None,
-        "renew_url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": order.order_id}),
+        "items": items,
+        "orders_url": settings.SITE_URL + reverse("orders"),
     }
     with customer_language(customer):
         subject = render_to_string("domains/email/renewal_subject.txt", context).strip()

@@ -16,9 +16,13 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils.translation import gettext
 
+from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.activity import activity_record, current_actor
+from accounts.models import Activity
+from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
-from billing.models import Payment
-from billing.services import payment_settle_later, payment_start
+from billing.models import Payment, SavedCard
+from billing.services import payment_authorise_saved, payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
@@ -39,6 +43,7 @@ class RenewalAsked:
     shown_expiry_timestamp: int
     confirm: bool
     price_shown: Decimal | None = None  # what the confirmation said it costs
+    pay_with_card: bool = False  # the confirmation's "pay with your saved card" button (else the payment page)
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,17 @@ class ToConfirm:
     token: uuid.UUID
     expiry_timestamp: int
     pay_online: bool
+    card: SavedCard | None = None  # the saved card the confirmation offers to charge
+    # Why the saved card was not charged (declined, its bank asks for authentication): said above the payment
+    # page's button, the confirmation's only way on. This confirmation carries a new token (the old one's payment
+    # is cancelled).
+    card_problem: str = ""
 
 
 @dataclass(frozen=True)
 class ToPay:
-    """Confirmed and paid for online: the payment page's address (answer with a 303 to it)."""
+    """Confirmed and paid for online: the payment page's address, or the domain page that waits for the renewal
+    once the saved card is authorised (answer with a 303 to it)."""
 
     url: str
 
@@ -105,6 +116,8 @@ def renewal_request(
         currency=currency,
         cost=quote.cost.amount if quote else None,
     )
+    if renewal_is_paid(price) and asked.pay_with_card:
+        return _charge_saved_card(order, request, asked=asked, return_url=return_url)
     if renewal_is_paid(price):
         return _to_pay(order, request, return_url=return_url)
     if not settings.PAYMENTS_DISABLED and price is None:
@@ -139,18 +152,83 @@ def _check_expiry_unchanged(order: Order, shown_expiry_timestamp: int) -> dt.dat
     return current.expires_at
 
 
-def _to_confirm(order: Order, asked: RenewalAsked, *, price: Decimal | None, currency: str) -> ToConfirm:
+def _to_confirm(
+    order: Order, asked: RenewalAsked, *, price: Decimal | None, currency: str, card_problem: str = ""
+) -> ToConfirm:
     """The price and the new expiry, from the expiry as it is now; a page showing an old one starts again."""
     expires_at = _check_expiry_unchanged(order, asked.shown_expiry_timestamp)
+    pay_online = renewal_is_paid(price)
     return ToConfirm(
         duration=asked.duration,
         price=Money(price, currency) if price is not None else None,
         old_expires_at=expires_at,
         new_expires_at=renewals.add_years(expires_at, asked.duration) if expires_at else None,
-        token=asked.token,
+        token=uuid.uuid4() if card_problem else asked.token,
         expiry_timestamp=asked.shown_expiry_timestamp,
-        pay_online=renewal_is_paid(price),
+        pay_online=pay_online,
+        card=saved_card_for(order.customer) if pay_online and not card_problem else None,
+        card_problem=card_problem,
     )
+
+
+def _charge_saved_card(
+    order: Order, request: renewals.RenewRequest, *, asked: RenewalAsked, return_url: str
+) -> ToConfirm | ToPay:
+    """One click: the renewal's price authorised on the saved card off-session (once per form token, whatever the
+    number of clicks), then renewed and captured by the worker as after the payment page; the customer waits on the
+    domain page. A card that is refused (or whose bank asks for authentication, which only the payment page can
+    do) charges nothing: the confirmation comes back saying so, with the payment page as the way on."""
+    if current_actor().kind == Activity.Actor.STAFF_AS_CUSTOMER:
+        raise ActingRefused(message=REFUSED_SENTENCE)
+    card = saved_card_for(order.customer)
+    if not Payment.objects.filter(checkout_id=request.token).exists():
+        _check_expiry_unchanged(order, request.shown_expiry_timestamp)  # nobody pays for a renewal that cannot be sent
+    try:
+        line = renewal_line_to_pay(order=order, request=request)
+        payment = payment_authorise_saved(customer=order.customer, lines=[line], checkout_id=request.token)
+    except CheckoutChanged as err:
+        raise renewals.RenewRefused(err.message) from err
+    except PaymentError as err:
+        if err.code == "already_paid":
+            raise PaymentAlreadyStarted from err
+        if err.code != "no_saved_card":
+            raise
+        problem = gettext("No card is saved any more, so nothing was charged. Pay on the payment page to renew.")
+        return _to_confirm(order, asked, price=request.price, currency=request.currency, card_problem=problem)
+    if payment.status == Payment.Status.CANCELLED:
+        _card_refused_record(order, payment, card)
+        problem = card_problem_sentence(payment.failure_code, card)
+        return _to_confirm(order, asked, price=request.price, currency=request.currency, card_problem=problem)
+    if card is not None and not Activity.objects.filter(action="renewal_card_charged", payment_id=payment.pk).exists():
+        detail = {"brand": card.brand.title(), "last4": card.last4}
+        activity_record(action="renewal_card_charged", order=order, payment=payment, detail=detail)
+    payment_settle_later(payment=payment)  # the worker renews it, then captures (or releases)
+    return ToPay(url=f"{return_url}?renewal={request.token}")
+
+
+# The card's bank asks the customer to authenticate: possible on the payment page, never off-session.
+_AUTHENTICATION_CODES = frozenset({"authentication_required", "intent_requires_action"})
+
+
+def card_problem_sentence(code: str, card: SavedCard | None) -> str:
+    """Why the saved card was not charged, as the customer reads it (nothing was charged either way)."""
+    name = f"{card.brand.title()} •••• {card.last4}" if card is not None else gettext("saved card")
+    if code in _AUTHENTICATION_CODES:
+        return gettext(
+            "Your bank wants to confirm this payment with you, which it can only do on the payment page. Nothing was "
+            "charged to your %(card)s and nothing was renewed: pay on the payment page to renew."
+        ) % {"card": name}
+    return gettext(
+        "Your %(card)s was declined, so nothing was charged and nothing was renewed. Pay with another card on the "
+        "payment page to renew."
+    ) % {"card": name}
+
+
+def _card_refused_record(order: Order, payment: Payment, card: SavedCard | None) -> None:
+    if Activity.objects.filter(action="renewal_card_refused", payment_id=payment.pk).exists():
+        return  # the same form posted again: logged once
+    detail = {"reason": payment.failure_code or "refused", "last4": card.last4 if card else ""}
+    activity_record(action="renewal_card_refused", order=order, payment=payment, detail=detail)
 
 
 def _to_pay(order: Order, request: renewals.RenewRequest, *, return_url: str) -> ToPay:

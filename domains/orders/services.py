@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import logging
 import math
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -27,6 +26,7 @@ from domains.terms import renew_min_term
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import Quote, price_book, retail_price
+from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import Order as ProviderOrder
 from storefront.gateway import (
     OrderPage,
@@ -153,16 +153,12 @@ def _version_key(customer: Customer) -> str:
 
 
 def _cache_version(customer: Customer) -> int:
-    # A nanosecond clock as the first version: if the version key is evicted, old entries are never revived.
-    return int(cache.get_or_set(_version_key(customer), time.time_ns, timeout=None) or time.time_ns())
+    return cache_version(_version_key(customer))
 
 
 def orders_cache_invalidate(*, customer: Customer) -> None:
     """Forget every cached listing page of this customer (call after checkout or renew)."""
-    try:
-        cache.incr(_version_key(customer))
-    except ValueError:
-        cache.set(_version_key(customer), time.time_ns(), timeout=None)
+    cache_version_bump(_version_key(customer))
 
 
 def _listing_key(customer: Customer, page: int, q: str) -> str:

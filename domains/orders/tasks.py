@@ -62,4 +62,4 @@ job_schedule("order-sync", "*/15 * * * *", sync_orders)
 # Hourly: a reminder is due on its day; the unique row keeps it to one.
 job_schedule("renewal-reminders", "7 * * * *", send_renewal_reminders)
 # Daily: domains on auto-renew are charged and renewed AUTO_RENEW_DAYS_BEFORE days before expiry.
-job_schedule("auto-renew", "37 5 * * *", auto_renew_domains)
+job_schedule("auto-renew", auto_renew.AUTO_RENEW_CRON, auto_renew_domains)

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
@@ -24,7 +24,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -33,7 +33,7 @@ from accounts.notices import security_notice
 from domains.models import Order
 from domains.orders import renewals
 from domains.orders import services as domain_orders
-from domains.orders.auto_renew import AutoRenewRefused, order_auto_renew_set
+from domains.orders.auto_renew import AutoRenewRefused, auto_renew_on_sentence, order_auto_renew_set
 from domains.orders.detail import order_page
 from domains.orders.forms import (
     AutoRenewForm,
@@ -41,11 +41,13 @@ from domains.orders.forms import (
     PrivacyBuyForm,
     PrivacySwitchForm,
     RenewForm,
+    RenewManyForm,
     TransferCodeForm,
 )
 from domains.orders.ownership import get_order_for_user
 from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, privacy_switch
 from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
+from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
 from domains.orders.renewal_flow import (
     PaymentAlreadyStarted,
     RenewalAsked,
@@ -56,6 +58,7 @@ from domains.orders.renewal_flow import (
     renewal_paid_return,
     renewal_request,
 )
+from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
 from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
@@ -79,7 +82,10 @@ def _get_order_for_user(request: HttpRequest, order_id: int) -> Order:
 
 
 def _issue_renew_token(request: HttpRequest, order: Order) -> str:
-    token = str(uuid.uuid4())
+    return _remember_renew_token(request, order, str(uuid.uuid4()))
+
+
+def _remember_renew_token(request: HttpRequest, order: Order, token: str) -> str:
     issued: dict[str, list[str]] = request.session.get("renew_tokens", {})
     key = str(order.order_id)
     issued[key] = [*issued.get(key, []), token][-RENEW_TOKENS_KEPT:]
@@ -176,7 +182,9 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
     q = form.cleaned_data.get("q") or request.GET.get("q", "").strip()[:80]
     customer = customer_for_user(request.user)
+    # Several domains are renewed together in one payment: not where the store bills offline.
     context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}
+    context["renew_many"] = not settings.PAYMENTS_DISABLED
     status = 200
     if customer is None or customer.customer_id is None:
         context["account_pending"] = True
@@ -226,13 +234,7 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     form = RenewForm(request.POST)
     if not form.is_valid():
         return _render_detail(request, order, renew_form=form)
-    asked = RenewalAsked(
-        token=form.cleaned_data["renew_token"],
-        duration=form.cleaned_data["duration"],
-        shown_expiry_timestamp=form.cleaned_data["expiry_timestamp"],
-        confirm=form.cleaned_data["confirm"],
-        price_shown=form.cleaned_data["price_shown"],
-    )
+    asked = _renewal_asked(form)
     try:
         step = renewal_request(
             order=order,
@@ -248,12 +250,25 @@ def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     except StoreError as err:
         return _render_detail(request, order, renew_form=form, renew_error=_renew_error(err), status=_status(err))
     if isinstance(step, ToConfirm):
+        if step.token != asked.token:  # the saved card was refused: the payment page gets a form of its own
+            _remember_renew_token(request, order, str(step.token))
         return render(request, "domains/order_renew_confirm.html", {"order": order, "step": step})
     if isinstance(step, ToPay):
         return HttpResponseRedirect(step.url, status=303)
     assert isinstance(step, Renewed)
     messages.success(request, renewed_sentence(step.renewal))
     return redirect("order_detail", order_id=order.order_id)
+
+
+def _renewal_asked(form: RenewForm) -> RenewalAsked:
+    return RenewalAsked(
+        token=form.cleaned_data["renew_token"],
+        duration=form.cleaned_data["duration"],
+        shown_expiry_timestamp=form.cleaned_data["expiry_timestamp"],
+        confirm=form.cleaned_data["confirm"],
+        price_shown=form.cleaned_data["price_shown"],
+        pay_with_card=form.cleaned_data["pay_with"] == "card",
+    )
 
 
 def _int(value: str | None) -> int:
@@ -295,14 +310,7 @@ def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
         off = gettext("Auto-renew is off. We will email you reminders before %(domain)s expires.")
         messages.success(request, off % {"domain": order.domain_name})
         return back
-    on = gettext(
-        "Auto-renew is on: %(domain)s will be renewed %(days)d days before it expires, charged to your "
-        "%(brand)s •••• %(last4)s."
-    )
-    days = settings.AUTO_RENEW_DAYS_BEFORE
-    messages.success(
-        request, on % {"domain": order.domain_name, "days": days, "brand": card.brand.title(), "last4": card.last4}
-    )
+    messages.success(request, auto_renew_on_sentence(order=order, card=card))
     return back
 
 
@@ -372,14 +380,24 @@ def order_privacy_buy(request: HttpRequest, order_id: int) -> HttpResponse:
 
 
 @_login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @never_cache
-@rate_limit("transfer_code", per="user")
+@rate_limit("transfer_code", per="user", methods=("POST",))
 @reauthentication_required
 def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     # A stolen session alone must not move a domain away: allauth asks for the password (and the two-factor
     # code when it is on) unless the customer confirmed it in the last few minutes, then resumes this POST.
     order = _get_order_for_user(request, order_id)
+    if request.method == "POST" and not is_fragment(request):
+        # Post/redirect/get: the page with the code is a GET, so a reload re-sends neither this form nor the
+        # password form allauth resumed it from (whose URL the page would otherwise keep).
+        ticket = reveal_ticket_issue(session=request.session, order=order)
+        url = f"{reverse('order_transfer_code', args=[order.order_id])}?{urlencode({'shown': ticket})}"
+        return HttpResponseRedirect(url, status=303)
+    if request.method == "GET" and not reveal_ticket_spend(
+        session=request.session, order=order, ticket=request.GET.get("shown", "")
+    ):
+        return redirect(f"{reverse('order_detail', args=[order.order_id])}#transfer")  # shown once: ask again
     code = ""
     error: str | ProviderError = ""
     try:
@@ -394,3 +412,54 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     response = render(request, "domains/_order_transfer.html", context)
     response["Cache-Control"] = "no-store"
     return response
+
+
+# --- Several domains in one payment ---------------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def orders_renew(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The ticked domains' confirmation, then (confirmed) one payment for them all."""
+    customer = customer_for_user(request.user)
+    form = RenewManyForm(request.POST)
+    if customer is None or not form.is_valid():
+        messages.error(
+            request, " ".join(map(str, form.non_field_errors())) or gettext("Tick the domains you want to renew.")
+        )
+        return redirect("orders")
+    asked_ids = form.cleaned_data["orders"]
+    chosen = owned_orders(customer=customer, order_ids=asked_ids)
+    if len(chosen) != len(set(asked_ids)):
+        raise Http404("Not all of these domains are yours")
+    token = form.cleaned_data.get("token") or uuid.uuid4()
+    try:
+        step = renew_many_request(
+            customer=customer,
+            orders=chosen,
+            cleaned=form.cleaned_data,
+            token_issued=str(token) in request.session.get("renew_many_tokens", []),
+            outcome_url=request.build_absolute_uri(reverse("orders_renewed", args=[token])),
+            cancel_url=request.build_absolute_uri(reverse("orders")),
+        )
+    except StoreError as err:
+        messages.error(request, err.message)
+        return redirect("orders")
+    if isinstance(step, ManyToPay):
+        return HttpResponseRedirect(step.url, status=303)
+    issued = [*request.session.get("renew_many_tokens", []), str(step.token)]
+    request.session["renew_many_tokens"] = issued[-RENEW_TOKENS_KEPT:]
+    return render(request, "domains/orders_renew_confirm.html", {"step": step})
+
+
+@login_required
+@require_GET
+def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
+    """What became of each domain renewed together (404 unless the payment is the customer's); while the worker
+    renews them, the page updates by itself."""
+    customer = customer_for_user(request.user)
+    outcome = renew_many_outcome(customer=customer, checkout_id=checkout_id) if customer is not None else None
+    if outcome is None:
+        raise Http404("No such renewal")
+    template = "domains/_orders_renewed.html" if is_fragment(request) else "domains/orders_renewed.html"
+    return render(request, template, {"outcome": outcome})

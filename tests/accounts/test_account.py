@@ -1,4 +1,5 @@
-"""/account/: the customer's contact (read-only, with why), the way to change the password; signing out."""
+"""/account/: the customer's contact (as written and as on the domains' records, with the way to change it), the way to
+change the password; signing out."""
 
 from __future__ import annotations
 
@@ -10,18 +11,22 @@ pytestmark = pytest.mark.django_db
 URL = "/account/"
 
 
-def test_it_shows_the_contact_read_only_and_says_why(client, make_local_customer):
-    customer = make_local_customer("ada@example.org", name="Ada Lovelace", company="Analytical Engines Ltd")
+def test_it_shows_the_contact_in_both_forms_and_links_to_change_it(client, make_local_customer):
+    customer = make_local_customer(
+        "ada@example.org", name="Ada Lovelace", company="Analytical Engines Ltd", city="Zürich"
+    )
     client.force_login(customer.user)
     response = client.get(URL)
     assert response.status_code == 200
     page = " ".join(response.content.decode().split())
-    for shown in ("Ada Lovelace", "Analytical Engines Ltd", "ada@example.org", "12 St James&#x27;s Square", "London"):
+    for shown in ("Ada Lovelace", "Analytical Engines Ltd", "ada@example.org", "12 St James&#x27;s Square"):
         assert shown in page
     assert "United Kingdom" in page and "+44 2079460000" in page
-    assert "registrant contact" in page and "offers no way to update them" in page
-    # Read-only: nothing to submit the contact with.
-    assert 'name="name"' not in page and 'name="address"' not in page
+    assert "registrant contact" in page
+    assert "On your domains' records:" in page and "Zürich" in page
+    assert "Ada Lovelace, Analytical Engines Ltd, 12 St James&#x27;s Square, Zurich</span>" in page
+    # Changed on its own page, not here.
+    assert 'name="name"' not in page and 'href="/account/contact/"' in page
 
 
 def test_it_links_to_change_the_password(client, make_local_customer):

@@ -112,7 +112,7 @@ def test_contact_details_are_read_only_with_the_reason(staff, make_local_custome
     for field in ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone"):
         assert field not in form.fields, f"{field} is editable"
     assert "Ada Lovelace" in html  # shown, just not as an input
-    assert "the provider has no way to update them yet" in html
+    assert "The customer changes them on their Contact details page" in html
     # A posted change to the contact is ignored: our copy cannot drift from what the provider holds.
     data = {
         "customer_id": str(customer.customer_id),

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 
-from accounts.models import Customer
+from accounts.models import ContactChange, Customer
 from domains.models import Order, Registration
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,10 @@ def test_an_account_without_orders_is_deleted_and_staff_are_told(client, make_lo
 
 
 def test_registrations_are_kept_with_the_contact_anonymised(client, make_local_customer):
-    customer = make_local_customer("ada@example.org")
+    customer = make_local_customer("ada@example.org", name="Ada Lovelace-Müller")
+    ContactChange.objects.create(
+        customer=customer, details={"name": "Ada Lovelace-Müller", "city": "Zürich"}, requested_at=customer.created_at
+    )
     _order(customer, "ada-lovelace.com", 1001)
     _registration(customer, "ada-lovelace.com")
     _confirmed(client, customer)
@@ -90,6 +93,8 @@ def test_registrations_are_kept_with_the_contact_anonymised(client, make_local_c
 
     kept = Customer.objects.get()
     assert kept.name == "Deleted customer" and kept.address == "" and kept.phone == ""
+    assert kept.name_ascii == "Deleted customer" and kept.address_ascii == "" and kept.city_ascii == ""
+    assert not ContactChange.objects.exists()  # a change asked for holds the contact too
     assert kept.user.email == "" and not kept.user.is_active and not kept.user.has_usable_password()
     assert Registration.objects.get().customer == kept
     assert Order.objects.filter(customer=kept).exists()

@@ -123,8 +123,9 @@ def fill_signup(page: Page, person: Person) -> None:
     page.get_by_label("Full name").fill(person.name)
     page.get_by_label("Email").fill(person.email)
     choose_country(page, person.country, person.state)
-    page.get_by_label("Street address").fill(person.address)
-    page.get_by_label("City").fill(person.city)
+    # Exact: their English spellings' fields ("City in English letters") are labelled after them.
+    page.get_by_label("Street address", exact=True).fill(person.address)
+    page.get_by_label("City", exact=True).fill(person.city)
     page.get_by_label("Postal code").fill(person.zipcode)
     expect(page.get_by_label("Dialling prefix")).to_have_value(person.dial_code)
     page.get_by_label("Phone").fill(person.phone)
@@ -132,10 +133,26 @@ def fill_signup(page: Page, person: Person) -> None:
     page.get_by_label("Password again").fill(person.password)
 
 
-def confirm_email(page: Page, person: Person) -> None:
+@dataclass(frozen=True)
+class ConfirmationWords:
+    """What the confirmation steps read, in the page's language."""
+
+    mailbox: str = "Emails sent"
+    confirm: str = "Confirm"
+    confirmed: str = "Your email is confirmed and your account is ready to buy domains."
+
+
+SPANISH_CONFIRMATION = ConfirmationWords(
+    mailbox="Correos enviados",
+    confirm="Confirmar",
+    confirmed="Tu correo electrónico está confirmado y tu cuenta ya puede comprar dominios.",
+)
+
+
+def confirm_email(page: Page, person: Person, *, words: ConfirmationWords = ConfirmationWords()) -> None:
     """Opens the confirmation email in the sandbox mailbox (linked from the test banner) and follows its link;
     the customer ends where the link brings them back (the checkout, or the page `next` named at signup)."""
-    page.get_by_role("link", name="Emails sent").click()
+    page.get_by_role("link", name=words.mailbox).click()
     message = page.locator(".mailbox-message", has_text=person.email).first
     expect(message).to_be_visible()
     if message.get_attribute("open") is None:
@@ -143,8 +160,8 @@ def confirm_email(page: Page, person: Person) -> None:
     check_accessibility(page, where="(mailbox)")
     message.locator('a[href*="/accounts/confirm-email/"]').first.click()
     check_accessibility(page, where="(confirm email)")
-    page.get_by_role("button", name="Confirm").click()
-    expect(page.get_by_text("Your email is confirmed and your account is ready to buy domains.")).to_be_visible()
+    page.get_by_role("button", name=words.confirm).click()
+    expect(page.get_by_text(words.confirmed)).to_be_visible()
     check_accessibility(page, where="(after confirming)")
 
 
@@ -180,8 +197,9 @@ def accept_terms(page: Page) -> None:
     page.get_by_role("checkbox", name=re.compile("I accept the terms of service")).check()
 
 
-def buy(page: Page, *domain_names: str) -> None:
-    """A signed-in customer adds the names from the search page and checks out; every name ends registered."""
+def start_checkout(page: Page, *domain_names: str) -> None:
+    """A signed-in customer adds the names from the search page and presses Buy now (with payments on, the payment
+    page follows)."""
     for name in domain_names:
         search_page(page, name)
         add_to_cart(page, name)
@@ -189,6 +207,11 @@ def buy(page: Page, *domain_names: str) -> None:
     check_accessibility(page)
     accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
+
+
+def buy(page: Page, *domain_names: str) -> None:
+    """A signed-in customer adds the names from the search page and checks out; every name ends registered."""
+    start_checkout(page, *domain_names)
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     expect(page.get_by_text(re.compile(rf"Done: {len(domain_names)} domains? registered"))).to_be_visible()
     check_accessibility(page)
@@ -263,3 +286,15 @@ class Soft:
 
     def assert_none(self) -> None:
         assert not self.problems, "\n".join(self.problems)
+
+
+def sign_in_with_password(page: Page, email: str, password: str) -> None:
+    """Email and password on the sign-in page, for a customer with two-factor on: up to the code page."""
+    page.goto("/accounts/login/")
+    check_accessibility(page)
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign In", exact=True).click()
+    expect(page.get_by_role("heading", name="Two-Factor Authentication")).to_be_visible()
+    assert "/accounts/2fa/authenticate/" in page.url
+    check_accessibility(page, where="(code asked)")

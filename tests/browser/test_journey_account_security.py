@@ -12,7 +12,13 @@ import pytest
 from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
 from playwright.sync_api import Page, expect
 
-from tests.browser.steps import assert_every_field_labelled, check_accessibility, customer_with_domains, unique_label
+from tests.browser.steps import (
+    assert_every_field_labelled,
+    check_accessibility,
+    customer_with_domains,
+    sign_in_with_password,
+    unique_label,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,17 +31,6 @@ def sign_out(page: Page) -> None:
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_text("You are signed out.")).to_be_visible()
     check_accessibility(page, where="(signed out)")
-
-
-def sign_in_with_password(page: Page, email: str, password: str) -> None:
-    page.goto("/accounts/login/")
-    check_accessibility(page)
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign In", exact=True).click()
-    expect(page.get_by_role("heading", name="Two-Factor Authentication")).to_be_visible()
-    assert "/accounts/2fa/authenticate/" in page.url
-    check_accessibility(page, where="(code asked)")
 
 
 def test_two_factor_sign_in_recovery_codes_and_a_transfer_code_with_its_notice(page: Page, shots):

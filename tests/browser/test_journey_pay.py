@@ -1,6 +1,6 @@
 """Journey: a customer's card is declined on the payment page, the good card goes through, the domain is registered,
-captured once (the return and the sandbox's duplicated webhooks race), and the receipt prints and is emailed; staff
-refund the line, and the credit note shows on the customer's Billing page beside the receipt."""
+captured once (the return and the sandbox's duplicated webhooks race), and the receipt prints, downloads as a PDF and
+is emailed; staff refund the line, and the credit note shows on the customer's Billing page beside the receipt."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
+from pypdf import PdfReader
 
 from billing.models import Document, Payment
 from billing.refunds import refund_line
@@ -77,6 +78,15 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     expect(page.get_by_text(f"{name}, registration for 1 year")).to_be_visible()
     expect(page.get_by_role("main").get_by_text("Example Domains Ltd")).to_be_visible()
     screenshot("pay-receipt")
+    # The same receipt as a PDF file, for the customer's records or their accountant.
+    with page.expect_download() as downloading:
+        page.get_by_role("link", name="Download PDF").click()
+    download = downloading.value
+    assert download.suggested_filename == f"receipt-{number}.pdf"
+    pdf = PdfReader(download.path())
+    text = " ".join(" ".join(pdf_page.extract_text().split()) for pdf_page in pdf.pages)
+    assert f"Receipt {number}" in text and f"{name}, registration for 1 year" in text
+    assert "Example Domains Ltd" in text
 
     # Staff refund the line (the admin's action calls this): the customer gets a credit note.
     line = refund_line(line=payment.lines.get())

@@ -61,8 +61,11 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     # The reconcile job (every 5 minutes) runs until the order listing answers (on a loaded machine a run may time
     # out asking it): the domain is registered, and so owed; the saved card is tried once, and declined.
     eventually(lambda: _reconciled(payment), what="the reconcile job settling the line")
+    # The one try on the saved card is made by whichever door gets there first: the reconcile, or the webhook's
+    # worker (the live server's thread) still processing the lapse's events, whose try may end a moment later.
+    eventually(lambda: Payment.objects.get().collection_failure_code == "card_declined", what="the saved card's try")
     payment.refresh_from_db()
-    assert payment.status == Payment.Status.UNPAID and payment.collection_failure_code == "card_declined"
+    assert payment.status == Payment.Status.UNPAID
 
     page.goto("/mailbox/")
     expect(page.get_by_text(re.compile(r"^Payment due: \$\d+\.\d\d for your order at "))).to_have_count(1)

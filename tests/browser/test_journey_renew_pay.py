@@ -90,6 +90,6 @@ def test_the_customer_pays_for_a_renewal_turns_auto_renew_on_and_removes_the_car
     check_accessibility(page, where="(account)")
     screenshot("renew-pay-account")
     card.get_by_role("button", name="Remove this card").click()
-    expect(page.get_by_text(re.compile("^Your saved card was removed"))).to_be_visible()
+    expect(page.get_by_role("status").get_by_text(re.compile("^Your saved card was removed"))).to_be_visible()
     expect(page.get_by_role("region", name="Saved card")).to_contain_text("No card is saved")
     check_accessibility(page, where="(card removed)")

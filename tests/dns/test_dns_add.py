@@ -1,12 +1,16 @@
 """POST /orders/<order_id>/dns/add/ (type host value ttl priority)."""
 
 import pytest
+from django.utils.html import escape
 
 from tests.dns.conftest import url, zone, zone_record
 
 pytestmark = pytest.mark.django_db
 
-DKIM = "v=DKIM1; k=rsa; p=" + "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" * 9
+# A 1024-bit DKIM key (about 210 characters): fits in one DNS text string (at most 255).
+DKIM = "v=DKIM1; k=rsa; p=" + "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQ" * 5
+# A 2048-bit one (about 400): more than one string holds.
+LONG_DKIM = "v=DKIM1; k=rsa; p=" + "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" * 9
 
 
 def post(client, order, **fields):
@@ -48,11 +52,26 @@ def test_it_sends_the_ttl_and_the_mx_priority(signed_in, active_order):
     assert record.priority == 20
 
 
-def test_a_long_dkim_key_is_sent_as_one_value(signed_in, active_order):
-    pasted = f'"{DKIM[:250]}" "{DKIM[250:]}"'
+def test_a_dkim_key_pasted_as_quoted_strings_is_sent_as_one_value(signed_in, active_order):
+    pasted = f'"{DKIM[:150]}" "{DKIM[150:]}"'
     response = post(signed_in, active_order, type="TXT", host="google._domainkey", value=pasted)
     assert response.status_code == 302
     assert zone_record(active_order, "TXT", "google._domainkey", DKIM) is not None
+
+
+@pytest.mark.parametrize("value", [LONG_DKIM, f'"{LONG_DKIM[:250]}" "{LONG_DKIM[250:]}"', "x" * 256])
+def test_a_txt_value_longer_than_one_dns_string_is_refused_with_the_reason(
+    signed_in, active_order, provider_calls, value
+):
+    # DNS needs a value over 255 characters split into several strings; the provider takes one string only.
+    provider_calls.clear()
+    response = post(signed_in, active_order, type="TXT", host="google._domainkey", value=value)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "A DNS text string holds at most 255 characters" in body
+    assert "1024-bit key" in body
+    assert not any(name == "dns_record_add" for name, _ in provider_calls)
+    assert escape(value) in body  # what was typed is kept in the form
 
 
 def test_htmx_gets_the_refreshed_editor_in_place(htmx, active_order, provider_calls):
@@ -64,7 +83,8 @@ def test_htmx_gets_the_refreshed_editor_in_place(htmx, active_order, provider_ca
     assert "<html" not in body
     assert "Added A record blog → 203.0.113.12." in body
     assert "203.0.113.12" in body.split("Add a record")[0]  # listed in the table
-    assert provider_calls.record_types_read() == ["CNAME", "A"]  # the CNAME rule, then the listing
+    # The CNAME rule, then the listing (of the added type), then the zone's nameservers.
+    assert provider_calls.record_types_read() == ["CNAME", "A", "NS"]
 
 
 INVALID = [
@@ -80,7 +100,7 @@ INVALID = [
     ({"type": "A", "host": "_www", "value": "203.0.113.10"}, "Underscores are only allowed in TXT and CNAME"),
     ({"type": "MX", "host": "@", "value": "mx.example.net", "priority": "70000"}, "between 0 and 65535"),
     ({"type": "CNAME", "host": "www", "value": "203.0.113.10"}, "not an IP address"),
-    ({"type": "TXT", "host": "@", "value": "x" * 2049}, "at most 2048 characters"),
+    ({"type": "TXT", "host": "@", "value": "x" * 256}, "holds at most 255 characters"),
     ({"type": "TXT", "host": "@", "value": ""}, "Enter the record&#x27;s value"),
 ]
 

@@ -6,7 +6,8 @@ from dns.forms import ChangeRecordForm, DeleteRecordForm, RecordForm, clean_txt,
 from storefront.gateway import DnsRecord, Unavailable
 
 DOMAIN = "example-shop.com"
-DKIM = "v=DKIM1; k=rsa; p=" + "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" * 9  # about 400 characters
+# A 1024-bit DKIM key (about 210 characters): fits in one DNS text string (at most 255).
+DKIM = "v=DKIM1; k=rsa; p=" + "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQ" * 5
 
 
 class Zone:
@@ -208,7 +209,8 @@ REFUSED = [
     ("ttl-too-low", {"type": "A", "value": "203.0.113.10", "ttl": "299"}, "ttl", "min_value", "at least 300"),
     ("ttl-too-high", {"type": "A", "value": "203.0.113.10", "ttl": "86401"}, "ttl", "max_value", "at most 86400"),
     ("ttl-not-number", {"type": "A", "value": "203.0.113.10", "ttl": "1h"}, "ttl", "invalid", "whole number"),
-    ("txt-too-long", {"type": "TXT", "value": "x" * 2049}, "value", "txt_too_long", "at most 2048"),
+    ("txt-too-long", {"type": "TXT", "value": "x" * 256}, "value", "txt_too_long", "at most 255 characters"),
+    ("txt-far-too-long", {"type": "TXT", "value": "x" * 4097}, "value", "max_length", "far too long"),
     ("txt-only-quotes", {"type": "TXT", "value": '""'}, "value", "required", "Enter the text"),
     ("txt-not-ascii", {"type": "TXT", "value": "café"}, "value", "txt_not_ascii", "plain ASCII"),
     ("value-required", {"type": "A", "value": ""}, "value", "required", "Enter the record's value"),

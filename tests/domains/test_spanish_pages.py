@@ -69,13 +69,15 @@ def test_home_search_signup_and_login_have_no_english_left(in_spanish, seeded_pa
     assert "Añadir bluebird.com al carrito" in visible_text(results).replace("  ", " ")
 
 
-def test_signup_explains_the_ascii_rule_in_spanish_and_lists_countries_in_spanish(in_spanish, seeded_partner):
+def test_signup_shows_the_english_spelling_in_spanish_and_lists_countries_in_spanish(in_spanish, seeded_partner):
     page = spanish_page(in_spanish, "/accounts/signup/")
     assert ">España</option>" in page and ">Reino Unido</option>" in page
-    response = in_spanish.post("/accounts/signup/", {"name": "José Müller", "country": "ES"})
+    response = in_spanish.post("/accounts/signup/", {"name": "José Müller", "country": "ES", "name_ascii": "José"})
     page = response.content.decode()
-    assert "Usa solo caracteres del alfabeto inglés (ASCII) en Nombre completo" in page
-    assert "Puedes escribirlo como «Jose Muller»." in page
+    assert "En los registros de tus dominios:" in page and "José" in page
+    # The spelling the customer corrects keeps the provider's rule, explained in Spanish with the spelling it takes.
+    assert "Usa solo caracteres del alfabeto inglés (ASCII) en Nombre en letras del alfabeto inglés" in page
+    assert "Puedes escribirlo como «Jose»." in page
     assert english_left(page) == []
 
 

@@ -135,7 +135,7 @@ def _actions(world: World) -> dict[str, Callable[[], object]]:
 
 
 def _visible_text(client: Client, response) -> str:
-    if response.status_code in (301, 302):
+    if response.status_code in (301, 302, 303):
         followed = client.get(response["Location"])
         assert followed.status_code != 500
         return followed.content.decode().lower()

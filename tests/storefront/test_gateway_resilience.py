@@ -166,3 +166,27 @@ def test_a_refused_connection_is_certainly_not_sent(server):
     with pytest.raises(Unavailable) as caught:
         client.dns_activate(order_id=1)
     assert not isinstance(caught.value, OutcomeUnknown)  # decided from the exception's type: nothing was sent
+
+
+def test_the_environment_is_read_once_per_origin_not_per_call(server, monkeypatch):
+    """requests reads proxies from the process environment before each request; the gateway's sessions read it once
+    per origin (bench/profile_search.py found a tenth of a search's own time there). A proxy set in the environment
+    before the first call is still honoured: the provider's address is listed in no_proxy here, so it is bypassed."""
+    import requests.sessions
+
+    reads = []
+    real = requests.sessions.get_environ_proxies
+
+    def counted(url, no_proxy=None):
+        reads.append(url)
+        return real(url, no_proxy=no_proxy)
+
+    monkeypatch.setattr(requests.sessions, "get_environ_proxies", counted)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there: used, every call would fail
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    server.default = Answer(body=HELLO)
+    client = make_client(server)
+    for _ in range(3):
+        assert client.hello().message == "Authorized"
+    assert len(reads) == 1
+    assert len(server.arrivals) == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, send_mail
 
 from storefront.mailbox import BACKEND
 from tests.accounts.conftest import VALID
@@ -28,6 +28,14 @@ def test_it_lists_what_was_sent_newest_first_and_the_banner_links_it(client, set
     assert page.index("Second") < page.index("First")
     assert '<a href="https://shop.example/x"' in page
     assert 'href="/mailbox/"' in client.get("/").content.decode()
+
+
+def test_it_says_what_was_attached(client, settings):
+    settings.EMAIL_BACKEND = BACKEND
+    message = EmailMessage("Your receipt 3", "Attached.", None, ["ada@example.org"])
+    message.attach("receipt-3.pdf", b"%PDF-" + b"x" * 2043, "application/pdf")
+    message.send()
+    assert "Attached: receipt-3.pdf (2.0\xa0KB)" in client.get("/mailbox/").content.decode()
 
 
 def test_the_signup_confirmation_arrives_there_with_its_link(client, settings):

@@ -95,3 +95,35 @@ def test_staff_emails_need_admins():
         assert email_queue_admins("Alert", "Look.", key="alert:2")
     [sent] = mail.outbox
     assert sent.to == ["ops@example.org"] and sent.subject == "[Shop] Alert"
+
+
+@pytest.mark.django_db
+def test_an_attachment_is_made_when_the_email_is_sent_and_a_failure_to_make_it_is_retried():
+    from storefront.outbox import AttachedFile, EmailAttachment, email_attachment_register
+
+    made: list[dict] = []
+
+    def notes(params: dict) -> AttachedFile:
+        made.append(params)
+        if params.get("fail"):
+            raise RuntimeError("the renderer failed")
+        return AttachedFile(f"notes-{params['n']}.txt", b"hello", "text/plain")
+
+    email_attachment_register("test_notes", notes)
+    with pytest.raises(ValueError, match="no email attachment maker"):
+        email_queue(message("Nothing"), key="nothing", attachments=[EmailAttachment("unknown")])
+
+    email_queue(message("Notes"), key="notes", attachments=[EmailAttachment("test_notes", {"n": 7})])
+    # Stored as what makes it (the worker makes it when it sends), not as the file.
+    assert OutgoingEmail.objects.get(key="notes").attachments == [{"maker": "test_notes", "params": {"n": 7}}]
+    send_due_emails.enqueue()
+    assert made == [{"n": 7}]
+    [sent] = mail.outbox
+    assert [tuple(attached) for attached in sent.attachments] == [("notes-7.txt", "hello", "text/plain")]
+
+    email_queue(message("Broken"), key="broken", attachments=[EmailAttachment("test_notes", {"fail": True})])
+    send_due_emails.enqueue()
+    broken = OutgoingEmail.objects.get(key="broken")
+    # Never sent without what it promised: the send failed, is recorded, and waits for its retry.
+    assert broken.sent_at is None and broken.attempts == 1 and "RuntimeError" in broken.last_error
+    assert len(mail.outbox) == 1

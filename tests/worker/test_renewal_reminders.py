@@ -1,4 +1,5 @@
-"""Renewal reminders: one email per order, expiry and offset, with the renewal price and a link to renew."""
+"""Renewal reminders: one per order, expiry and offset, in one email per customer per day, with the renewal price
+and a link to renew (the digest itself: tests/worker/test_renewal_reminder_digest.py)."""
 
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def test_a_failed_send_is_retried_by_the_outbox(offline_customer, mail_server):
     mail_server.down = True
     with time_machine.travel(NOW, tick=False):
         send_renewal_reminders.enqueue()
-    reminder = RenewalReminder.objects.get()
-    email = OutgoingEmail.objects.get(key=f"renewal-reminder:{reminder.pk}")
+    assert RenewalReminder.objects.count() == 1
+    email = OutgoingEmail.objects.get(key=f"renewal-reminders:{offline_customer.pk}:{NOW.date().isoformat()}")
     assert email.sent_at is None and email.attempts == 1 and mail.outbox == []
 
     mail_server.down = False

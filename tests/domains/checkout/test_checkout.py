@@ -17,6 +17,7 @@ from django.db import connection
 from django.test import Client, override_settings
 from django_tasks_db.models import DBTaskResult
 
+from accounts.models import Customer
 from domains.models import Order, Registration
 from storefront.gateway import Unavailable, gateway
 from tests.domains.conftest import cart_of, line, put_in_cart, register_calls, wait_for_mail
@@ -107,6 +108,15 @@ def test_the_review_shows_lines_totals_and_the_contact_details_used_for_every_ro
     assert "United Kingdom" in html  # the country by name, not its code
     assert f'name="checkout_id" value="{response.context["checkout_id"]}"' in html
     assert "csrfmiddlewaretoken" in html
+    assert "On your domains' records:" not in html  # written in English letters already: one form is enough
+
+
+def test_the_review_shows_a_name_written_with_accents_as_the_records_will_read_it(client, buyer):
+    Customer.objects.filter(pk=buyer.pk).update(name="José Muñoz", name_ascii="Jose Munoz")
+    put_in_cart(client, line(fresh()))
+    html = review(client).content.decode()
+    assert "<strong>José Muñoz</strong>" in html
+    assert 'On your domains\' records: <span lang="en">Jose Munoz, Analytical Engines' in html
 
 
 @pytest.mark.parametrize(

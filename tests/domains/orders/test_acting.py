@@ -75,6 +75,10 @@ def test_acting_cannot_reveal_a_transfer_code(acting_client, order, provider_ord
     assert REFUSED in html and code not in html
     assert not any(name == "transfer_auth_code" for name, _ in provider_calls)
     assert not Activity.objects.filter(action="transfer_code_shown").exists()
+    # Nor the page that shows it after the post/redirect/get.
+    shown = acting_client.get(reverse("order_transfer_code", args=[order.order_id]), {"shown": "any"})
+    assert shown.status_code == 403 and code not in shown.content.decode()
+    assert not any(name == "transfer_auth_code" for name, _ in provider_calls)
 
 
 def test_the_service_itself_refuses_staff_acting_as_the_customer(order, provider_calls):

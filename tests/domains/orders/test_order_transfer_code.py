@@ -59,6 +59,38 @@ def test_without_a_recent_password_it_asks_for_it_then_shows_the_code(signed_in,
     assert f'<code id="transfer-code" class="transfer-code">{code}</code>' in resumed.content.decode()
 
 
+def test_after_the_password_the_code_is_a_get_so_a_reload_posts_nothing(signed_in, customer, provider_orders, password):
+    order = provider_orders.register(customer, "reload.com")
+    code = provider_orders.at_provider(order).transfer_code
+    asked = signed_in.post(url(order))["Location"]
+
+    confirmed = signed_in.post(asked, {"password": password})
+
+    # Not the code at the password page's address, but a redirect (303: the browser follows with a GET) to a page
+    # of its own; a reload of that page finds its one-time ticket spent and goes back to the domain.
+    assert confirmed.status_code == 303 and code not in confirmed.content.decode()
+    shown_at = confirmed["Location"]
+    assert shown_at.startswith(url(order) + "?shown=") and "reauthenticate" not in shown_at
+    page = signed_in.get(shown_at)
+    assert page.status_code == 200 and f'<code id="transfer-code" class="transfer-code">{code}</code>' in page.text
+    assert "no-store" in page["Cache-Control"]
+    reload = signed_in.get(shown_at)
+    back = reverse("order_detail", args=[order.order_id]) + "#transfer"
+    assert reload.status_code == 302 and reload["Location"] == back
+    assert code not in signed_in.get(reload["Location"]).text
+
+
+def test_the_code_page_needs_the_ticket_of_this_domain(confirmed, customer, provider_orders, provider_calls):
+    mine = provider_orders.register(customer, "ticketone.com")
+    other = provider_orders.register(customer, "tickettwo.com")
+    ticket_for_mine = confirmed.post(url(mine))["Location"].split("?", 1)[1]
+
+    for guessed in (f"{url(other)}?{ticket_for_mine}", f"{url(mine)}?shown=guess", url(mine)):
+        response = confirmed.get(guessed)
+        assert response.status_code == 302 and "/transfer-code/" not in response["Location"]
+    assert code_calls(provider_calls) == 0
+
+
 def test_with_two_factor_the_code_is_asked_too(signed_in, customer, provider_orders, password):
     secret = generate_totp_secret()
     TOTP.activate(customer.user, secret)
@@ -78,13 +110,14 @@ def test_with_two_factor_the_code_is_asked_too(signed_in, customer, provider_ord
         # The code alone is not offered as another way in.
         assert signed_in.get("/accounts/2fa/reauthenticate/")["Location"].startswith("/accounts/reauthenticate/")
         resumed = signed_in.post(asked, {"password": password, "code": totp}, follow=True)
+        assert "reauthenticate" not in resumed.request["PATH_INFO"]
         assert code in resumed.content.decode()
 
 
 def test_the_customer_is_emailed_when_a_code_is_shown(confirmed, customer, provider_orders):
     order = provider_orders.register(customer, "noticed.com")
     mail.outbox.clear()
-    confirmed.post(url(order), REMOTE_ADDR="203.0.113.5")
+    confirmed.post(url(order), REMOTE_ADDR="203.0.113.5", follow=True)
     (notice,) = mail.outbox
     assert notice.to == [customer.user.email]
     assert "The transfer code of noticed.com was shown" in notice.subject
@@ -96,7 +129,7 @@ def test_the_right_password_shows_the_code_once_with_a_copy_button(confirmed, cu
     order = provider_orders.register(customer, "rightpw2.com")
     code = provider_orders.at_provider(order).transfer_code
 
-    response = confirmed.post(url(order))
+    response = confirmed.post(url(order), follow=True)
 
     body = response.content.decode()
     assert response.status_code == 200
@@ -129,7 +162,7 @@ def test_the_code_is_never_logged_cached_or_kept_in_the_session(confirmed, custo
     caplog.set_level(logging.DEBUG)
 
     confirmed.get(reverse("order_detail", args=[order.order_id]))
-    response = confirmed.post(url(order))
+    response = confirmed.post(url(order), follow=True)
     htmx = confirmed.post(url(order), headers={"HX-Request": "true"})
 
     assert code in response.content.decode() and code in htmx.content.decode()
@@ -174,7 +207,7 @@ def test_a_provider_failure_shows_its_message(confirmed, customer, provider_orde
 def test_reveals_are_rate_limited_per_customer(confirmed, customer, provider_orders, provider_calls, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, 900)}
     order = provider_orders.register(customer, "ratelimited.com")
-    assert confirmed.post(url(order)).status_code == 200
+    assert confirmed.post(url(order), follow=True).status_code == 200
     response = confirmed.post(url(order))
     assert response.status_code == 429
     assert "Please wait" in response.content.decode()
