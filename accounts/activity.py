@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Activity, Customer
 from pricing.money import Money, format_money
+from storefront.domain_names import domain_to_unicode
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -281,7 +282,8 @@ def activity_text(entry: Activity, *, for_customer: bool = False) -> str:
     if text is None:
         return entry.action
     words = text.customer if for_customer and text.customer is not None else text.staff
-    facts = _Facts(entry.detail, domain=entry.domain_name)
+    # The customer reads a name in its own script (café.com); staff read what the provider holds (xn--caf-dma.com).
+    facts = _Facts(entry.detail, domain=domain_to_unicode(entry.domain_name) if for_customer else entry.domain_name)
     if "amount" in facts and facts.get("currency"):
         facts["amount"] = format_money(Money(Decimal(str(facts["amount"])), str(facts["currency"])))
     return str(words) % facts

@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 
 from accounts.admin import activity_table, customer_inline_add
 from accounts.models import Activity, Customer
-from domains.models import Order, Renewal
+from domains.models import Order, PrivacyPurchase, Renewal
 from domains.orders.auto_renew import auto_renew_failures_handle, auto_renew_failures_open
 from domains.orders.services import EXPIRING_SOON_DAYS
 from storefront.admin_lists import LargeListAdmin
@@ -170,6 +170,20 @@ class RenewalAdmin(LargeListAdmin, ReadOnlyAdmin):
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, renewal: Renewal) -> str:
         return renewal.customer.email
+
+
+@admin.register(PrivacyPurchase)
+class PrivacyPurchaseAdmin(LargeListAdmin, ReadOnlyAdmin):
+    """WHOIS privacy bought for a domain (domains/orders/privacy.py): "could not confirm" ones are settled by the
+    reconciler from the domain's details, or by staff at the provider."""
+
+    list_display = ["domain_name", "status", "years", "price", "cost_price", "currency", "expires_after", "created_at"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["^domain_name"]
+    search_by_email = ("^customer__user__email",)
+    search_by_number = ("provider_order_id",)
+    search_by_uuid = ("checkout_id",)
+    list_select_related = ["customer__user"]
 
 
 class OrderInline(admin.TabularInline):

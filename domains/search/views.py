@@ -177,7 +177,7 @@ def _results(typed: str, *, seen: Seen) -> dict[str, Any]:
         term = SearchTerm(label=term.label)
     context = _answer(term, seen=seen)
     if not_sold:
-        context["not_sold"] = not_sold
+        context["not_sold"] = domain_to_unicode(not_sold)
     return context
 
 

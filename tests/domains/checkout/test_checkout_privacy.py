@@ -65,6 +65,9 @@ def test_ticking_the_box_adds_privacy_to_the_line_and_the_total(client, buyer):
     html = page.content.decode()
     assert "WHOIS privacy for 1 year: $6.49" in html
     assert "Buy now · $20.98" in html  # 14.49 + 6.49
+    cart = client.get("/cart/").content.decode()
+    assert "<dt>WHOIS privacy</dt><dd>$6.49</dd>" in cart
+    assert "<strong>$20.98</strong>" in cart
     assert add_privacy(client, name, on=False).status_code == 302
     assert "privacy" not in cart_of(client)[name]
     assert "Buy now · $14.49" in client.get("/checkout/").content.decode()

@@ -185,3 +185,32 @@ def test_privacy_covers_the_domain_until_it_expires_in_whole_years():
     assert privacy_years(expires_at=now + dt.timedelta(days=400), now=now) == 2
     assert privacy_years(expires_at=now + dt.timedelta(days=20), now=now) == 1
     assert privacy_years(expires_at=None) == 1
+
+
+def test_staff_see_each_purchase_in_the_admin(client, customer, provider_orders, stripe_sandbox):
+    from django.contrib.auth.models import User
+
+    order = provider_orders.register(customer, "adminpriv.com")
+    client.force_login(customer.user)
+    payment = pay_on_the_payment_page(client, order, stripe_sandbox)
+    client.get(reverse("order_detail", args=[order.order_id]) + f"?privacy={payment.checkout_id}")
+    client.force_login(User.objects.create_superuser("staff@example.com", "staff@example.com", "x-staff-password-1"))
+    listing = client.get("/admin/domains/privacypurchase/").content.decode()
+    assert "adminpriv.com" in listing and "Purchased" in listing
+
+
+def test_privacy_bought_before_the_provider_stopped_offering_it_is_shown_on_not_public(
+    signed_in, customer, provider_orders
+):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    order = provider_orders.register(customer, "stillon.com")
+    until = timezone.now() + dt.timedelta(days=200)
+    Order.objects.filter(pk=order.pk).update(privacy_enabled=True, privacy_expires_at=until)
+    with override_settings(RESELLER_CAPABILITIES=[]):
+        html = page(signed_in, order)
+    assert "WHOIS privacy is <strong>on</strong>" in html
+    assert "Your contact details are public." not in html
+    assert "Switch privacy off" not in html

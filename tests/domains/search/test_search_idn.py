@@ -73,3 +73,9 @@ def test_the_cart_takes_the_readable_form_and_keeps_the_a_label(client, seeded_p
 def test_the_cart_refuses_a_name_idna_refuses_with_its_sentence(client, seeded_partner):
     response = client.post("/cart/add/", {"domain_name": "☕.com"}, headers=HTMX)
     assert "“☕” cannot be part of a domain name, in any script." in response.content.decode()
+
+
+def test_an_extension_in_another_script_that_is_not_sold_is_named_as_typed(client, seeded_partner, metasearch_calls):
+    html = fragment(client, "café.рф").content.decode()
+    assert "We don't sell .рф domains." in html
+    assert metasearch_calls == ["xn--caf-dma"]
