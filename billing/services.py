@@ -306,6 +306,23 @@ def payment_settle_later(*, payment: Payment) -> None:
     settle_payment.enqueue(payment_id=payment.pk)
 
 
+def payment_returned(*, customer: Customer, token: str) -> Payment | None:
+    """A payment page's return door (`?paid=<checkout id>` and the like): the customer's payment, with its settling
+    asked of the worker as the webhook would (whichever comes first settles it, once). None when `token` names no
+    payment of this customer's."""
+    try:
+        checkout_id = uuid.UUID(token)
+    except ValueError:
+        return None
+    payment = Payment.objects.filter(checkout_id=checkout_id, customer=customer).first()
+    if payment is None:
+        return None
+    if not payment.is_settled:
+        payment_settle_later(payment=payment)
+        payment.refresh_from_db()
+    return payment
+
+
 def payment_settle_asked(*, payment_id: int) -> None:
     """The settle task failed (Stripe unreachable): the next poll may ask again at once."""
     cache.delete(f"payment-settle:{payment_id}")

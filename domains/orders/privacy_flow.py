@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment
-from billing.services import payment_charge_saved, payment_settle_later, payment_start
+from billing.services import payment_charge_saved, payment_returned, payment_start
 from domains.models import Order, PrivacyPurchase
 from domains.orders.privacy import (
     PRIVACY_OFF_SENTENCE,
@@ -108,17 +108,8 @@ def _buy_now(order: Order, *, token: uuid.UUID, years: int, price: Money, cost: 
 def privacy_paid_return(*, order: Order, token: str) -> PrivacyOutcome | None:
     """The payment page's return to the domain page: settled as the webhook does (whichever comes first buys it,
     once). None when `token` names no payment of this domain's customer."""
-    try:
-        checkout_id = uuid.UUID(token)
-    except ValueError:
-        return None
-    payment = Payment.objects.filter(checkout_id=checkout_id, customer=order.customer).first()
-    if payment is None:
-        return None
-    if not payment.is_settled:
-        payment_settle_later(payment=payment)  # the worker buys it (or the webhook's event has it done)
-        payment.refresh_from_db()
-    return privacy_payment_outcome(order=order, payment=payment)
+    payment = payment_returned(customer=order.customer, token=token)  # the worker buys it, or the webhook has
+    return None if payment is None else privacy_payment_outcome(order=order, payment=payment)
 
 
 def privacy_payment_outcome(*, order: Order, payment: Payment) -> PrivacyOutcome:

@@ -22,7 +22,7 @@ from accounts.models import Activity
 from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, PaymentOutcomeUnknown, SessionClosed
 from billing.models import Payment, SavedCard
-from billing.services import payment_authorise_saved, payment_settle_later, payment_start
+from billing.services import payment_authorise_saved, payment_returned, payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
@@ -259,17 +259,10 @@ def _to_pay(order: Order, request: renewals.RenewRequest, *, return_url: str) ->
 def renewal_paid_return(*, order: Order, token: str) -> tuple[Payment, Renewal | None] | None:
     """The return door of a renewal's payment: settled as the webhook does (whichever comes first renews it, once).
     The payment and its renewal, or None when `token` names no payment of this order's customer."""
-    try:
-        checkout_id = uuid.UUID(token)
-    except ValueError:
-        return None
-    payment = Payment.objects.filter(checkout_id=checkout_id, customer=order.customer).first()
+    payment = payment_returned(customer=order.customer, token=token)  # the worker renews it, or the webhook has
     if payment is None:
         return None
-    if not payment.is_settled:
-        payment_settle_later(payment=payment)  # the worker renews it (or the webhook's event has it done)
-        payment.refresh_from_db()
-    return payment, Renewal.objects.filter(token=checkout_id, order=order).first()
+    return payment, Renewal.objects.filter(token=payment.checkout_id, order=order).first()
 
 
 def renewal_in_progress(payment: Payment, renewal: Renewal | None, *, polls: int = 0) -> bool:
