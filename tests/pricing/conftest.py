@@ -5,6 +5,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.utils import timezone
 
@@ -90,3 +91,11 @@ def costs(db: None) -> Callable[..., Tld]:
         return row
 
     return make
+
+
+@pytest.fixture
+def staff_client(client):
+    """The test client signed in as a superuser (the admin's pages)."""
+    staff = get_user_model().objects.create_superuser("staff@example.com", "staff@example.com", "x")
+    client.force_login(staff)
+    return client
