@@ -25,7 +25,7 @@ from pricing.promotions import (
     redemptions_release,
     redemptions_take,
 )
-from tests.pricing.conftest import markup
+from tests.pricing.conftest import markup, promotion_make
 
 pytestmark = pytest.mark.django_db
 
@@ -37,15 +37,7 @@ def usd(amount: str) -> Money:
 
 
 def promo(**fields) -> Promotion:
-    values = {
-        "code": "LAUNCH",
-        "kind": PromotionKind.PERCENT,
-        "value": Decimal("20"),
-        "applies_to": PromotionScope.REGISTER,
-        "starts_at": NOW - dt.timedelta(days=1),
-    }
-    values.update(fields)
-    return Promotion.objects.create(**values)
+    return promotion_make(**fields)
 
 
 def ask(name: str = "a.com", *, price: str = "15.00", cost: str | None = "10.00", op: str = "register") -> LineAsk:

@@ -12,11 +12,12 @@ import pytest
 from django.utils import timezone
 
 from billing.models import Payment, PaymentLine
-from pricing.models import Promotion, PromotionKind, PromotionRedemption, PromotionScope
+from pricing.models import Promotion, PromotionRedemption
 from storefront.gateway import gateway
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.checkout.test_checkout_payment import buy, review
 from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.pricing.conftest import promotion_make, use_taken_elsewhere
 
 pytestmark = pytest.mark.django_db
 
@@ -32,15 +33,7 @@ def buyer(client, customer, stripe_sandbox):
 
 
 def launch(**fields) -> Promotion:
-    values = {
-        "code": "LAUNCH",
-        "kind": PromotionKind.PERCENT,
-        "value": Decimal("10"),
-        "applies_to": PromotionScope.REGISTER,
-        "starts_at": timezone.now() - dt.timedelta(days=1),
-    }
-    values.update(fields)
-    return Promotion.objects.create(**values)
+    return promotion_make(**{"value": Decimal("10"), **fields})
 
 
 def enter(client, code: str):
@@ -132,16 +125,7 @@ def test_a_code_used_up_between_review_and_buy_charges_nothing(client, buyer, ot
     enter(client, "LAUNCH")
     checkout_id, digest = review(client)
     # Someone else buys with the last use while this review is open.
-    PromotionRedemption.objects.create(
-        promotion=promotion,
-        customer_id=other_customer.pk,
-        checkout_id=uuid.uuid4(),
-        reference="other.com",
-        operation="register",
-        list_amount=Decimal("14.49"),
-        discount=Decimal("1.45"),
-        currency="USD",
-    )
+    use_taken_elsewhere(promotion, customer_id=other_customer.pk)
     response = buy(client, checkout_id, digest, follow=True)
     html = response.content.decode()
     assert "The code LAUNCH has been used up." in html
