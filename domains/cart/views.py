@@ -158,8 +158,10 @@ def cart_promotion(request: HtmxHttpRequest) -> HttpResponse:
             error = refused.message
         else:
             messages.success(request, gettext("The code %(code)s is applied.") % {"code": cart_code(request.session)})
-    if error:
-        return _render_cart(request, fragment=bool(request.htmx), promotion_error=error, status=400)
+    if error:  # htmx swaps only a 2xx answer: the fragment with the error, else the page with a 400
+        return _render_cart(
+            request, fragment=bool(request.htmx), promotion_error=error, status=200 if request.htmx else 400
+        )
     if request.htmx:
         return _render_cart(request, fragment=True)
     return redirect("cart")

@@ -53,7 +53,8 @@ def test_a_launch_code_is_shown_on_the_line_charged_after_it_and_named_on_the_re
     page.get_by_role("button", name="Apply").click()
     wait_for_htmx(page)
     expect(page.get_by_text("Promotion code LAUNCH10 applied.")).to_be_visible()
-    expect(page.get_by_text("Code LAUNCH10")).to_be_visible()
+    expect(page.get_by_text("Code LAUNCH10", exact=True)).to_be_visible()
+    check_accessibility(page)
     screenshot("promotion-cart")
 
     page.goto("/checkout/")
@@ -66,10 +67,12 @@ def test_a_launch_code_is_shown_on_the_line_charged_after_it_and_named_on_the_re
     page.get_by_label("Card number").fill("4242 4242 4242 4242")
     page.get_by_role("button", name=re.compile(r"^Pay ")).click()
     expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()
+    check_accessibility(page)
 
     payment = Payment.objects.get()
     line = payment.lines.get()
     assert line.discount is not None and line.amount == line.list_amount - line.discount
     page.goto(f"/payments/receipts/{payment.receipt.number}/")
     expect(page.get_by_text(re.compile(r"Promotion code LAUNCH10: list price \$\d+\.\d\d, discount"))).to_be_visible()
+    check_accessibility(page)
     screenshot("promotion-receipt")
