@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Promotion, Tld
+from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Promotion, PromotionRedemption, Tld
 from pricing.money import format_money
 from pricing.promotions import promotion_below_cost
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
@@ -226,9 +226,31 @@ class PromotionForm(forms.ModelForm):
         return data
 
 
+class PromotionRedemptionInline(admin.TabularInline):
+    """The lines bought with the code (a released one was not delivered and no longer counts)."""
+
+    model = PromotionRedemption
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "reference",
+        "operation",
+        "customer_id",
+        "list_amount",
+        "discount",
+        "below_cost",
+        "created_at",
+        "released_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Promotion)
 class PromotionAdmin(admin.ModelAdmin):
     form = PromotionForm
+    inlines = [PromotionRedemptionInline]
     list_display = ["code", "kind", "value", "applies_to", "tlds", "starts_at", "ends_at", "active", "used"]
     list_filter = ["active", "applies_to", "kind", "loss_leader"]
     search_fields = ["code", "description"]

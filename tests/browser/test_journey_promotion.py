@@ -71,8 +71,11 @@ def test_a_launch_code_is_shown_on_the_line_charged_after_it_and_named_on_the_re
 
     payment = Payment.objects.get()
     line = payment.lines.get()
-    assert line.discount is not None and line.amount == line.list_amount - line.discount
-    page.goto(f"/payments/receipts/{payment.receipt.number}/")
+    assert line.discount is not None and line.list_amount is not None
+    assert line.amount == line.list_amount - line.discount
+    receipt = payment.receipt
+    assert receipt is not None
+    page.goto(f"/payments/receipts/{receipt.number}/")
     expect(page.get_by_text(re.compile(r"Promotion code LAUNCH10: list price \$\d+\.\d\d, discount"))).to_be_visible()
     check_accessibility(page)
     screenshot("promotion-receipt")
