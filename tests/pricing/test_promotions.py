@@ -210,6 +210,9 @@ def add_promotion(client, **fields):
         "starts_at_0": NOW.strftime("%Y-%m-%d"),
         "starts_at_1": "00:00:00",
         "active": "on",
+        # The redemptions inline's (empty) formset, as the admin's page posts it.
+        "redemptions-TOTAL_FORMS": "0",
+        "redemptions-INITIAL_FORMS": "0",
     }
     data.update(fields)
     return client.post("/admin/pricing/promotion/add/", data)
