@@ -5,11 +5,13 @@ back for a line that was not registered. The demo catalogue's .com costs 12.99 a
 from __future__ import annotations
 
 import datetime as dt
+import io
 import uuid
 from decimal import Decimal
 
 import pytest
 from django.utils import timezone
+from pypdf import PdfReader
 
 from billing.models import Payment, PaymentLine
 from pricing.models import Promotion, PromotionRedemption
@@ -117,6 +119,9 @@ def test_paying_with_a_code_charges_the_discounted_price_and_the_receipt_says_so
     receipt = client.get(f"/payments/receipts/{payment.receipt.number}/").content.decode()
     assert "Promotion code LAUNCH: list price $14.49, discount \N{MINUS SIGN}$1.45" in receipt
     assert "$13.04" in receipt
+    pdf = client.get(f"/payments/receipts/{payment.receipt.number}/pdf/").content
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Promotion code LAUNCH: list price $14.49, discount" in text
 
 
 def test_a_code_used_up_between_review_and_buy_charges_nothing(client, buyer, other_customer):
