@@ -117,6 +117,10 @@ class DocumentLine:
     refunded: Money | None = None  # a receipt's line refunded since, in full or in part
     credit_notes: tuple[Document, ...] = ()
     refunded_at: dt.datetime | None = None
+    # A promotion's part: the price before it, what it took off, and its code (`amount` is after it).
+    list_price: Money | None = None
+    discount: Money | None = None
+    promotion_code: str = ""
 
 
 def seller() -> Seller:
@@ -150,7 +154,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
     notes = {note.refund_id: note for note in payment.documents.filter(kind=Document.Kind.CREDIT_NOTE)}
     refunds = _refunds_of(payment)
     rows = []
-    lines = list(payment.lines.all())
+    lines = list(payment.lines.select_related("promotion"))
     for line in lines:
         if line.status not in CHARGED:
             continue
@@ -165,6 +169,9 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
                 refunded=Money(given_back, payment.currency) if given_back > 0 else None,
                 credit_notes=line_notes,
                 refunded_at=refunds[line.pk][-1].occurred_at if given_back > 0 else None,
+                list_price=line.list_price if line.discount else None,
+                discount=line.discount_money,
+                promotion_code=line.promotion.code if line.promotion is not None else "",
             )
         )
     return {

@@ -37,6 +37,10 @@ class LineToPay:
     cause: str = SaleCause.REGISTRATION
     tld: str = ""
     cost: Money | None = None
+    # A promotion's part (pricing.promotions): `price` is charged after it; the price before it and what it took.
+    list_price: Money | None = None
+    discount: Money | None = None
+    promotion_id: int | None = None
 
 
 class LineOutcome(StrEnum):

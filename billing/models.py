@@ -164,6 +164,13 @@ class PaymentLine(models.Model):
     # What the line costs us (the provider's price, in the payment's currency), as the delivering side recorded it
     # when it registered or renewed; the quote's cost until then. Empty when unknown.
     cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    # A promotion's part (pricing.promotions): the price before it and what it took off; `amount` is what is
+    # charged, after it. Empty for a line bought without a code.
+    list_amount = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    discount = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    promotion = models.ForeignKey(
+        "pricing.Promotion", on_delete=models.PROTECT, null=True, blank=True, related_name="payment_lines"
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     # Set when a door claimed the line for registration; a claim older than a few minutes may be taken over.
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -184,6 +191,14 @@ class PaymentLine(models.Model):
     @property
     def price(self) -> Money:
         return Money(self.amount, self.payment.currency)
+
+    @property
+    def list_price(self) -> Money | None:
+        return Money(self.list_amount, self.payment.currency) if self.list_amount is not None else None
+
+    @property
+    def discount_money(self) -> Money | None:
+        return Money(self.discount, self.payment.currency) if self.discount else None
 
 
 class LedgerEntry(models.Model):

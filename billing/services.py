@@ -57,6 +57,7 @@ from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import Payment, PaymentLine, SavedCard
 from pricing.money import Money
+from pricing.promotions import redemptions_release
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
@@ -186,6 +187,9 @@ def _payment_for(
                     cause=line.cause,
                     tld=line.tld[:63],
                     cost=line.cost.amount if line.cost is not None and line.cost.currency == currency else None,
+                    list_amount=line.list_price.amount if line.list_price is not None else None,
+                    discount=line.discount.amount if line.discount is not None else None,
+                    promotion_id=line.promotion_id,
                 )
                 for index, line in enumerate(lines)
             )
@@ -352,6 +356,7 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
         if session.status == "expired" or (intent is not None and intent.status == "canceled"):
             payment.status, payment.settled_at = Payment.Status.CANCELLED, timezone.now()
             payment.save(update_fields=["status", "settled_at", "updated_at"])
+            redemptions_release(checkout_id=payment.checkout_id)  # never paid: a promotion's uses go back
             return payment
         if session.status != "complete" or intent is None or intent.status != "requires_capture":
             return payment  # not paid (yet): declined cards leave the session open
@@ -373,6 +378,7 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
         PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
             status=PaymentLine.Status.FAILED
         )
+        redemptions_release(checkout_id=payment.checkout_id)
         return payment_release(payment=payment)
     card_save_from_intent(payment=payment, intent=intent)
     return payment
@@ -446,6 +452,7 @@ def _authorise_off_session(payment: Payment, *, card: SavedCard) -> Payment:
                 PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
                     status=PaymentLine.Status.FAILED
                 )
+                redemptions_release(checkout_id=payment.checkout_id)
         payment.refresh_from_db()
         return payment
     except PaymentOutcomeUnknown:
@@ -482,6 +489,7 @@ def _record_off_session_intent(payment: Payment, intent: Any) -> Payment:
         PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
             status=PaymentLine.Status.FAILED
         )
+        redemptions_release(checkout_id=payment.checkout_id)
         return payment_release(payment=payment)
     return payment
 
@@ -518,6 +526,9 @@ def _deliver_lines(payment: Payment) -> None:
             registration_ref=result.reference[:255],
             cost=result.cost if result.cost is not None else F("cost"),
         )
+        if result.outcome == LineOutcome.FAILED:
+            # Not delivered, not charged: a promotion's use on it goes back.
+            redemptions_release(checkout_id=payment.checkout_id, references=[line.reference])
 
 
 def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str = "") -> Payment:
@@ -526,6 +537,8 @@ def payment_line_resolve(*, line: PaymentLine, registered: bool, reference: str 
         status=PaymentLine.Status.REGISTERED if registered else PaymentLine.Status.FAILED,
         registration_ref=reference[:255] or F("registration_ref"),
     )
+    if not registered:
+        redemptions_release(checkout_id=line.payment.checkout_id, references=[line.reference])
     payment = Payment.objects.get(pk=line.payment_id)
     if payment.status == Payment.Status.UNPAID:
         return payment_unpaid_line_resolved(payment=payment)
@@ -672,6 +685,7 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
             return payment
         elif intent.status == "canceled":
             payment.status = Payment.Status.CANCELLED
+            redemptions_release(checkout_id=payment.checkout_id)
             activity_record(action="payment_released", payment=payment, detail={"currency": payment.currency})
         else:
             _unclaim(payment)

@@ -15,6 +15,7 @@ urlpatterns = [
     path("cart/remove/", cart_views.cart_remove, name="cart_remove"),
     path("cart/update/", cart_views.cart_update, name="cart_update"),
     path("cart/privacy/", cart_views.cart_privacy, name="cart_privacy"),
+    path("cart/promotion/", cart_views.cart_promotion, name="cart_promotion"),
     path("checkout/", checkout_views.checkout, name="checkout"),
     path("checkout/<uuid:checkout_id>/", checkout_views.checkout_done, name="checkout_done"),
     path("orders/", order_views.orders, name="orders"),

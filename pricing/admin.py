@@ -6,6 +6,7 @@ import datetime as dt
 from contextvars import ContextVar
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -15,8 +16,9 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
+from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Promotion, PromotionRedemption, Tld
 from pricing.money import format_money
+from pricing.promotions import promotion_below_cost
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
 from storefront.admin_lists import LargeListAdmin
@@ -173,3 +175,102 @@ class ExchangeRateAdmin(admin.ModelAdmin):
 class PriceSyncAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "ok", "tld_count", "changed_count", "dropped", "message"]
     list_filter = ["ok"]
+
+
+class PromotionForm(forms.ModelForm):
+    """The cost guard at entry: a promotion that would take a price below its cost is saved only once staff say
+    those lines get their discount capped at cost, or mark it a loss leader with a cap."""
+
+    capped_ok = forms.BooleanField(
+        required=False,
+        label="Cap at cost",
+        help_text="Where the discount would sell below cost, take off only down to the cost.",
+    )
+
+    class Meta:
+        model = Promotion
+        fields = [
+            "code",
+            "description",
+            "kind",
+            "value",
+            "applies_to",
+            "tlds",
+            "starts_at",
+            "ends_at",
+            "max_redemptions",
+            "max_per_customer",
+            "active",
+            "loss_leader",
+            "loss_leader_cap",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        # The instance takes the form's values only after clean(): the guard reads them from the form.
+        draft = Promotion(
+            kind=data["kind"], value=data["value"], applies_to=data["applies_to"], tlds=data.get("tlds") or ""
+        )
+        below = promotion_below_cost(draft) if draft.value else []
+        if below and not data.get("loss_leader") and not data.get("capped_ok"):
+            raise forms.ValidationError(
+                "This promotion would sell below cost on "
+                + "; ".join(below[:12])
+                + (f" and {len(below) - 12} more" if len(below) > 12 else "")
+                + ". Tick 'Cap at cost' (those lines get the discount only down to their cost), or mark it a loss "
+                "leader with a cap on how many lines may be sold at a loss.",
+                code="below_cost",
+            )
+        return data
+
+
+class PromotionRedemptionInline(admin.TabularInline):
+    """The lines bought with the code (a released one was not delivered and no longer counts)."""
+
+    model = PromotionRedemption
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "reference",
+        "operation",
+        "customer_id",
+        "list_amount",
+        "discount",
+        "below_cost",
+        "created_at",
+        "released_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Promotion)
+class PromotionAdmin(admin.ModelAdmin):
+    form = PromotionForm
+    inlines = [PromotionRedemptionInline]
+    list_display = ["code", "kind", "value", "applies_to", "tlds", "starts_at", "ends_at", "active", "used"]
+    list_filter = ["active", "applies_to", "kind", "loss_leader"]
+    search_fields = ["code", "description"]
+    readonly_fields = ["cost_guard", "used"]
+    fields = [*PromotionForm.Meta.fields, "capped_ok", "cost_guard", "used"]
+
+    @admin.display(description="Uses (lines)")
+    def used(self, obj: Promotion) -> str:
+        if obj.pk is None:
+            return "-"
+        taken = obj.redemptions.filter(released_at__isnull=True)
+        below = taken.filter(below_cost=True).count()
+        return f"{taken.count()} ({below} below cost)" if obj.loss_leader else str(taken.count())
+
+    @admin.display(description="Below cost at today's prices")
+    def cost_guard(self, obj: Promotion) -> str:
+        if obj.pk is None:
+            return "Checked when you save."
+        below = promotion_below_cost(obj)
+        if not below:
+            return "None: every line it touches stays at or above its cost."
+        how = "sold at a loss up to the cap" if obj.loss_leader else "capped at cost"
+        return f"{'; '.join(below[:20])}{' …' if len(below) > 20 else ''} ({how})"

@@ -167,3 +167,113 @@ class PriceSync(models.Model):
 
     def __str__(self) -> str:
         return f"{self.started_at:%Y-%m-%d %H:%M} {'ok' if self.ok else 'failed'}"
+
+
+class PromotionKind(models.TextChoices):
+    PERCENT = "percent", "Percentage off the line's price"
+    FIXED = "fixed", "Fixed amount off each line"
+
+
+class PromotionScope(models.TextChoices):
+    REGISTER = "register", "First-year registrations"
+    RENEW = "renew", "Renewals"
+    BOTH = "both", "Registrations and renewals"
+
+
+class Promotion(models.Model):
+    """A code customers enter (cart, renewal confirmation) for a discount on the lines it applies to.
+
+    The discount is taken off each line it touches (a registration or a renewal, whatever its term): a percentage of
+    the line's price, or a fixed amount per line. It never takes a line below its cost unless staff mark the code a
+    loss leader, and then only for `loss_leader_cap` lines (pricing.promotions). Limits count lines (one domain
+    registered or renewed with the code is one redemption); a line that is not delivered gives its redemption back.
+    """
+
+    code = models.CharField(max_length=40, unique=True, help_text="What customers type; kept in capitals.")
+    description = models.CharField(max_length=200, blank=True, help_text="For staff: what the offer is for.")
+    kind = models.CharField(max_length=16, choices=PromotionKind.choices, default=PromotionKind.PERCENT)
+    value = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        validators=[MinValueValidator(Decimal("0.01"))],
+        help_text="Percent off (e.g. 20), or the amount off each line in the store's currency.",
+    )
+    applies_to = models.CharField(max_length=16, choices=PromotionScope.choices, default=PromotionScope.REGISTER)
+    tlds = models.CharField(
+        max_length=500, blank=True, help_text="TLDs without the dot, separated by commas (e.g. com, io); empty for all."
+    )
+    starts_at = models.DateTimeField(help_text="Valid from.")
+    ends_at = models.DateTimeField(null=True, blank=True, help_text="Valid until; empty for no end.")
+    max_redemptions = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many lines in all may use it; empty for no limit."
+    )
+    max_per_customer = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many lines one customer may use it on; empty for no limit."
+    )
+    active = models.BooleanField(default=True)
+    loss_leader = models.BooleanField(
+        default=False, help_text="Allow selling below cost with this code (only up to the cap below)."
+    )
+    loss_leader_cap = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many lines may be sold below cost with this code (loss leaders only)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-starts_at", "code"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_at__isnull=True) | Q(ends_at__gt=models.F("starts_at")), name="promotion_window"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def tld_list(self) -> list[str]:
+        return [t.strip().lower().lstrip(".") for t in self.tlds.split(",") if t.strip()]
+
+    def clean(self) -> None:
+        self.code = self.code.strip().upper()
+        self.tlds = ", ".join(self.tld_list)
+        if self.kind == PromotionKind.PERCENT and self.value is not None and self.value > 100:
+            raise ValidationError({"value": "A percentage cannot be above 100."})
+        if self.ends_at and self.starts_at and self.ends_at <= self.starts_at:
+            raise ValidationError({"ends_at": "The end must be after the start."})
+        if self.loss_leader and not self.loss_leader_cap:
+            raise ValidationError(
+                {"loss_leader_cap": "A loss leader needs a cap: how many lines may be sold below cost."}
+            )
+
+
+class PromotionRedemption(models.Model):
+    """One line bought with a promotion, taken atomically at Buy (pricing.promotions.redemptions_take).
+
+    Unique per checkout and line, so a repeated Buy of the same checkout takes nothing twice; `released_at` is set
+    when the line was not delivered (registration failed, payment released or abandoned): it no longer counts.
+    """
+
+    promotion = models.ForeignKey(Promotion, on_delete=models.PROTECT, related_name="redemptions")
+    # The customer who used it (accounts.Customer's id: pricing imports no other app).
+    customer_id = models.PositiveBigIntegerField(db_index=True)
+    checkout_id = models.UUIDField(db_index=True)
+    reference = models.CharField(max_length=255, help_text="The line: its domain name.")
+    operation = models.CharField(max_length=16, choices=Operation.choices)
+    list_amount = models.DecimalField(max_digits=12, decimal_places=2)
+    discount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    below_cost = models.BooleanField(default=False, help_text="Sold below cost (a loss leader's line).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["promotion", "checkout_id", "reference"], name="one_redemption_per_checkout_line"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.promotion.code}: {self.reference}"

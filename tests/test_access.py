@@ -115,6 +115,7 @@ PUBLIC = {
     "cart_remove": "a visitor's cart lives in the session",
     "cart_update": "a visitor's cart lives in the session",
     "cart_privacy": "a visitor's cart lives in the session",
+    "cart_promotion": "a visitor's cart (and its promotion code) lives in the session",
     "checkout": "the review is shown to visitors too (Buy asks to sign in)",
     "billing:stripe_webhook": "the payment service's webhook (its signature is checked)",
     # Both tested in tests/domains/orders/test_acting.py.

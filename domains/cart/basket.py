@@ -45,6 +45,9 @@ class CartLine:
     text: str = ""  # the storefront's own price text for the TLD
     # WHOIS privacy for the same term, when the customer added it: its retail total as quoted (None: not added).
     privacy: Decimal | None = None
+    # A promotion code's discount on `price` (domains/cart/promotion.py), before tax; None without one.
+    discount: Decimal | None = None
+    promotion: str = ""  # the code that gave it
 
     @property
     def tld(self) -> str:
@@ -59,9 +62,18 @@ class CartLine:
         return Money(self.privacy, self.currency) if self.privacy is not None else None
 
     @property
+    def discount_money(self) -> Money | None:
+        return Money(self.discount, self.currency) if self.discount else None
+
+    @property
+    def charged(self) -> Money:
+        """The domain's price after the promotion's discount (what its payment line charges)."""
+        return Money(self.price - (self.discount or 0), self.currency)
+
+    @property
     def due(self) -> Money:
-        """What the line costs with what was added to it (privacy)."""
-        return Money(self.price + (self.privacy or 0), self.currency)
+        """What the line costs with what was added to it (privacy), after a promotion's discount."""
+        return Money(self.price - (self.discount or 0) + (self.privacy or 0), self.currency)
 
     @property
     def renew_money(self) -> Money | None:
@@ -81,6 +93,7 @@ class CartLine:
             "min_term": self.min_term,
             "text": self.text,
             **({"privacy": str(self.privacy)} if self.privacy is not None else {}),
+            **({"discount": str(self.discount), "promotion": self.promotion} if self.discount else {}),
         }
 
 
@@ -210,6 +223,7 @@ def _parse_line(name: Any, data: Any) -> CartLine | None:
         duration = int(data.get("duration") or min_term)
         renew = data.get("renew")
         privacy = data.get("privacy")
+        discount = data.get("discount")
         line = CartLine(
             domain_name=name,
             duration=min(max(duration, MIN_DURATION), MAX_DURATION),
@@ -221,6 +235,8 @@ def _parse_line(name: Any, data: Any) -> CartLine | None:
             min_term=min(max(min_term, MIN_DURATION), MAX_DURATION),
             text=str(data.get("text") or ""),
             privacy=None if privacy is None else Decimal(str(privacy)),
+            discount=None if discount is None else Decimal(str(discount)),
+            promotion=str(data.get("promotion") or ""),
         )
         line.total  # noqa: B018 - validates the currency code
     except (KeyError, TypeError, ValueError, InvalidOperation):

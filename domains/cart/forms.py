@@ -91,3 +91,18 @@ class PrivacyForm(forms.Form):
     domain_name = forms.CharField(max_length=80)
     privacy = forms.BooleanField(required=False)
     next = forms.ChoiceField(choices=[("cart", "cart"), ("checkout", "checkout")], required=False)
+
+
+class PromotionCodeForm(forms.Form):
+    """A promotion code typed in the cart (or taken off: `remove`)."""
+
+    code = forms.CharField(
+        max_length=40, required=False, error_messages={"max_length": _("A code is at most 40 characters.")}
+    )
+    remove = forms.BooleanField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("remove") and not (data.get("code") or "").strip():
+            self.add_error("code", gettext("Type a promotion code to apply."))
+        return data

@@ -11,9 +11,12 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
+from accounts.models import customer_for_user
 from domains.cart.basket import MAX_LINES, Cart, line_quote, line_with_privacy
-from domains.cart.forms import DomainNameForm, DurationForm, PrivacyForm, normalise_domain
+from domains.cart.forms import DomainNameForm, DurationForm, PrivacyForm, PromotionCodeForm, normalise_domain
+from domains.cart.promotion import cart_code, cart_code_enter, cart_code_remove, cart_promotion_apply
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
+from pricing.promotions import PromotionRefused
 from pricing.quotes import price_book
 from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, RateLimited, Unavailable
@@ -137,6 +140,33 @@ def cart_privacy(request: HttpRequest) -> HttpResponse:
     return redirect(back)
 
 
+@require_POST
+def cart_promotion(request: HtmxHttpRequest) -> HttpResponse:
+    """Apply a promotion code to the cart, or take it off; the cart says what happened beside the code field."""
+    form = PromotionCodeForm(request.POST)
+    error = ""
+    if not form.is_valid():
+        error = str(next(iter(form.errors.values()))[0])
+    elif form.cleaned_data["remove"]:
+        cart_code_remove(request.session)
+        messages.success(request, gettext("The promotion code was removed."))
+    else:
+        customer = customer_for_user(request.user)
+        try:
+            cart_code_enter(request.session, form.cleaned_data["code"], customer_id=customer.pk if customer else None)
+        except PromotionRefused as refused:
+            error = refused.message
+        else:
+            messages.success(request, gettext("The code %(code)s is applied.") % {"code": cart_code(request.session)})
+    if error:  # htmx swaps only a 2xx answer: the fragment with the error, else the page with a 400
+        return _render_cart(
+            request, fragment=bool(request.htmx), promotion_error=error, status=200 if request.htmx else 400
+        )
+    if request.htmx:
+        return _render_cart(request, fragment=True)
+    return redirect("cart")
+
+
 def _lookup(name: str) -> Buyable | None:
     # The answer without AI suggestions: adding to the cart never waits for MetaSearch's slow AI. While MetaSearch
     # cannot answer, the availability endpoint says whether the name can be bought (search falls back to it too).
@@ -170,11 +200,22 @@ def _added(request: HtmxHttpRequest, *, ok: bool, message: str | ProviderError, 
 
 
 def _render_cart(
-    request: HttpRequest, *, fragment: bool = False, errors: dict[str, Any] | None = None, status: int = 200
+    request: HttpRequest,
+    *,
+    fragment: bool = False,
+    errors: dict[str, Any] | None = None,
+    status: int = 200,
+    promotion_error: str = "",
 ) -> HttpResponse:
     basket = Cart(request.session)
+    promotion_note = ""
+    if cart_code(request.session):  # worked out again for the lines as they are now (terms, prices, uses)
+        customer = customer_for_user(request.user)
+        promotion_note = cart_promotion_apply(request.session, customer_id=customer.pk if customer else None)[2]
     lines = basket.lines()
     context = {
+        "promotion_code": cart_code(request.session),
+        "promotion_error": promotion_error or promotion_note,
         "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],
         "totals": basket.totals(),
         "oob_count": fragment,

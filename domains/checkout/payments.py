@@ -36,12 +36,13 @@ _OUTCOMES: dict[str, LineOutcome] = {
 }
 
 
-def lines_to_pay(lines: Iterable[CartLine]) -> list[LineToPay]:
+def lines_to_pay(lines: Iterable[CartLine], *, promotion_id: int | None = None) -> list[LineToPay]:
     """The reviewed cart lines at their quoted prices, then the WHOIS privacy added to them (delivered after the
     registrations, in this order); each carries what delivering it needs, and what it costs us today (for the books;
-    the registration records its own cost when it is made)."""
+    the registration records its own cost when it is made). A promotion's discount is taken off the registration
+    line it touches: its price is what is charged, its list price and discount are kept beside it."""
     lines = list(lines)
-    return [*_registration_lines(lines), *_privacy_lines(lines)]
+    return [*_registration_lines(lines, promotion_id=promotion_id), *_privacy_lines(lines)]
 
 
 def _privacy_lines(lines: list[CartLine]) -> list[LineToPay]:
@@ -61,7 +62,7 @@ def _privacy_lines(lines: list[CartLine]) -> list[LineToPay]:
     return paid
 
 
-def _registration_lines(lines: list[CartLine]) -> list[LineToPay]:
+def _registration_lines(lines: list[CartLine], *, promotion_id: int | None) -> list[LineToPay]:
     return [
         LineToPay(
             reference=line.domain_name,
@@ -72,7 +73,10 @@ def _registration_lines(lines: list[CartLine]) -> list[LineToPay]:
                 line.duration,
             )
             % {"domain": domain_both_forms(line.domain_name), "years": line.duration},
-            price=line.total,
+            price=line.charged,
+            list_price=line.total if line.discount_money else None,
+            discount=line.discount_money,
+            promotion_id=promotion_id if line.discount_money else None,
             details={**line.as_session(), "kind": REGISTRATION},
             cause=SaleCause.REGISTRATION,
             tld=line.tld,

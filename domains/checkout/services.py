@@ -37,6 +37,7 @@ from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Document, Payment
 from billing.services import payment_settle_later, payment_start
 from domains.cart.basket import Cart, CartLine, line_quote
+from domains.cart.promotion import cart_code, cart_promotion_apply
 from domains.checkout import registrations
 from domains.checkout.acceptance import legal_acceptance_record
 from domains.checkout.emails import checkout_email_queue
@@ -48,6 +49,7 @@ from domains.search.services import Buyable, availability_of, search_rows_cached
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.money import Money, format_money
+from pricing.promotions import PromotionRefused, redemptions_release, redemptions_take
 from pricing.quotes import price_book, privacy_requote, requote
 from storefront.claims import claim_once
 from storefront.domain_names import domain_to_unicode
@@ -85,6 +87,8 @@ class Review:
     error: StoreError | None = None
     checkout_id: uuid.UUID | None = None
     digest: str = ""
+    promotion_code: str = ""  # the code kept from the cart, applied to the lines
+    promotion_note: str = ""  # why the code kept from the cart could not be used (it was taken off)
 
     @property
     def can_buy(self) -> bool:
@@ -173,10 +177,18 @@ def checkout_review(*, session: SessionBase, customer: Customer | None) -> Revie
         changes += _recheck(basket, ask_provider=may_buy)
     except GatewayError as err:
         return Review(lines=basket.lines(), changes=changes, error=err)
+    checkout_id = _checkout_id(session) if basket.lines() and may_buy else None
+    # The code's discounts for the lines as they are now; this checkout's own uses (taken by an earlier Buy of it)
+    # are its own, not someone else's.
+    note = ""
+    if cart_code(session):
+        note = cart_promotion_apply(
+            session, customer_id=customer.pk if customer else None, exclude_checkout=checkout_id
+        )[2]
+    code = cart_code(session)
     lines = basket.lines()
-    if not lines or customer is None or not may_buy:
-        return Review(lines=lines, changes=changes)
-    checkout_id = _checkout_id(session)
+    if not lines or customer is None or checkout_id is None:
+        return Review(lines=lines, changes=changes, promotion_code=code, promotion_note=note)
     reviewed = {line.domain_name: line.as_session() for line in lines}
     session[SESSION_KEY] = {"id": str(checkout_id), "lines": reviewed}
     return Review(
@@ -184,6 +196,8 @@ def checkout_review(*, session: SessionBase, customer: Customer | None) -> Revie
         changes=changes,
         checkout_id=checkout_id,
         digest=review_digest(checkout_id=checkout_id, lines=reviewed),
+        promotion_code=code,
+        promotion_note=note,
     )
 
 
@@ -263,7 +277,15 @@ def _requote_line(basket: Cart, line: CartLine, *, lower_too: bool) -> list[Chan
         price = again.quote.retail
     privacy, changes = _requote_privacy(line, lower_too=lower_too)
     # Today's renewal price and text go with the honoured price: they are information, not a quote.
-    fresh = replace(today, price=price.amount, currency=price.currency, privacy=privacy)
+    # The promotion's discount stays as it was; the code's figures are worked out again after (cart.promotion).
+    fresh = replace(
+        today,
+        price=price.amount,
+        currency=price.currency,
+        privacy=privacy,
+        discount=line.discount,
+        promotion=line.promotion,
+    )
     if fresh != line:
         basket.put(fresh)
     if price != quoted:
@@ -409,8 +431,20 @@ def checkout_place(
         customer=customer,
         detail={"domains": ", ".join(sorted(reviewed)), "checkout": str(checkout_id)},
     )
+    promotion_id = _promotion_take(session, customer=customer, checkout_id=checkout_id, reviewed=reviewed)
     if not settings.PAYMENTS_DISABLED and any(not line.due.is_zero for line in basket.lines()):
-        return _pay(session, customer=customer, basket=basket, checkout_id=checkout_id, urls=(done_url, cancel_url))
+        try:
+            return _pay(
+                session,
+                customer=customer,
+                basket=basket,
+                checkout_id=checkout_id,
+                urls=(done_url, cancel_url),
+                promotion_id=promotion_id,
+            )
+        except (NotPlaced, PaymentError):
+            redemptions_release(checkout_id=checkout_id)  # nothing was bought: the uses go back
+            raise
     _enqueue_placing(session, customer=customer, checkout_id=checkout_id, reviewed=reviewed, done_url=done_url)
     return Placed(checkout_id=checkout_id)
 
@@ -441,6 +475,33 @@ def _check_still_as_reviewed(
         )
 
 
+def _promotion_take(
+    session: SessionBase, *, customer: Customer, checkout_id: uuid.UUID, reviewed: dict[str, Any]
+) -> int | None:
+    """The code's discounts must be those reviewed (it may have run out, or ended, since): then its uses are taken,
+    once, under a lock on the promotion. Otherwise NotPlaced, with why, and nothing is charged at the old prices.
+    Returns the promotion's id (None: no code)."""
+    if not cart_code(session):
+        return None
+    promotion, discounts, note = cart_promotion_apply(session, customer_id=customer.pk, exclude_checkout=checkout_id)
+    basket = Cart(session)
+    if {line.domain_name: line.as_session() for line in basket.lines()} != reviewed:
+        session.pop(SESSION_KEY, None)
+        raise NotPlaced(note or _("The promotion's discount changed since you reviewed your order."), _NOTHING_BOUGHT)
+    if promotion is None:
+        return None
+    try:
+        redemptions_take(promotion_id=promotion.pk, customer_id=customer.pk, checkout_id=checkout_id, lines=discounts)
+    except PromotionRefused as refused:
+        cart_promotion_apply(session, customer_id=customer.pk, exclude_checkout=checkout_id)
+        session.pop(SESSION_KEY, None)
+        raise NotPlaced(refused.message, _NOTHING_BOUGHT) from refused
+    return promotion.pk
+
+
+_NOTHING_BOUGHT = _("Nothing was bought: please check the new prices and confirm again.")
+
+
 def _enqueue_placing(
     session: SessionBase, *, customer: Customer, checkout_id: uuid.UUID, reviewed: dict[str, Any], done_url: str
 ) -> None:
@@ -460,7 +521,13 @@ def _enqueue_placing(
 
 
 def _pay(
-    session: SessionBase, *, customer: Customer, basket: Cart, checkout_id: uuid.UUID, urls: tuple[str, str]
+    session: SessionBase,
+    *,
+    customer: Customer,
+    basket: Cart,
+    checkout_id: uuid.UUID,
+    urls: tuple[str, str],
+    promotion_id: int | None,
 ) -> Placed:
     """Authorise, register, then capture: the customer authorises the reviewed lines' total on the payment page;
     the return to the confirmation page and the payment service's webhook settle it, which registers the lines."""
@@ -468,7 +535,7 @@ def _pay(
     try:
         started = payment_start(
             customer=customer,
-            lines=lines_to_pay(basket.lines()),
+            lines=lines_to_pay(basket.lines(), promotion_id=promotion_id),
             checkout_id=checkout_id,
             success_url=done_url + "?session_id={CHECKOUT_SESSION_ID}",
             cancel_url=cancel_url,

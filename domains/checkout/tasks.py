@@ -20,6 +20,7 @@ from domains.cart.basket import line_from_session
 from domains.checkout.emails import checkout_email_queue, checkout_order_url
 from domains.checkout.registrations import registration_place, registration_reconcile, registrations_to_reconcile
 from domains.models import Registration
+from pricing.promotions import redemptions_release
 from storefront.background import retry_later
 from storefront.scheduler import job_schedule
 
@@ -56,6 +57,14 @@ def place_checkout(
             kwargs={"customer_pk": customer_pk, "checkout_id": checkout_id, "lines": lines, "order_url": order_url},
         )
         raise
+    # A line that was not registered gives its promotion's use back (a paid line does so when billing settles it).
+    failed = [
+        name
+        for name, status in outcomes.items()
+        if status in (Registration.Status.FAILED, Registration.Status.RELEASED)
+    ]
+    if failed:
+        redemptions_release(checkout_id=checkout, references=failed)
     checkout_email_queue(checkout_id=checkout, order_url=order_url or checkout_order_url(checkout))
     return outcomes
 

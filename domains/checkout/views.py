@@ -56,6 +56,8 @@ def _review(request: HttpRequest) -> HttpResponse:
         "privacy_off": "" if privacy_offered() else PRIVACY_OFF_SENTENCE,
         "totals": lines_total(review.lines),
         "changes": review.changes,
+        "promotion_code": review.promotion_code,
+        "promotion_error": review.promotion_note,
         "error": provider_error(review.error, what=_("check the latest prices")) if review.error else "",
         "customer": customer,
         "can_buy": review.can_buy,

@@ -52,6 +52,10 @@ class RenewForm(forms.Form):
         choices=[("card", "card"), ("page", "page")],
         error_messages={"invalid_choice": _("Choose how to pay: your saved card or the payment page.")},
     )
+    # A promotion code typed on the confirmation (pricing.promotions): the confirmation shows its discount.
+    promotion_code = forms.CharField(
+        required=False, max_length=40, error_messages={"max_length": _("A code is at most 40 characters.")}
+    )
 
 
 class AutoRenewForm(forms.Form):

@@ -65,6 +65,11 @@ def renewal_line_to_pay(
         cause=cause,
         tld=order.domain_name.rpartition(".")[2].lower(),
         cost=None if request.cost is None else Money(request.cost, request.currency),
+        list_price=Money(request.list_price, request.currency)
+        if request.discount and request.list_price is not None
+        else None,
+        discount=Money(request.discount, request.currency) if request.discount else None,
+        promotion_id=request.promotion_id if request.discount else None,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -27,7 +27,18 @@ from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
+from pricing.models import Operation
 from pricing.money import Money, format_money
+from pricing.promotions import (
+    LineAsk,
+    LineDiscount,
+    PromotionRefused,
+    promotion_discounts,
+    promotion_find,
+    redemptions_release,
+    redemptions_take,
+)
+from pricing.quotes import Quote
 
 # The return page asks this often (every 2 s) for a payment Stripe has not confirmed before it stops waiting.
 RENEWAL_WAIT_POLLS = 15
@@ -44,6 +55,7 @@ class RenewalAsked:
     confirm: bool
     price_shown: Decimal | None = None  # what the confirmation said it costs
     pay_with_card: bool = False  # the confirmation's "pay with your saved card" button (else the payment page)
+    promotion_code: str = ""  # typed on the confirmation
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,11 @@ class ToConfirm:
     # page's button, the confirmation's only way on. This confirmation carries a new token (the old one's payment
     # is cancelled).
     card_problem: str = ""
+    # A promotion code's part: `price` is after it; the price before it, the discount, and why a code was refused.
+    list_price: Money | None = None
+    discount: Money | None = None
+    promotion_code: str = ""
+    promotion_error: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,10 +117,14 @@ def renewal_request(
         raise renewals.RenewRefused(renewals.terms_sentence(terms))
     # The retail price of this very term (the price list may price longer terms differently from n times one year).
     quote = renew_quote(domain_name=order.domain_name, years=asked.duration)
-    price = quote.retail.amount if quote else None
     currency = quote.retail.currency if quote else ""
+    discounted, refusal = _renewal_discount(order, asked, quote)
+    price = (discounted.charged.amount if discounted else quote.retail.amount) if quote else None
     if not asked.confirm:
-        return _to_confirm(order, asked, price=price, currency=currency)
+        confirm = _to_confirm(order, asked, price=price, currency=currency)
+        return _with_promotion(confirm, discounted, code=asked.promotion_code, refusal=refusal)
+    if refusal:
+        raise renewals.RenewRefused(refusal)
     if price != asked.price_shown:
         # Prices moved between the two steps (a price sync, a new rule): nothing is renewed at a price the
         # customer was not shown; the page shows today's, to confirm again.
@@ -115,11 +136,18 @@ def renewal_request(
         price=price,
         currency=currency,
         cost=quote.cost.amount if quote else None,
+        list_price=discounted.list_price.amount if discounted else None,
+        discount=discounted.discount.amount if discounted else None,
+        promotion_id=_promotion_take(order, asked, discounted),
     )
-    if renewal_is_paid(price) and asked.pay_with_card:
-        return _charge_saved_card(order, request, asked=asked, return_url=return_url)
-    if renewal_is_paid(price):
-        return _to_pay(order, request, return_url=return_url)
+    try:
+        if renewal_is_paid(price) and asked.pay_with_card:
+            return _charge_saved_card(order, request, asked=asked, return_url=return_url)
+        if renewal_is_paid(price):
+            return _to_pay(order, request, return_url=return_url)
+    except (renewals.RenewRefused, PaymentError):
+        redemptions_release(checkout_id=asked.token)  # nothing was charged: the code's use goes back
+        raise
     if not settings.PAYMENTS_DISABLED and price is None:
         raise renewals.RenewRefused(
             gettext(
@@ -128,6 +156,42 @@ def renewal_request(
             )
         )
     return Renewed(renewals.renewal_place(order=order, request=request))
+
+
+def _renewal_discount(order: Order, asked: RenewalAsked, quote: Quote | None) -> tuple[LineDiscount | None, str]:
+    """The typed code's discount on this renewal (None: no code, or it takes nothing off), or why it cannot be used.
+    This form's own use (its token, taken by an earlier confirmation) is its own."""
+    if not asked.promotion_code.strip() or quote is None:
+        return None, ""
+    line = LineAsk(order.domain_name, quote.tld, Operation.RENEW, quote.retail, quote.cost)
+    try:
+        promotion = promotion_find(asked.promotion_code)
+        [found] = promotion_discounts(promotion, [line], customer_id=order.customer_id, exclude_checkout=asked.token)
+    except PromotionRefused as refused:
+        return None, refused.message
+    return (found if not found.discount.is_zero else None), ""
+
+
+def _promotion_take(order: Order, asked: RenewalAsked, discounted: LineDiscount | None) -> int | None:
+    """The code's use, taken once for this form's token before anything is charged; RenewRefused if it ran out."""
+    if discounted is None:
+        return None
+    promotion = promotion_find(asked.promotion_code)
+    try:
+        redemptions_take(
+            promotion_id=promotion.pk, customer_id=order.customer_id, checkout_id=asked.token, lines=[discounted]
+        )
+    except PromotionRefused as refused:
+        raise renewals.RenewRefused(refused.message) from refused
+    return promotion.pk
+
+
+def _with_promotion(step: ToConfirm, discounted: LineDiscount | None, *, code: str, refusal: str) -> ToConfirm:
+    if discounted is None:
+        return replace(step, promotion_error=refusal)
+    return replace(
+        step, list_price=discounted.list_price, discount=discounted.discount, promotion_code=code.strip().upper()
+    )
 
 
 def _price_moved(shown: Decimal | None, now: Decimal | None, currency: str) -> str:

@@ -114,6 +114,10 @@ class RenewRequest:
     price: Decimal | None
     currency: str
     cost: Decimal | None = None
+    # A promotion's part: `price` is what is charged, after it (pricing.promotions).
+    list_price: Decimal | None = None
+    discount: Decimal | None = None
+    promotion_id: int | None = None
 
 
 def _claim(*, order: Order, request: RenewRequest) -> Renewal:

@@ -269,6 +269,7 @@ def _renewal_asked(form: RenewForm) -> RenewalAsked:
         confirm=form.cleaned_data["confirm"],
         price_shown=form.cleaned_data["price_shown"],
         pay_with_card=form.cleaned_data["pay_with"] == "card",
+        promotion_code=form.cleaned_data["promotion_code"],
     )
 
 

@@ -1,14 +1,18 @@
 """Factories for the cost table, a fake provider price list for the sync's failure cases, and the default rule as a
 pricing test states it (`markup`)."""
 
+import datetime as dt
+import uuid
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.utils import timezone
 
-from pricing.models import CostPrice, Tld
+from pricing.models import CostPrice, Promotion, PromotionKind, PromotionRedemption, PromotionScope, Tld
 from storefront.gateway import PriceList, TldPrices, Unavailable
 
 
@@ -90,3 +94,38 @@ def costs(db: None) -> Callable[..., Tld]:
         return row
 
     return make
+
+
+@pytest.fixture
+def staff_client(client):
+    """The test client signed in as a superuser (the admin's pages)."""
+    staff = get_user_model().objects.create_superuser("staff@example.com", "staff@example.com", "x")
+    client.force_login(staff)
+    return client
+
+
+def promotion_make(**fields: Any) -> Promotion:
+    """A promotion valid since yesterday: 20 % off first-year registrations of every TLD unless told otherwise."""
+    values: dict[str, Any] = {
+        "code": "LAUNCH",
+        "kind": PromotionKind.PERCENT,
+        "value": Decimal("20"),
+        "applies_to": PromotionScope.REGISTER,
+        "starts_at": timezone.now() - dt.timedelta(days=1),
+    }
+    values.update(fields)
+    return Promotion.objects.create(**values)
+
+
+def use_taken_elsewhere(promotion: Promotion, *, customer_id: int, operation: str = "register") -> None:
+    """Another customer's checkout takes a use of the promotion (one line) meanwhile."""
+    PromotionRedemption.objects.create(
+        promotion=promotion,
+        customer_id=customer_id,
+        checkout_id=uuid.uuid4(),
+        reference="elsewhere.com",
+        operation=operation,
+        list_amount=Decimal("14.49"),
+        discount=Decimal("1.00"),
+        currency="USD",
+    )

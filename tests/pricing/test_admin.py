@@ -19,13 +19,6 @@ RULES = "/admin/pricing/pricerule/"
 COSTS = "/admin/pricing/costprice/"
 
 
-@pytest.fixture
-def staff_client(client):
-    staff = get_user_model().objects.create_superuser("staff@example.com", "staff@example.com", "x")
-    client.force_login(staff)
-    return client
-
-
 def add_rule(client, **fields):
     data = {"tld": "", "operation": "", "kind": "percent", "percent": "0", "amount": "0", "note": "", **fields}
     return client.post(f"{RULES}add/", data)
