@@ -56,7 +56,8 @@ class Payment(models.Model):
     currency = models.CharField(max_length=3)
     # Units of `currency` per unit of the store's currency when the payment was made (1 in the store's currency):
     # the revenue report converts the payment back to the store's currency at it, whatever the rate is today.
-    rate = models.DecimalField(max_digits=18, decimal_places=6, default=Decimal(1))
+    # Empty: a currency the store did not offer then (no rate known); the report lists it unconverted.
+    rate = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True, default=Decimal(1))
     amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The quoted total of the lines.")
     amount_authorised = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_captured = models.DecimalField(max_digits=12, decimal_places=2, default=0)

@@ -174,7 +174,7 @@ def _payment_for(
     # The rate of the payment's currency now (its prices were converted at it moments ago): the books keep it.
     rate = rate_for(currency)
     if rate is None:
-        raise PaymentError(f"{currency} is no longer offered: the prices must be worked out again")
+        logger.warning("payment in %s, a currency the store does not offer: no rate kept", currency)
     try:
         with transaction.atomic():
             payment = Payment.objects.create(

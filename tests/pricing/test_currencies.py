@@ -42,12 +42,12 @@ def com(costs):
 
 
 def test_rounding_ends_in_the_ending_and_never_rounds_down():
-    assert price_rounded(Money("13.20", "EUR"), ending=Decimal("0.99")) == Money("13.99", "EUR")
-    assert price_rounded(Money("13.99", "EUR"), ending=Decimal("0.99")) == Money("13.99", "EUR")
-    assert price_rounded(Money("14.00", "EUR"), ending=Decimal("0.99")) == Money("14.99", "EUR")
-    assert price_rounded(Money("0.50", "EUR"), ending=Decimal("0.99")) == Money("0.99", "EUR")
-    assert price_rounded(Money("1966.3", "JPY"), ending=Decimal(0)) == Money("1967", "JPY")
-    assert price_rounded(Money("0", "EUR"), ending=Decimal("0.99")).is_zero  # free stays free
+    assert price_rounded(Money(Decimal("13.20"), "EUR"), ending=Decimal("0.99")) == Money(Decimal("13.99"), "EUR")
+    assert price_rounded(Money(Decimal("13.99"), "EUR"), ending=Decimal("0.99")) == Money(Decimal("13.99"), "EUR")
+    assert price_rounded(Money(Decimal("14.00"), "EUR"), ending=Decimal("0.99")) == Money(Decimal("14.99"), "EUR")
+    assert price_rounded(Money(Decimal("0.50"), "EUR"), ending=Decimal("0.99")) == Money(Decimal("0.99"), "EUR")
+    assert price_rounded(Money(Decimal("1966.3"), "JPY"), ending=Decimal(0)) == Money(Decimal("1967"), "JPY")
+    assert price_rounded(Money(Decimal("0"), "EUR"), ending=Decimal("0.99")).is_zero  # free stays free
 
 
 def test_an_ending_must_fit_the_currencys_minor_units():
@@ -66,18 +66,18 @@ def test_an_ending_must_fit_the_currencys_minor_units():
 @markup(percent="20")
 def test_a_price_is_converted_from_the_store_currency_then_rounded_per_currency(com, eur_jpy):
     usd = retail_price(tld="com", operation=Operation.REGISTER, years=1)
-    assert usd.retail == Money("15.59", "USD")  # 12.99 + 20 %
+    assert usd.retail == Money(Decimal("15.59"), "USD")  # 12.99 + 20 %
     with currency_override("EUR"):
         eur = retail_price(tld="com", operation=Operation.REGISTER, years=1)
     # 15.59 * 0.92 = 14.3428 -> 14.99; the cost 12.99 * 0.92 = 11.9508 -> 11.96 (rounded up, never down)
-    assert eur.retail == Money("14.99", "EUR")
-    assert eur.cost == Money("11.96", "EUR")
+    assert eur.retail == Money(Decimal("14.99"), "EUR")
+    assert eur.cost == Money(Decimal("11.96"), "EUR")
     assert eur.rate == Decimal("0.92")
     with currency_override("JPY"):
         jpy = retail_price(tld="com", operation=Operation.REGISTER, years=1)
     # 15.59 * 151.37 = 2359.8583 -> 2360 yen, whole units
-    assert jpy.retail == Money("2360", "JPY")
-    assert jpy.cost == Money("1967", "JPY")  # 12.99 * 151.37 = 1966.2963 -> 1967
+    assert jpy.retail == Money(Decimal("2360"), "JPY")
+    assert jpy.cost == Money(Decimal("1967"), "JPY")  # 12.99 * 151.37 = 1966.2963 -> 1967
     assert format_money(jpy.retail, language="en") == "¥2,360"
 
 
@@ -91,13 +91,13 @@ def test_a_currency_not_enabled_prices_in_the_store_currency(com):
 @markup()
 def test_the_requote_at_buy_compares_in_the_customers_currency(com, eur_jpy):
     with currency_override("EUR"):
-        stands = requote(tld="com", operation="register", years=1, quoted=Money("11.99", "EUR"))
-        assert stands.stands and stands.price == Money("11.99", "EUR")
-        below = requote(tld="com", operation="register", years=1, quoted=Money("10.00", "EUR"))
+        stands = requote(tld="com", operation="register", years=1, quoted=Money(Decimal("11.99"), "EUR"))
+        assert stands.stands and stands.price == Money(Decimal("11.99"), "EUR")
+        below = requote(tld="com", operation="register", years=1, quoted=Money(Decimal("10.00"), "EUR"))
         assert not below.stands and below.price.currency == "EUR"
         # A price quoted in another currency (before the customer signed up) is worked out again in theirs.
-        other = requote(tld="com", operation="register", years=1, quoted=Money("12.99", "USD"))
-        assert not other.stands and other.price == Money("11.99", "EUR")
+        other = requote(tld="com", operation="register", years=1, quoted=Money(Decimal("12.99"), "USD"))
+        assert not other.stands and other.price == Money(Decimal("11.99"), "EUR")
 
 
 @markup()
@@ -108,7 +108,7 @@ def test_the_display_book_prices_each_currency_without_more_queries(com, eur_jpy
         with currency_override("EUR"):
             assert book.price_text(tld="com") == "€11.99 first year, then €13.99/yr"
         with currency_override("JPY"):
-            assert book.retail_price(tld="com", operation="register", years=1).retail == Money("1967", "JPY")
+            assert book.retail_price(tld="com", operation="register", years=1).retail == Money(Decimal("1967"), "JPY")
 
 
 def test_the_currency_by_country_is_one_the_store_sells_in(eur_jpy):
