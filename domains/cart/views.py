@@ -173,6 +173,7 @@ def _render_cart(
     request: HttpRequest, *, fragment: bool = False, errors: dict[str, Any] | None = None, status: int = 200
 ) -> HttpResponse:
     basket = Cart(request.session)
+    basket.in_shown_currency()
     lines = basket.lines()
     context = {
         "lines": [{"line": line, "errors": (errors or {}).get(line.domain_name)} for line in lines],

@@ -14,6 +14,7 @@ from pricing.models import Currency
 from pricing.quotes import display_price_book_forget
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.checkout.test_checkout_payment import start_paying
+from tests.domains.conftest import cart_of, line, put_in_cart
 
 pytestmark = pytest.mark.django_db
 
@@ -50,3 +51,14 @@ def test_a_customer_in_euros_is_quoted_charged_and_booked_in_euros(client, euro_
     assert payment.status == Payment.Status.CAPTURED
     [capture] = LedgerEntry.objects.filter(payment=payment, kind=LedgerEntry.Kind.CAPTURE)
     assert capture.currency == "EUR" and capture.cost is not None and capture.cost < capture.amount
+
+
+def test_a_line_put_in_the_cart_in_another_currency_is_priced_again_in_the_customers(client, euro_buyer):
+    name = f"before{uuid.uuid4().hex[:8]}.com"
+    put_in_cart(client, line(name))  # added in dollars, before signing in
+
+    main = client.get("/cart/").content.decode().split("<main", 1)[1]
+
+    # 14.49 USD at 0.92 is 13.33 EUR, rounded up to the euro's ending
+    assert "€13.99" in main and "$14.49" not in main
+    assert cart_of(client)[name]["currency"] == "EUR" and cart_of(client)[name]["price"] == "13.99"
