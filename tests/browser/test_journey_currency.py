@@ -58,6 +58,7 @@ def test_a_customer_in_germany_buys_and_is_receipted_in_euros(page: Page, stripe
     shot(page, "signup-currency")
     page.get_by_role("button", name="Create account").click()
     expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
+    check_accessibility(page)
     confirm_email(page, person)
     assert Customer.objects.get(user__email=person.email).currency == "EUR"
 
@@ -76,6 +77,7 @@ def test_a_customer_in_germany_buys_and_is_receipted_in_euros(page: Page, stripe
     page.get_by_label("Card number").fill("4242 4242 4242 4242")
     page.get_by_role("button", name=re.compile(r"^Pay ")).click()
     expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()
+    check_accessibility(page)
 
     payment = Payment.objects.get(customer__user__email=person.email)
     assert (payment.currency, payment.rate) == ("EUR", Decimal("0.92"))
