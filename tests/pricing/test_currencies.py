@@ -116,3 +116,22 @@ def test_the_currency_by_country_is_one_the_store_sells_in(eur_jpy):
     assert currency_for_country("JP") == "JPY"
     assert currency_for_country("GB") == "USD"  # GBP not enabled: the store's currency
     assert currency_for_country("ZZ") == "USD"
+
+
+def test_staff_set_a_rate_in_the_admin_and_it_says_who_and_when(admin_client, admin_user):
+    response = admin_client.post(
+        "/admin/pricing/currency/add/",
+        {"code": "eur", "enabled": "on", "rate": "0.93", "price_ending": "0.99"},
+    )
+    assert response.status_code == 302, response.content
+    eur = Currency.objects.get(code="EUR")
+    assert (eur.rate, eur.rate_set_by) == (Decimal("0.93"), admin_user.get_username())
+    assert eur.rate_set_at is not None
+    listing = admin_client.get("/admin/pricing/currency/").content.decode()
+    assert "1 USD = 0.930000 EUR" in listing
+
+    refused = admin_client.post(
+        "/admin/pricing/currency/add/", {"code": "JPY", "enabled": "on", "rate": "150", "price_ending": "0.99"}
+    )
+    assert "JPY has no decimals" in refused.content.decode()
+    assert not Currency.objects.filter(code="JPY").exists()
