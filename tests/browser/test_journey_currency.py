@@ -81,7 +81,9 @@ def test_a_customer_in_germany_buys_and_is_receipted_in_euros(page: Page, stripe
 
     payment = Payment.objects.get(customer__user__email=person.email)
     assert (payment.currency, payment.rate) == ("EUR", Decimal("0.92"))
-    page.goto(f"/payments/receipts/{payment.receipt.number}/")
+    receipt = payment.receipt
+    assert receipt is not None
+    page.goto(f"/payments/receipts/{receipt.number}/")
     expect(page.get_by_role("main")).to_contain_text(f"€{payment.amount}")
     shot(page, "receipt-eur")
 
