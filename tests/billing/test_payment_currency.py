@@ -104,6 +104,11 @@ def test_the_revenue_report_converts_each_payment_at_its_own_rate(paid, admin_cl
     assert 'id="report-converted"' in text and "49.35" in text
     assert 'id="report-EUR"' in text and 'id="report-JPY"' in text  # the original currencies' totals too
 
+    euro = Payment.objects.get(lines__reference="two.de")
+    assert "1 USD = 0.920000 EUR" in admin_client.get(f"/admin/billing/payment/{euro.pk}/change/").content.decode()
+    ledger = admin_client.get("/admin/billing/ledgerentry/").content.decode()
+    assert "1 USD = 0.920000 EUR" in ledger and "1 USD = 0.500000 EUR" in ledger
+
 
 def test_the_receipt_and_the_credit_note_are_in_the_payments_currency(
     paid, customer, django_capture_on_commit_callbacks
