@@ -55,6 +55,9 @@ ACTIONS: dict[str, Text] = {
         "Provider customer created (id %(provider_id)s)", _("Your account was confirmed and can buy domains.")
     ),
     "password_changed": Text("Password changed", _("Your password was changed.")),
+    "currency_changed": Text(
+        "Currency changed from %(old)s to %(new)s", _("Your currency was changed from %(old)s to %(new)s.")
+    ),
     "password_reset": Text("Password reset through the emailed link", _("Your password was reset.")),
     "email_changed": Text("Email address changed to %(email)s", _("Your email address was changed to %(email)s.")),
     "two_factor_on": Text("Two-factor sign-in switched on (%(method)s)", _("Two-factor sign-in was switched on.")),

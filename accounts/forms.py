@@ -11,20 +11,23 @@ from allauth.account.forms import AddEmailForm, ReauthenticateForm
 from allauth.core import context
 from allauth.mfa.base.forms import AuthenticateForm
 from allauth.mfa.models import Authenticator
+from babel.numbers import get_currency_name
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import translation
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import format_lazy
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import passwords
 from accounts.models import PROVIDER_CONTACT_FIELDS, customer_for_user
 from accounts.signin_limits import SignInLimited, signin_attempt
 from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from pricing.currencies import currency_for_country, offered_currencies
 from storefront import countries
 
 User = get_user_model()
@@ -441,12 +444,27 @@ class SignupForm(ContactForm):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password", "maxlength": PASSWORD_MAX}),
         error_messages={"required": _("Please type the password again.")},
     )
+    currency = forms.ChoiceField(
+        label=_("Currency"),
+        required=False,
+        help_text=_("Prices are shown and charged in it. You can change it until your first purchase."),
+        error_messages={"invalid_choice": _("Please choose a currency from the list.")},
+    )
     field_order = ["name", "company", "email"]  # then the contact's own order, then the passwords
 
     def __init__(self, *args: Any, login_url: str = "", **kwargs: Any) -> None:
         """`login_url`: where "sign in instead" points, with the `next` the customer was heading to."""
         super().__init__(*args, **kwargs)
         self.login_url = login_url or reverse("login")
+        offered = offered_currencies()
+        if len(offered) == 1:
+            del self.fields["currency"]  # nothing to choose: the store sells in its own currency only
+        else:
+            by_country = gettext("Your country's currency where we sell in it, else %(store)s") % {"store": offered[0]}
+            cast(forms.ChoiceField, self.fields["currency"]).choices = [
+                ("", by_country),
+                *((code, currency_name(code)) for code in offered),
+            ]
         self.fields["email"].widget.attrs.update(
             {
                 "hx-get": reverse("signup"),
@@ -475,6 +493,11 @@ class SignupForm(ContactForm):
             reverse("password_reset"),
         )
 
+    def details(self) -> dict[str, str]:
+        """The contact and the currency chosen (by the country when the customer left it to us)."""
+        chosen = self.cleaned_data.get("currency") or currency_for_country(self.cleaned_data["country"])
+        return {**super().details(), "currency": chosen}
+
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
         # The provider's rules at once, even when the confirmation does not match (clean() runs the rest).
@@ -498,6 +521,24 @@ class SignupForm(ContactForm):
             except ValidationError as err:
                 self.add_error("password", err)
         return cleaned
+
+
+def currency_name(code: str) -> str:
+    """ "EUR, euro" in the customer's language."""
+    return f"{code}, {get_currency_name(code, locale=translation.to_locale(get_language() or 'en'))}"
+
+
+class CurrencyForm(forms.Form):
+    """The account page's currency choice (until the first purchase: accounts.services.customer_currency_set)."""
+
+    currency = forms.ChoiceField(
+        label=_("Currency"), error_messages={"invalid_choice": _("Please choose a currency from the list.")}
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(code, currency_name(code)) for code in offered_currencies()]
+        cast(forms.ChoiceField, self.fields["currency"]).choices = choices
 
 
 def state_choices(alpha2: str) -> list[tuple[str, str]]:

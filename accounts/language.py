@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
 from accounts.models import Customer
+from pricing.currencies import currency_override
 
 _SESSION_KEY = "accounts:language-saved"
 
@@ -35,7 +36,8 @@ class CustomerLanguageMiddleware:
 
 @contextmanager
 def customer_language(customer: Customer | None) -> Iterator[None]:
-    """Renders what is inside in the customer's language (the site's default when none is known)."""
+    """Renders and prices what is inside in the customer's language and currency (the site's default language and
+    the store's currency when none is known)."""
     language = (customer.language if customer is not None else "") or settings.LANGUAGE_CODE
-    with translation.override(language):
+    with translation.override(language), currency_override(customer.currency if customer is not None else None):
         yield

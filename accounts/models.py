@@ -47,6 +47,9 @@ class Customer(models.Model):
     # The language the customer last used the site in (settings.LANGUAGES): emails sent later by the worker
     # (order outcomes, renewal reminders) are written in it. Empty: the site's default.
     language = models.CharField(max_length=16, blank=True, default="")
+    # The currency prices are shown and charged in (pricing.currencies), chosen at signup from those the store
+    # offers; changeable until the first purchase. Empty (customers from before currencies): the store's.
+    currency = models.CharField(max_length=3, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,6 +64,15 @@ class Customer(models.Model):
     @property
     def email(self) -> str:
         return self.user.email
+
+    @property
+    def currency_code(self) -> str:
+        return self.currency or settings.STORE_CURRENCY
+
+    @property
+    def has_purchased(self) -> bool:
+        """Whether any payment of theirs was authorised: their currency is fixed from then on."""
+        return self.payments.filter(amount_authorised__gt=0).exists()
 
     @property
     def country_name(self) -> str:

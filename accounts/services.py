@@ -191,3 +191,26 @@ def panel_login_url(*, email: str) -> str:
     if customer is not None:
         activity_record(action="panel_opened", customer=customer)
     return f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})
+
+
+class CurrencyFixed(SignupError):
+    """The customer has paid for something: their currency stays the one their payments were made in."""
+
+    message = gettext_lazy(
+        "Your currency is fixed since your first purchase, so your receipts, renewals and refunds stay in one "
+        "currency. Please contact support if you need another one."
+    )
+
+
+def customer_currency_set(*, customer: Customer, currency: str) -> Customer:
+    """Change the currency prices are shown and charged in, until the first purchase. Raises CurrencyFixed."""
+    with transaction.atomic():
+        locked = Customer.objects.select_for_update().get(pk=customer.pk)
+        if locked.currency_code == currency:
+            return locked
+        if locked.has_purchased:
+            raise CurrencyFixed()
+        old, locked.currency = locked.currency_code, currency
+        locked.save(update_fields=["currency"])
+        activity_record(action="currency_changed", customer=locked, detail={"old": old, "new": currency})
+    return locked

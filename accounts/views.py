@@ -25,7 +25,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts import contact_changes, privacy, services
 from accounts.activity import activity_of_customer
 from accounts.adapter import VERIFY_NEXT_KEY
-from accounts.forms import ContactForm, SignupForm, initial_state
+from accounts.currency import session_currency_set
+from accounts.forms import ContactForm, CurrencyForm, SignupForm, initial_state
 from accounts.models import ContactChange, Customer, customer_for_user
 from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
 from accounts.verification import is_verified
@@ -204,8 +205,31 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
         "pending_contact_change": customer is not None and contact_changes.contact_change_pending(customer=customer),
         "mfa_enabled": is_mfa_enabled(request.user),
         "email_verified": is_verified(request.user),
+        "currency_fixed": customer is not None and customer.has_purchased,
+        "currency_form": CurrencyForm(initial={"currency": customer.currency_code}) if customer else None,
     }
     return render(request, "accounts/account.html", context)
+
+
+@login_required
+@require_POST
+def account_currency(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Change the customer's currency (until their first purchase)."""
+    customer = customer_for_user(request.user)
+    if customer is None:
+        raise Http404
+    form = CurrencyForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(str(error) for error in form.errors.get("currency", [])))
+        return redirect(reverse("account") + "#currency")
+    try:
+        customer = services.customer_currency_set(customer=customer, currency=form.cleaned_data["currency"])
+    except services.CurrencyFixed as err:
+        messages.error(request, str(err.message))
+        return redirect(reverse("account") + "#currency")
+    session_currency_set(request, customer.currency)
+    messages.success(request, gettext("Prices are now shown in %(currency)s.") % {"currency": customer.currency_code})
+    return redirect(reverse("account") + "#currency")
 
 
 @login_required

@@ -5,7 +5,9 @@ page, collecting or writing off registered-unpaid payments; disputes, the ledger
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseRedirect
@@ -102,6 +104,7 @@ class PaymentAdmin(LargeListAdmin):
         "checkout_id",
         "status",
         "currency",
+        "rate_used",
         "amount",
         "amount_authorised",
         "amount_captured",
@@ -129,6 +132,10 @@ class PaymentAdmin(LargeListAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Payment]:
         return super().get_queryset(request).prefetch_related("lines", "documents")
+
+    @admin.display(description="rate used")
+    def rate_used(self, payment: Payment) -> str:
+        return rate_text(payment.rate, payment.currency)
 
     @admin.display(description="customer", ordering="customer__user__email")
     def customer_email(self, payment: Payment) -> str:
@@ -286,7 +293,17 @@ class LedgerEntryAdmin(admin.ModelAdmin):
     """The books: every money movement, written by the payment steps themselves; read-only. The revenue report sums
     them (a link above the list)."""
 
-    list_display = ["occurred_at", "kind", "cause", "tld", "signed_amount", "written_off", "cost", "payment_link"]
+    list_display = [
+        "occurred_at",
+        "kind",
+        "cause",
+        "tld",
+        "signed_amount",
+        "written_off",
+        "cost",
+        "payment_rate",
+        "payment_link",
+    ]
     list_filter = ["kind", "cause", "currency", "tld"]
     search_fields = ["=source_id", "payment__customer__user__email", "line__reference"]
     date_hierarchy = "occurred_at"
@@ -297,6 +314,11 @@ class LedgerEntryAdmin(admin.ModelAdmin):
     @admin.display(description="amount", ordering="amount")
     def signed_amount(self, entry: LedgerEntry) -> str:
         return f"{entry.amount} {entry.currency}"
+
+    @admin.display(description="rate", ordering="payment__rate")
+    def payment_rate(self, entry: LedgerEntry) -> str:
+        """The payment's rate (its currency per store unit), the report's conversion of this row."""
+        return rate_text(entry.payment.rate, entry.currency)
 
     @admin.display(description="payment", ordering="payment")
     def payment_link(self, entry: LedgerEntry) -> str:
@@ -368,3 +390,10 @@ class SavedCardAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+def rate_text(rate: Decimal | None, currency: str) -> str:
+    """`1 USD = 0.920000 EUR` (the store's currency first); the store's own currency is 1."""
+    if currency == settings.STORE_CURRENCY:
+        return "—"
+    return f"1 {settings.STORE_CURRENCY} = {rate} {currency}" if rate is not None else "no rate kept"

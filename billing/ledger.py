@@ -229,6 +229,8 @@ class LedgerFigures:
     cost: Decimal  # what the lines captured or written off cost us
     unknown_cost: int  # captures and write-offs booked without a cost
     entries: int
+    # With `per_rate`: the payments' rate (units of `currency` per store unit; None: not known).
+    rate: Decimal | None = None
 
     @property
     def cause_label(self) -> str:
@@ -264,6 +266,7 @@ def ledger_figures(
     start: dt.datetime | None = None,
     end: dt.datetime | None = None,
     group_by: Sequence[str] = ("month",),
+    per_rate: bool = False,
 ) -> list[LedgerFigures]:
     """The ledger's figures in [start, end), per currency and per `group_by` (any of "month", "tld", "cause";
     empty: one row per currency). Months are calendar months in the site's time zone (TIME_ZONE), newest first."""
@@ -273,7 +276,7 @@ def ledger_figures(
     entries = ledger_entries(start=start, end=end)
     if "month" in group_by:
         entries = entries.annotate(month=TruncMonth("occurred_at"))
-    keys = ["currency", *group_by]
+    keys = ["currency", *(["payment__rate"] if per_rate else []), *group_by]
     rows = (
         entries.values(*keys)
         .annotate(
@@ -300,6 +303,7 @@ def ledger_figures(
             cost=_cents(row["cost_sum"]),
             unknown_cost=row["unknown_cost_count"],
             entries=row["entry_count"],
+            rate=row.get("payment__rate"),
         )
         for row in rows
     ]

@@ -54,6 +54,10 @@ class Payment(models.Model):
     checkout_id = models.UUIDField(unique=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.CREATED, db_index=True)
     currency = models.CharField(max_length=3)
+    # Units of `currency` per unit of the store's currency when the payment was made (1 in the store's currency):
+    # the revenue report converts the payment back to the store's currency at it, whatever the rate is today.
+    # Empty: a currency the store did not offer then (no rate known); the report lists it unconverted.
+    rate = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True, default=Decimal(1))
     amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The quoted total of the lines.")
     amount_authorised = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_captured = models.DecimalField(max_digits=12, decimal_places=2, default=0)

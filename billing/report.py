@@ -9,11 +9,14 @@ import datetime as dt
 import io
 import zoneinfo
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.conf import settings
 
 from billing.ledger import LedgerFigures, ledger_figures
 from billing.models import SaleCause
+from pricing.currencies import to_store_currency
+from pricing.money import Money
 
 COLUMNS = (
     "currency",
@@ -37,6 +40,10 @@ class RevenueReport:
     totals: list[LedgerFigures]  # one per currency
     rows: list[LedgerFigures]  # per currency, TLD and cause
     months: list[LedgerFigures]  # every month, newest first, per currency
+    # The month's total in the store's currency, each payment converted at its own rate (None: nothing moved), and
+    # the currencies of payments with no known rate (left out of it).
+    converted: LedgerFigures | None = None
+    unconverted: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -58,12 +65,49 @@ def month_bounds(month: dt.date) -> tuple[dt.datetime, dt.datetime]:
 
 def revenue_report(*, month: dt.date) -> RevenueReport:
     start, end = month_bounds(month)
+    converted, unconverted = in_store_currency(ledger_figures(start=start, end=end, group_by=(), per_rate=True))
     return RevenueReport(
         month=month.replace(day=1),
         totals=ledger_figures(start=start, end=end, group_by=()),
         rows=ledger_figures(start=start, end=end, group_by=("tld", "cause")),
         months=ledger_figures(group_by=("month",)),
+        converted=converted,
+        unconverted=unconverted,
     )
+
+
+def in_store_currency(figures: list[LedgerFigures]) -> tuple[LedgerFigures | None, tuple[str, ...]]:
+    """Figures per currency and rate (`ledger_figures(per_rate=True)`) summed in the store's currency, each group
+    converted at its payments' own rate (not today's); and the currencies left out for want of a rate."""
+    store = settings.STORE_CURRENCY
+    parts = [figure for figure in figures if figure.currency == store or figure.rate]
+    unconverted = tuple(sorted({figure.currency for figure in figures if figure not in parts}))
+    if not parts:
+        return None, unconverted
+
+    def total(field: str) -> Decimal:
+        return sum(
+            (
+                to_store_currency(Money(getattr(part, field), part.currency), rate=part.rate or Decimal(1)).amount
+                for part in parts
+            ),
+            Decimal(0),
+        )
+
+    converted = LedgerFigures(
+        currency=store,
+        month=None,
+        tld=None,
+        cause=None,
+        captured=total("captured"),
+        refunded=total("refunded"),
+        disputed=total("disputed"),
+        written_off=total("written_off"),
+        cost=total("cost"),
+        unknown_cost=sum(part.unknown_cost for part in parts),
+        entries=sum(part.entries for part in parts),
+    )
+    return converted, unconverted
 
 
 def revenue_report_csv(report: RevenueReport) -> str:
@@ -73,6 +117,9 @@ def revenue_report_csv(report: RevenueReport) -> str:
     writer.writerow(["month", *COLUMNS])
     for row in [*report.rows, *report.totals]:
         writer.writerow([f"{report.month:%Y-%m}", *_values(row)])
+    if report.converted is not None:
+        # The store's currency, every payment converted at its own rate: TLD "CONVERTED".
+        writer.writerow([f"{report.month:%Y-%m}", *_values(report.converted, tld="CONVERTED")])
     return out.getvalue()
 
 
@@ -97,13 +144,27 @@ def revenue_report_text(report: RevenueReport) -> str:
             )
         if total.unknown_cost:
             lines.append(f"({total.unknown_cost} entr{'y' if total.unknown_cost == 1 else 'ies'} without a known cost)")
+    if report.unconverted or any(total.currency != settings.STORE_CURRENCY for total in report.totals):
+        lines.append("")
+        lines.append(_converted_line(report))
     return "\n".join(lines) + "\n"
 
 
-def _values(row: LedgerFigures) -> list[str]:
+def _converted_line(report: RevenueReport) -> str:
+    """The month in the store's currency, each payment at its own rate."""
+    text = f"In {settings.STORE_CURRENCY} (each payment at its own rate): "
+    figures = report.converted
+    if figures is not None:
+        text += f"captured {figures.captured}, refunded {figures.refunded}, net {figures.net}, margin {figures.margin}"
+    if report.unconverted:
+        text += f" (not converted, no rate kept: {', '.join(report.unconverted)})"
+    return text
+
+
+def _values(row: LedgerFigures, *, tld: str = "TOTAL") -> list[str]:
     return [
         row.currency,
-        row.tld if row.tld is not None else "TOTAL",
+        row.tld if row.tld is not None else tld,
         row.cause or "",
         str(row.captured),
         str(row.refunded),

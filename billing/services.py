@@ -56,6 +56,7 @@ from billing.errors import (
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import Payment, PaymentLine, SavedCard
+from pricing.currencies import rate_for
 from pricing.money import Money
 from pricing.promotions import redemptions_release
 
@@ -171,10 +172,14 @@ def _reopen(payment: Payment, session_id: str) -> StartedPayment:
 def _payment_for(
     *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str, total: Decimal
 ) -> Payment:
+    # The rate of the payment's currency now (its prices were converted at it moments ago): the books keep it.
+    rate = rate_for(currency)
+    if rate is None:
+        logger.warning("payment in %s, a currency the store does not offer: no rate kept", currency)
     try:
         with transaction.atomic():
             payment = Payment.objects.create(
-                customer=customer, checkout_id=checkout_id, currency=currency, amount=total
+                customer=customer, checkout_id=checkout_id, currency=currency, amount=total, rate=rate
             )
             PaymentLine.objects.bulk_create(
                 PaymentLine(
@@ -220,8 +225,8 @@ def _session_params(
         # Cards only: a card is what auto-renew charges later, and other methods (wallets, bank debits) may settle
         # days later or leave nothing to save.
         "allowed_payment_method_types": ["card"],
-        # The customer pays the amount quoted in the store's currency: no conversion at Stripe's page, so the
-        # charge, the receipt and the books are in one currency.
+        # The customer pays the amount quoted in their currency: no conversion at Stripe's page, so the charge,
+        # the receipt and the books are in one currency.
         "adaptive_pricing": {"enabled": False},
         "payment_intent_data": {
             "capture_method": "manual",

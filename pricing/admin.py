@@ -16,7 +16,8 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Promotion, PromotionRedemption, Tld
+from pricing.currencies import currency_table_forget, suggested_ending
+from pricing.models import CostPrice, Currency, ExchangeRate, PriceRule, PriceSync, Promotion, PromotionRedemption, Tld
 from pricing.money import format_money
 from pricing.promotions import promotion_below_cost
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
@@ -274,3 +275,39 @@ class PromotionAdmin(admin.ModelAdmin):
             return "None: every line it touches stays at or above its cost."
         how = "sold at a loss up to the cap" if obj.loss_leader else "capped at cost"
         return f"{'; '.join(below[:20])}{' …' if len(below) > 20 else ''} ({how})"
+
+
+@admin.register(Currency)
+class CurrencyAdmin(admin.ModelAdmin):
+    """The currencies the store sells in besides its own: rate, who set it and when, and the price ending."""
+
+    list_display = ["code", "enabled", "rate_shown", "rate_from_feed", "rate_set_at", "rate_set_by", "price_ending"]
+    list_filter = ["enabled", "rate_from_feed"]
+    fields = ["code", "enabled", "rate", "rate_from_feed", "price_ending", "rate_set_at", "rate_set_by"]
+    readonly_fields = ["rate_set_at", "rate_set_by"]
+
+    @admin.display(description="Rate")
+    def rate_shown(self, obj: Currency) -> str:
+        return f"1 {settings.STORE_CURRENCY} = {obj.rate} {obj.code}" if obj.rate is not None else "not set"
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, str | list[str]]:
+        code = str(request.GET.get("code", "")).upper()
+        return {"code": code, "price_ending": str(suggested_ending(code))} if len(code) == 3 else {}
+
+    def save_model(self, request: HttpRequest, obj: Currency, form: Any, change: bool) -> None:
+        if "rate" in form.changed_data:
+            obj.rate_set_at, obj.rate_set_by, obj.stale_alerted_at = timezone.now(), request.user.get_username(), None
+        super().save_model(request, obj, form, change)
+        # This process's pages show it at once, other processes' within seconds (their copies expire).
+        currency_table_forget()
+        display_price_book_forget()
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "GET":
+            feed = settings.CURRENCY_FEED_URL or "off (CURRENCY_FEED_URL is empty)"
+            messages.info(
+                request,
+                f"Rates are units of each currency per 1 {settings.STORE_CURRENCY} (the store's currency). "
+                f"Prices are converted at them, then rounded up to the price ending. Rate feed: {feed}.",
+            )
+        return super().changelist_view(request, extra_context)

@@ -277,3 +277,57 @@ class PromotionRedemption(models.Model):
 
     def __str__(self) -> str:
         return f"{self.promotion.code}: {self.reference}"
+
+
+class Currency(models.Model):
+    """A currency the store sells in besides its own (STORE_CURRENCY), at a rate staff set or the feed updates.
+
+    `rate` is how many units of this currency one unit of the store's currency buys; prices are converted at it
+    and then rounded up to the currency's price ending (pricing.currencies). A currency is offered to customers
+    only while enabled and with a rate.
+    """
+
+    code = models.CharField(max_length=3, unique=True, help_text="ISO 4217, e.g. EUR.")
+    enabled = models.BooleanField(default=False, help_text="Offered to customers at signup and on the account page.")
+    rate = models.DecimalField(
+        max_digits=18,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.000001"))],
+        help_text="Units of this currency per one unit of the store's currency.",
+    )
+    rate_from_feed = models.BooleanField(
+        default=False, help_text="The rate feed (CURRENCY_FEED_URL) updates the rate; off: the rate set here stays."
+    )
+    rate_set_at = models.DateTimeField(null=True, blank=True)
+    rate_set_by = models.CharField(max_length=150, blank=True, help_text="The staff member, or the feed.")
+    price_ending = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.99"),
+        validators=[MinValueValidator(Decimal(0))],
+        help_text="Prices are rounded up to end in this, e.g. 0.99; 0 for whole units (JPY, ISK).",
+    )
+    # When staff were told that the feed has not updated this rate for too long (once per stale spell).
+    stale_alerted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name_plural = "currencies"
+        constraints = [
+            models.CheckConstraint(condition=Q(rate__gt=0) | Q(rate__isnull=True), name="currency_rate_positive")
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def clean(self) -> None:
+        from pricing.currencies import ending_problem  # currencies reads this model
+
+        self.code = self.code.strip().upper()
+        problem = ending_problem(code=self.code, ending=self.price_ending)
+        if problem:
+            raise ValidationError({"price_ending": problem})
+        if self.enabled and self.rate is None:
+            raise ValidationError({"rate": "Set a rate before enabling the currency."})

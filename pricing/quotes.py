@@ -19,6 +19,7 @@ from decimal import ROUND_CEILING, Decimal
 from django.conf import settings
 from django.utils.translation import get_language, gettext
 
+from pricing.currencies import CurrencyRule, active_currency, cached_currency_table, currency_table
 from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind
 from pricing.money import Money, format_money
 
@@ -48,7 +49,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Quote:
-    """A retail price with what it costs us: `retail` and `cost` are totals for the term, in the store's currency."""
+    """A retail price with what it costs us: `retail` and `cost` are totals for the term, in the customer's
+    currency (the active one, pricing.currencies), converted from the store's currency at `rate`."""
 
     tld: str
     operation: Operation
@@ -57,6 +59,7 @@ class Quote:
     cost: Money
     provider_cost: Money  # the provider's own figure, in its currency (USD)
     rule: str  # the rule that set the price, in words
+    rate: Decimal = Decimal(1)  # units of the quote's currency per unit of the store's currency
 
     @property
     def margin(self) -> Money:
@@ -106,17 +109,24 @@ class PriceBook:
         rules: dict[tuple[str, str], Rule],
         rate: Decimal | None,
         store_currency: str,
+        currencies: dict[str, CurrencyRule] | None = None,
     ) -> None:
         self.costs = costs  # sold TLDs only, current terms only, in the provider's currency
         self.rules = rules
         self.rate = rate
         self.store_currency = store_currency
+        self.currencies = currencies or {}  # the other currencies offered, with their rates (pricing.currencies)
         # Price lines already written, per TLD and language: a search prices the same few TLDs on every row, and
         # the book is a snapshot (a per-process copy serves many requests), so each line is worded once.
-        self._price_texts: dict[tuple[str, str | None], str | None] = {}
+        self._price_texts: dict[tuple[str, str | None, str], str | None] = {}
         # Quotes already worked out, for the same reason: a page asks for the same few (TLD, operation, term).
-        self._quotes: dict[tuple[str, str, int], Quote | None] = {}
-        self._display_facts: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        self._quotes: dict[tuple[str, str, int, str], Quote | None] = {}
+        self._display_facts: dict[tuple[str, str | None, str], tuple[str, bool]] = {}
+
+    def currency(self) -> str:
+        """The currency this book quotes in now: the active one when offered, else the store's."""
+        code = active_currency()
+        return code if code in self.currencies else self.store_currency
 
     def convert(self, cost: Money) -> Money | None:
         """The cost in the store's currency (rounded up, never down); None without a rate."""
@@ -133,7 +143,7 @@ class PriceBook:
         return None
 
     def retail_price(self, *, tld: str, operation: Operation | str, years: int) -> Quote | None:
-        key = (tld, str(operation), years)
+        key = (tld, str(operation), years, self.currency())
         if key not in self._quotes:
             self._quotes[key] = self._retail_price(tld=tld, operation=Operation(operation), years=years)
         return self._quotes[key]
@@ -175,14 +185,17 @@ class PriceBook:
             rule = Rule(
                 fallback.kind, fallback.percent, fallback.amount, f"{fallback.label} ({rule.label} is below cost)"
             )
+        target = self.currencies.get(self.currency())
         return Quote(
             tld=tld,
             operation=operation,
             years=years,
-            retail=retail,
-            cost=cost,
+            # Converted from the store's currency, then rounded up to the currency's price ending: never below cost.
+            retail=target.price(retail) if target else retail,
+            cost=target.convert(cost) if target else cost,
             provider_cost=provider_cost,
             rule=rule.label,
+            rate=target.rate if target else Decimal(1),
         )
 
     def terms(self, *, tld: str, operation: Operation | str) -> list[int]:
@@ -193,7 +206,7 @@ class PriceBook:
     def display_facts(self, *, tld: str) -> tuple[str, bool]:
         """What a search row shows of a TLD: its price line ("" when not for sale) and whether the first year is
         free, worded once per TLD and language in this book."""
-        key = (_normal_tld(tld), get_language())
+        key = (_normal_tld(tld), get_language(), self.currency())
         facts = self._display_facts.get(key)
         if facts is None:
             first_year = self.retail_price(tld=key[0], operation=Operation.REGISTER, years=1)
@@ -205,7 +218,7 @@ class PriceBook:
 
     def price_text(self, *, tld: str) -> str | None:
         """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
-        key = (_normal_tld(tld), get_language())
+        key = (_normal_tld(tld), get_language(), self.currency())
         if key not in self._price_texts:
             self._price_texts[key] = self._price_text(tld=key[0])
         return self._price_texts[key]
@@ -309,7 +322,14 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     ):
         costs.setdefault(tld, {})[(operation, years)] = Money(amount, currency)
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
-    return PriceBook(costs=costs, rules=rules, rate=store_rate(), store_currency=settings.STORE_CURRENCY)
+    return PriceBook(
+        costs=costs,
+        rules=rules,
+        rate=store_rate(),
+        store_currency=settings.STORE_CURRENCY,
+        # Read now, for what is charged; a store-currency page needs no rates (and reads none).
+        currencies=currency_table() if active_currency() != settings.STORE_CURRENCY else {},
+    )
 
 
 # Pages that only show prices (search results, many rows) read the whole book from this process's copy, at most
@@ -326,7 +346,10 @@ def display_price_book() -> PriceBook:
     with _display_lock:
         now = time.monotonic()
         if _display_book is None or now - _display_book[0] > DISPLAY_BOOK_SECONDS:
-            _display_book = (now, price_book())
+            book = price_book()
+            # Every offered currency, from the process's copy of the table: no query on a cached search page.
+            book.currencies = cached_currency_table()
+            _display_book = (now, book)
         return _display_book[1]
 
 

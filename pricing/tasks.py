@@ -1,4 +1,5 @@
-"""The pricing app's background task: the daily refresh of the cost table (scheduled daily, below).
+"""The pricing app's background tasks: the daily refresh of the cost table and of the currency rates (scheduled
+below).
 
 A failed refresh keeps the last table pricing the store, so nothing breaks for customers: staff are mailed
 (ADMINS) so that prices do not silently go stale. Rules that the new costs put below cost are mailed too.
@@ -13,6 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks import task
 
+from pricing.models import Currency
+from pricing.rate_feed import FeedError, rates_update, stale_rates
 from pricing.sync import prices_sync
 from storefront.outbox import email_queue_admins
 from storefront.scheduler import job_schedule
@@ -47,3 +50,41 @@ def _mail(*, subject: str, lines: list[str]) -> None:
 
 # Daily, at a quiet hour: the provider changes its prices rarely, and a failure mails ADMINS.
 job_schedule("price-sync", "23 4 * * *", sync_prices)
+
+
+@task()
+def currency_rates_refresh() -> str:
+    """Update the feed's currencies from CURRENCY_FEED_URL (when set); tell staff once a rate is going stale."""
+    if not settings.CURRENCY_FEED_URL:
+        return "no rate feed set"
+    try:
+        result = rates_update()
+        summary = f"updated {', '.join(result.updated) or 'nothing'}"
+        if result.missing:
+            summary += f"; not in the feed: {', '.join(result.missing)}"
+    except FeedError as err:
+        # The last rates keep pricing; a failure is only news to staff once a rate gets old (below).
+        logger.warning("currency rate feed failed: %s", err)
+        summary = f"feed failed: {err}"
+    stale = stale_rates()
+    if stale:
+        hours = settings.CURRENCY_RATE_STALE_HOURS
+        lines = [
+            f"{c.code}: 1 {settings.STORE_CURRENCY} = {c.rate} {c.code}, set {c.rate_set_at or 'never'}" for c in stale
+        ]
+        admin = settings.SITE_URL + reverse("admin:pricing_currency_changelist")
+        body = "\n".join(
+            [
+                f"These rates have not been updated by the feed for more than {hours} hours ({summary}):",
+                *lines,
+                "They keep pricing the store until the feed works again; set them by hand (and untick 'from the "
+                f"feed') if they are wrong. Currencies: {admin}",
+            ]
+        )
+        email_queue_admins("Currency rates are stale", body, key=f"currency-stale:{timezone.now():%Y-%m-%dT%H}")
+        Currency.objects.filter(pk__in=[c.pk for c in stale]).update(stale_alerted_at=timezone.now())
+    return summary
+
+
+# The ECB publishes around 16:00 CET on working days: read after it, and once more in the morning.
+job_schedule("currency-rates", "35 15,6 * * *", currency_rates_refresh)

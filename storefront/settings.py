@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "accounts.middleware.StaffTwoFactorMiddleware",
     # Notices of sign-ins from a browser the account never used (a signed cookie of accounts seen).
     "accounts.middleware.KnownBrowserMiddleware",
+    # Prices in the signed-in customer's currency (remembered in the session: no query per page).
+    "accounts.currency.CustomerCurrencyMiddleware",
     # Remembers the signed-in customer's language for the emails the worker sends later.
     "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -396,6 +398,13 @@ if PRICE_ROUNDING not in ("none", "99"):
     raise ImproperlyConfigured('PRICE_ROUNDING must be "none" or "99".')
 # What customers pay in (ISO 4217). The provider charges USD; another currency needs a rate set in the admin.
 STORE_CURRENCY = env.str("STORE_CURRENCY", default="USD").strip().upper()
+# Other currencies are enabled in the admin (Prices > Currencies), each at a rate staff set or that this feed updates:
+# a daily reference-rate XML in the ECB's format, e.g.
+# https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml. Empty: no feed (rates are set by hand).
+CURRENCY_FEED_URL = env.str("CURRENCY_FEED_URL", default="")
+CURRENCY_FEED_TIMEOUT = env.float("CURRENCY_FEED_TIMEOUT", default=10.0)
+# Staff are mailed when a rate the feed should update is older than this (the ECB skips weekends and holidays).
+CURRENCY_RATE_STALE_HOURS = env.int("CURRENCY_RATE_STALE_HOURS", default=96)
 
 # --- Payments (Stripe) -------------------------------------------------------------------------------------
 # billing/ is the only code that talks to Stripe, through its SDK at STRIPE_API_BASE. Without a Stripe key (and

@@ -21,9 +21,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 
+from pricing.currencies import active_currency
 from pricing.models import Operation
 from pricing.money import Money
-from pricing.quotes import PriceBook, Quote, privacy_quote
+from pricing.quotes import PriceBook, Quote, price_book, privacy_quote
 from storefront.capabilities import PRIVACY, capability_enabled
 
 SESSION_KEY = "cart"
@@ -175,8 +176,26 @@ class Cart:
         return True
 
     def totals(self) -> list[Money]:
-        """The cart total per currency (one in practice: the store sells in STORE_CURRENCY)."""
+        """The cart total per currency (one in practice: `in_shown_currency` keeps the cart in one)."""
         return lines_total(self.lines())
+
+    def in_shown_currency(self) -> None:
+        """Lines quoted in another currency than prices are shown in now (added before signing in, or before the
+        customer changed theirs) priced again in it: a cart, and its payment, hold one currency."""
+        lines = self.lines()
+        if all(line.currency == active_currency() for line in lines):
+            return
+        book = price_book(tlds={line.tld for line in lines})
+        for line in lines:
+            if line.currency == book.currency():
+                continue
+            again = line_quote(book=book, domain_name=line.domain_name, duration=line.duration, min_term=line.min_term)
+            if again is not None and line.privacy is not None:
+                again = line_with_privacy(again, privacy=True) or again
+            if again is None:
+                self.remove(line.domain_name)  # no longer for sale; the checkout would have refused it too
+            else:
+                self.put(again)
 
 
 def lines_total(lines: list[CartLine]) -> list[Money]:

@@ -208,6 +208,7 @@ def _render_cart(
     promotion_error: str = "",
 ) -> HttpResponse:
     basket = Cart(request.session)
+    basket.in_shown_currency()
     promotion_note = ""
     if cart_code(request.session):  # worked out again for the lines as they are now (terms, prices, uses)
         customer = customer_for_user(request.user)

@@ -19,6 +19,7 @@ from domains.checkout.emails import checkout_email_queue
 from domains.models import Order, Registration
 from domains.orders.payment_marks import line_marks
 from domains.orders.privacy_payments import privacy_line_to_pay
+from pricing.currencies import currency_override
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import privacy_quote, retail_price
@@ -104,9 +105,11 @@ def register_paid_line(line: PaymentLine) -> LineResult:
     (the provider away, its breaker open) waits, its part held, for the next settle."""
     payment = line.payment
     try:
-        registration = registrations.registration_place(
-            customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
-        )
+        # Priced (the registration's cost) in the payment's currency, so the books can keep the line's cost.
+        with currency_override(payment.currency):
+            registration = registrations.registration_place(
+                customer=payment.customer, line=_cart_line(line), checkout_id=payment.checkout_id
+            )
     except registrations.RegistrationWaits:
         return LineResult(LineOutcome.WAITING)
     others = payment.lines.exclude(pk=line.pk).filter(

@@ -39,6 +39,7 @@ from domains.orders import renewals
 from domains.orders.emails import auto_renew_failure_queue
 from domains.orders.payments import renewal_line_to_pay
 from domains.orders.services import order_fetch, renew_quote
+from pricing.currencies import currency_override
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
 from storefront.scheduler import next_run_at
@@ -210,7 +211,8 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
     if current.expires_at > now + dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE):
         return Outcome.NOT_DUE  # renewed meanwhile (on the page, or by an earlier run)
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=current.expires_at, now=now)
-    quote = renew_quote(domain_name=order.domain_name, years=terms[0]) if terms else None
+    with currency_override(order.customer.currency):  # charged in the customer's currency, as on their pages
+        quote = renew_quote(domain_name=order.domain_name, years=terms[0]) if terms else None
     if quote is None:
         return _failed(order, "no_price")
     request = renewals.RenewRequest(

@@ -102,7 +102,8 @@ def _message(*, customer: Customer, reminders: list[RenewalReminder], now: dt.da
     items = []
     for reminder in reminders:
         order = reminder.order
-        quote = renew_pricing(domain_name=order.domain_name)
+        with customer_language(customer):  # priced in the customer's currency, as their pages show it
+            quote = renew_pricing(domain_name=order.domain_name)
         days_left = (reminder.expires_at - now) / _DAY  # the order's, as the caller checked just before
         items.append(
             {

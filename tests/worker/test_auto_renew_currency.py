@@ -1,0 +1,35 @@
+"""Auto-renew charges in the customer's currency (the worker has no request to take it from), at its rate."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from billing.models import Payment, SaleCause
+from domains.orders.tasks import auto_renew_domains
+from pricing.currencies import currency_table_forget
+from pricing.models import Currency
+from tests.worker.test_auto_renew import due_on_auto_renew  # noqa: F401  (the fixture)
+
+pytest_plugins = ["tests.domains.fixtures_orders"]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_auto_renew_charges_in_the_customers_currency(due_on_auto_renew, customer, stripe_sandbox):  # noqa: F811
+    currency_table_forget()
+    Currency.objects.create(code="EUR", enabled=True, rate=Decimal("0.92"))
+    customer.currency = "EUR"
+    customer.save(update_fields=["currency"])
+
+    auto_renew_domains.enqueue()
+
+    payment = Payment.objects.get(lines__cause=SaleCause.AUTO_RENEWAL)
+    # 16.49 USD (the .com renewal at our retail price) at 0.92 is 15.17 EUR, up to the euro's ending
+    assert (payment.status, payment.currency, payment.rate) == (Payment.Status.CAPTURED, "EUR", Decimal("0.92"))
+    assert payment.amount_captured == Decimal("15.99")
+    intent = stripe_sandbox.stored(payment.stripe_payment_intent_id)
+    assert (intent["currency"], intent["amount_received"]) == ("eur", 1599)
+    # The cost is booked in euros too (14.99 USD at 0.92, rounded up): the margin is known.
+    assert payment.lines.get().cost == Decimal("13.80")
+    currency_table_forget()
