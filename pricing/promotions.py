@@ -16,13 +16,14 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from pricing.currencies import rate_for
 from pricing.models import Operation, Promotion, PromotionKind, PromotionRedemption, PromotionScope
 from pricing.money import Money, format_money
 from pricing.quotes import price_book
@@ -102,9 +103,14 @@ def applies_to(promotion: Promotion, *, tld: str, operation: str) -> bool:
 def raw_discount(promotion: Promotion, price: Money) -> Money:
     """What the code takes off this price before the cost guard: never more than the price."""
     if promotion.kind == PromotionKind.PERCENT:
-        amount = (price.amount * promotion.value / _HUNDRED).quantize(_CENT, rounding=ROUND_HALF_UP)
+        amount = Money(price.amount * promotion.value / _HUNDRED, price.currency).rounded().amount
     else:
-        amount = Decimal(promotion.value).quantize(_CENT)
+        # A fixed amount is set in the store's currency: a line in the customer's currency takes it at today's
+        # rate (the rate the line's own price was converted at), none where that currency is no longer offered.
+        rate = rate_for(price.currency)
+        if rate is None:
+            return Money.zero(price.currency)
+        amount = Money(Decimal(promotion.value) * rate, price.currency).rounded().amount
     return Money(min(amount, price.amount), price.currency)
 
 

@@ -249,3 +249,21 @@ def test_the_admin_saves_it_capped_at_cost_or_as_a_loss_leader_with_a_cap(staff_
 def test_a_promotion_within_the_margin_saves_without_a_word(staff_client, costs):
     costs("com", register={1: "12.99"})
     assert add_promotion(staff_client, kind="fixed", value="1.00").status_code == 302
+
+
+def test_a_fixed_amount_set_in_the_store_currency_comes_off_in_the_lines_currency():
+    from pricing.currencies import currency_table_forget
+    from pricing.models import Currency
+
+    Currency.objects.create(code="EUR", enabled=True, rate=Decimal("0.90"), price_ending=Decimal("0.99"))
+    Currency.objects.create(code="JPY", enabled=True, rate=Decimal("151.37"), price_ending=Decimal(0))
+    currency_table_forget()
+    fixed = promo(kind=PromotionKind.FIXED, value=Decimal("4"))
+    eur = LineAsk("a.com", "com", "register", Money(Decimal("15.99"), "EUR"), Money(Decimal("9.00"), "EUR"))
+    jpy = LineAsk("b.com", "com", "register", Money(Decimal("2500"), "JPY"), Money(Decimal("1500"), "JPY"))
+    # $4 at 0.90 is 3.60 EUR; at 151.37 it is 605 yen (whole units), never 4 of either.
+    assert off(fixed, eur, jpy) == ["3.60", "605"]
+    percent = promo(code="TENJPY", value=Decimal("10"))
+    assert off(percent, LineAsk("c.com", "com", "register", Money(Decimal("2555"), "JPY"), None)) == ["0"]
+    odd = LineAsk("c.com", "com", "register", Money(Decimal("2555"), "JPY"), Money(Decimal("1000"), "JPY"))
+    assert off(percent, odd) == ["256"]  # 255.5 yen rounds to whole yen
