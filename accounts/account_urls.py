@@ -7,4 +7,5 @@ from accounts import views
 urlpatterns = [
     path("", views.account, name="account"),
     path("contact/", views.account_contact, name="account_contact"),
+    path("tax/", views.account_tax, name="account_tax"),
 ]

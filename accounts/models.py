@@ -47,6 +47,16 @@ class Customer(models.Model):
     # The language the customer last used the site in (settings.LANGUAGES): emails sent later by the worker
     # (order outcomes, renewal reminders) are written in it. Empty: the site's default.
     language = models.CharField(max_length=16, blank=True, default="")
+    # Buying as a business, with its VAT/GST number (pricing/tax_numbers.py checked its format and check digits when
+    # it was saved; `tax_number_check` says what the online check, where the store enables it, answered).
+    is_business = models.BooleanField(default=False)
+    tax_number = models.CharField(max_length=32, blank=True)
+    tax_number_check = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=[("", "Format only"), ("valid", "Confirmed by VIES"), ("not_checked", "Not checked (VIES away)")],
+    )
+    tax_number_checked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,6 +71,11 @@ class Customer(models.Model):
     @property
     def email(self) -> str:
         return self.user.email
+
+    @property
+    def business_tax_number(self) -> str:
+        """The VAT/GST number reverse charge may rest on: a business's number (checked when saved), else empty."""
+        return self.tax_number if self.is_business else ""
 
     @property
     def country_name(self) -> str:
