@@ -26,7 +26,7 @@ class TaxDetailsForm(forms.Form):
         self.number: TaxNumber | None = None
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         typed = (cleaned.get("tax_number") or "").strip()
         if not cleaned.get("is_business"):
             return cleaned

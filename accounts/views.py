@@ -27,8 +27,8 @@ from accounts.activity import activity_of_customer
 from accounts.adapter import VERIFY_NEXT_KEY
 from accounts.forms import ContactForm, SignupForm, initial_state
 from accounts.models import ContactChange, Customer, customer_for_user
-from accounts.tax_forms import TaxDetailsForm
 from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from accounts.tax_forms import TaxDetailsForm
 from accounts.verification import is_verified
 from storefront import countries
 from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled

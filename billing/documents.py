@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from accounts.models import Customer
 from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
 from pricing.money import Money
-from pricing.tax import REVERSE_CHARGE_WORDING
+from pricing.tax import REVERSE_CHARGE_WORDING, percent
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
 URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
@@ -156,7 +156,7 @@ def tax_summary(payment: Payment, lines: list[DocumentLine]) -> TaxSummary:
     for line in lines:
         net += line.net
         if line.tax is not None and not line.tax.is_zero:
-            key = (line.tax_label, line.tax_rate.normalize())
+            key = (line.tax_label, percent(line.tax_rate))
             taxes[key] = taxes.get(key, Money.zero(payment.currency)) + line.tax
     return TaxSummary(
         net=net,
@@ -214,7 +214,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
                 amount=line.gross,
                 tax=line.tax,
                 tax_label=line.tax_label,
-                tax_rate=line.tax_rate,
+                tax_rate=percent(line.tax_rate),
                 reverse_charge=line.reverse_charge,
                 refunded=Money(given_back, payment.currency) if given_back > 0 else None,
                 credit_notes=line_notes,
@@ -244,7 +244,7 @@ def credit_note_context(note: Document) -> dict[str, Any]:
             amount=Money(-entry.amount, entry.currency),
             tax=Money(-entry.tax, entry.currency),
             tax_label=entry.line.tax_label,
-            tax_rate=entry.line.tax_rate,
+            tax_rate=percent(entry.line.tax_rate),
             reverse_charge=entry.line.reverse_charge,
         )
         for entry in entries.select_related("line").order_by("line__position")

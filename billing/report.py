@@ -81,7 +81,19 @@ def revenue_report_csv(report: RevenueReport) -> str:
 
 def revenue_report_text(report: RevenueReport) -> str:
     """The month as a plain table for a terminal."""
-    header = ["TLD", "kind", "captured", "refunded", "disputed", "net", "tax", "revenue", "written off", "cost", "margin"]
+    header = [
+        "TLD",
+        "kind",
+        "captured",
+        "refunded",
+        "disputed",
+        "net",
+        "tax",
+        "revenue",
+        "written off",
+        "cost",
+        "margin",
+    ]
     lines = [f"Revenue report, {report.label} (from the ledger; amounts in each currency)"]
     if not report.totals:
         return lines[0] + "\nNo money moved this month.\n"
@@ -125,6 +137,14 @@ def _cells(row: LedgerFigures, *, tld: str | None = None, cause: str | None = No
     shown_tld = tld if tld is not None else f".{row.tld}" if row.tld else "(none)"
     shown_cause = cause if cause is not None else str(CAUSES.get(row.cause or "", row.cause or ""))
     amounts = (
-        row.captured, row.refunded, row.disputed, row.net, row.tax, row.revenue, row.written_off, row.cost, row.margin
+        row.captured,
+        row.refunded,
+        row.disputed,
+        row.net,
+        row.tax,
+        row.revenue,
+        row.written_off,
+        row.cost,
+        row.margin,
     )
     return [shown_tld, shown_cause, *(str(amount) for amount in amounts)]

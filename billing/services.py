@@ -168,9 +168,7 @@ def _reopen(payment: Payment, session_id: str) -> StartedPayment:
     raise SessionClosed(f"session {session_id} is {session.status}", code="session_closed")
 
 
-def _payment_for(
-    *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str
-) -> Payment:
+def _payment_for(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str) -> Payment:
     # Each line's tax, computed once here (pricing/tax.py): the payment's amount is what the customer pays.
     rules = tax_rules()
     taxed = lines_taxed(customer=customer, lines=lines, rules=rules)
@@ -222,6 +220,7 @@ def _session_params(
     payment: Payment, *, success_url: str, cancel_url: str, stripe_customer: str
 ) -> SessionCreateParams:
     metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
+    tax_rates: dict[str, list[str]] = {}
     return {
         "mode": "payment",
         "success_url": success_url,
@@ -254,7 +253,7 @@ def _session_params(
                     ),
                     "product_data": {"name": line.description},
                 },
-                "tax_rates": stripe_tax_rate(payment, line),
+                "tax_rates": stripe_tax_rate(payment, line, tax_rates),
             }
             for line in payment.lines.all()
         ],

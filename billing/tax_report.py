@@ -15,9 +15,21 @@ from django.db.models import Q, Sum
 from billing.ledger import ZERO, ledger_entries
 from billing.models import LedgerEntry
 from billing.report import month_bounds
+from pricing.tax import percent
 
 Kind = LedgerEntry.Kind
-COLUMNS = ("month", "country", "currency", "tax", "rate", "reverse_charge", "sales", "tax_collected", "tax_refunded", "tax_net")
+COLUMNS = (
+    "month",
+    "country",
+    "currency",
+    "tax",
+    "rate",
+    "reverse_charge",
+    "sales",
+    "tax_collected",
+    "tax_refunded",
+    "tax_net",
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +84,7 @@ def tax_report(*, month: dt.date) -> TaxReport:
                 country=row["payment__tax_country"] or "—",
                 currency=row["currency"],
                 label=row["line__tax_label"] or "",
-                rate=row["line__tax_rate"].normalize() if row["line__tax_rate"] else Decimal(0),
+                rate=percent(row["line__tax_rate"] or Decimal(0)),
                 reverse_charge=row["line__reverse_charge"],
                 sales=_cents(row["amount_sum"]) - _cents(row["tax_sum"]),
                 collected=_cents(row["collected"]),

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from accounts.models import Customer
 from billing import stripe_client
 from billing.lines import LineToPay
 from billing.models import Payment, PaymentLine
-from pricing.tax import LineTax, Place, TaxRules, line_tax, tax_rules
+from pricing.tax import LineTax, Place, TaxRules, line_tax, percent, tax_rules
+
+if TYPE_CHECKING:
+    from stripe.params import TaxRateCreateParams
 
 
 def customer_place(customer: Customer) -> Place:
@@ -34,24 +38,28 @@ def lines_taxed(*, customer: Customer, lines: Sequence[LineToPay], rules: TaxRul
     return [TaxedLine(line, line_tax(rules, place, line.price)) for line in lines]
 
 
-def stripe_tax_rate(payment: Payment, line: PaymentLine) -> list[str]:
-    """The Stripe Tax Rate of a taxed line (created once per rate, label, country and mode), as `tax_rates`."""
+def stripe_tax_rate(payment: Payment, line: PaymentLine, made: dict[str, list[str]]) -> list[str]:
+    """The Stripe Tax Rate of a taxed line (created once per rate, label, country and mode), as `tax_rates`; `made`
+    keeps the ones this session already has."""
     if not line.tax_amount:
         return []
     inclusive = payment.tax_inclusive
-    percentage = line.tax_rate.normalize()
+    percentage = percent(line.tax_rate)
     key = f"tax-rate-{payment.tax_country}-{line.tax_label}-{percentage}-{'incl' if inclusive else 'excl'}"
+    if key in made:
+        return made[key]
+    params: TaxRateCreateParams = {
+        "display_name": line.tax_label or "Tax",
+        # Stripe takes the percentage as a number with up to 4 decimals (a rate, not an amount of money).
+        "percentage": float(percentage),
+        "inclusive": inclusive,
+    }
+    if payment.tax_country:
+        params["country"] = payment.tax_country
     rate = stripe_client.call(
         "tax rate create",
-        lambda client: client.v1.tax_rates.create(
-            params={
-                "display_name": line.tax_label or "Tax",
-                "percentage": float(percentage),
-                "inclusive": inclusive,
-                "country": payment.tax_country or None,
-            },
-            options={"idempotency_key": key},
-        ),
+        lambda client: client.v1.tax_rates.create(params=params, options={"idempotency_key": key}),
         changes_state=True,
     )
-    return [rate.id]
+    made[key] = [rate.id]
+    return made[key]

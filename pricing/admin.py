@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
+from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, TaxRate, TaxRegistration, Tld
 from pricing.money import format_money
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
@@ -173,3 +173,24 @@ class ExchangeRateAdmin(admin.ModelAdmin):
 class PriceSyncAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "ok", "tld_count", "changed_count", "dropped", "message"]
     list_filter = ["ok"]
+
+
+@admin.register(TaxRegistration)
+class TaxRegistrationAdmin(admin.ModelAdmin):
+    """The store's own VAT/GST registration (one): printed on receipts and credit notes; without it no tax is
+    charged. Payments keep the registration they were made under."""
+
+    list_display = ("name", "tax_id", "country")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return not TaxRegistration.objects.exists()
+
+
+@admin.register(TaxRate)
+class TaxRateAdmin(admin.ModelAdmin):
+    """Tax charged by the customer's country (a region's rate wins: a US state, a Canadian province). A country
+    without a rate is charged no tax. Payments keep the rate they were charged."""
+
+    list_display = ("country", "region", "label", "rate")
+    list_filter = ("label",)
+    search_fields = ("country", "region")

@@ -195,7 +195,9 @@ class TaxRate(models.Model):
 
     country = models.CharField(max_length=2, help_text="ISO 3166 code of the customer's country.")
     region = models.CharField(
-        max_length=64, blank=True, help_text="Empty for the whole country; else the state/province as customers write it."
+        max_length=64,
+        blank=True,
+        help_text="Empty for the whole country; else the state/province as customers write it.",
     )
     rate = models.DecimalField(
         max_digits=6, decimal_places=3, validators=[MinValueValidator(Decimal(0))], help_text="Percent, e.g. 21."

@@ -29,9 +29,7 @@ from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 
 # The EU's member states (ISO 3166 codes), for the reverse-charge rule.
-EU_COUNTRIES = frozenset(
-    "AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK".split()
-)
+EU_COUNTRIES = frozenset("AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK".split())
 REVERSE_CHARGE_WORDING = _(
     "Reverse charge: VAT to be accounted for by the recipient, Article 196 of Council Directive 2006/112/EC."
 )
@@ -86,6 +84,11 @@ class LineTax:
     @property
     def wording(self) -> str:
         return str(REVERSE_CHARGE_WORDING) if self.reverse_charge else ""
+
+
+def percent(rate: Decimal) -> Decimal:
+    """A rate as people write it: 20 (not 20.000 or 2E+1), 8.875."""
+    return Decimal(format(rate.normalize(), "f"))
 
 
 def _rate_for(rules: TaxRules, place: Place) -> Rate | None:

@@ -4,30 +4,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0008_customer_ascii_contact_change'),
+        ("accounts", "0008_customer_ascii_contact_change"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='customer',
-            name='is_business',
+            model_name="customer",
+            name="is_business",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='customer',
-            name='tax_number',
+            model_name="customer",
+            name="tax_number",
             field=models.CharField(blank=True, max_length=32),
         ),
         migrations.AddField(
-            model_name='customer',
-            name='tax_number_check',
-            field=models.CharField(blank=True, choices=[('', 'Format only'), ('valid', 'Confirmed by VIES'), ('not_checked', 'Not checked (VIES away)')], max_length=16),
+            model_name="customer",
+            name="tax_number_check",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("", "Format only"),
+                    ("valid", "Confirmed by VIES"),
+                    ("not_checked", "Not checked (VIES away)"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='customer',
-            name='tax_number_checked_at',
+            model_name="customer",
+            name="tax_number_checked_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

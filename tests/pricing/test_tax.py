@@ -64,14 +64,14 @@ def test_inclusive_prices_hold_their_tax_and_exclusive_ones_get_it_on_top():
     shown = line_tax(inclusive, Place(country="FR"), EUR("12.00"))
     assert (shown.net, shown.tax, shown.gross) == (EUR("10.00"), EUR("2.00"), EUR("12.00"))
     odd = line_tax(inclusive, Place(country="DE"), EUR("12.99"))
-    assert (odd.net + odd.tax, odd.tax) == (EUR("12.99"), EUR("2.07"))  # 12.99 × 19/119 = 2.074
+    assert (odd.net + odd.tax, odd.tax) == (EUR("12.99"), EUR("2.07"))  # 12.99 x 19/119 = 2.074
     exclusive = line_tax(RULES, Place(country="DE"), EUR("12.99"))
     assert (exclusive.net, exclusive.tax, exclusive.gross) == (EUR("12.99"), EUR("2.47"), EUR("15.46"))
 
 
 def test_amounts_are_never_floats():
     with pytest.raises(TypeError):
-        line_tax(RULES, Place(country="FR"), Money(12.5, "EUR"))  # type: ignore[arg-type]
+        line_tax(RULES, Place(country="FR"), Money(12.5, "EUR"))
 
 
 @pytest.mark.django_db
