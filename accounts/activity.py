@@ -75,7 +75,7 @@ ACTIONS: dict[str, Text] = {
         "Pending contact change withdrawn", _("Your pending contact change was withdrawn.")
     ),
     "tax_details_changed": Text(
-        "Tax details changed (business: %(business)s, VAT number %(number)s, online check: %(check)s)",
+        "Tax details changed (business: %(business)s, VAT number %(vat_id)s, online check: %(check)s)",
         _("Your tax details were changed."),
     ),
     "panel_opened": Text("Control panel opened (provider auto-login)", _("The domain control panel was opened.")),

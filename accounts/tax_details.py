@@ -38,7 +38,7 @@ def tax_details_save(*, customer: Customer, is_business: bool, number: TaxNumber
         customer=customer,
         detail={
             "business": "yes" if is_business else "no",
-            "number": customer.tax_number or "-",
+            "vat_id": customer.tax_number or "-",
             "check": check or "format only",
         },
     )
