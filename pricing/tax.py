@@ -125,5 +125,5 @@ def tax_rules() -> TaxRules:
     """The store's registration and rates as staff set them in the admin, and the display setting."""
     row = TaxRegistration.objects.first()
     registration = Registration(country=row.country, tax_id=row.tax_id, name=row.name) if row else None
-    rates = {(r.country, r.region): Rate(rate=r.rate, label=r.label) for r in TaxRate.objects.all()}
+    rates = {(r.country, r.region): Rate(rate=percent(r.rate), label=r.label) for r in TaxRate.objects.all()}
     return TaxRules(registration=registration, rates=rates, inclusive=settings.PRICES_INCLUDE_TAX)
