@@ -87,6 +87,7 @@ URLS = [
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
     Url("account", ("GET",)),
     Url("account_contact", ("GET", "POST")),
+    Url("account_tax", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
