@@ -36,8 +36,9 @@ def _shot(page: Page, name: str) -> None:
         page.set_viewport_size(size)
         page.wait_for_timeout(150)
         page.screenshot(path=str(SHOTS / f"{name}-{size_name}.png"), full_page=True)
-        check_accessibility(page, where=f"({size_name})")
-        if size_name == "phone":
+        if "/stripe/" not in page.url:  # the payment sandbox's page is Stripe's, not ours to check
+            check_accessibility(page, where=f"({size_name})")
+        if size_name == "phone" and "/stripe/" not in page.url:
             width = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert width <= 0, f"{name} is wider than a phone"
     page.set_viewport_size(SHOT_SIZES["desktop"])
@@ -47,6 +48,7 @@ def _pay(page: Page) -> None:
     page.get_by_label("Card number").fill("4242 4242 4242 4242")
     page.get_by_role("button", name=re.compile(r"^Pay ")).click()
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
+    check_accessibility(page)
 
 
 def _to_receipt(page: Page, payment: Payment) -> None:
