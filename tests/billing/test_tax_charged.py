@@ -3,9 +3,11 @@ sandbox (its Checkout Sessions carry the tax), the receipt and credit note, the 
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
@@ -13,7 +15,7 @@ from billing.ledger import ledger_figures
 from billing.lines import LineToPay
 from billing.models import Document, LedgerEntry
 from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.services import payment_charge_saved, payment_settle
 from billing.tax_report import tax_report, tax_report_csv
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
@@ -166,3 +168,40 @@ def test_tax_is_never_counted_as_revenue(german_store, pay, customer):
         (Decimal("15.59"), Decimal("2.60")),
         (Decimal("30.00"), Decimal("5.00")),
     ]
+
+
+def test_a_saved_card_charge_carries_the_tax(german_store, start, stripe_sandbox, registrar, customer):
+    _as(customer, "FR")
+    first = start(lines=EUR_LINES[1:])
+    assert stripe_sandbox.pay(first.payment.stripe_session_id, GOOD_CARD) == "authorised"
+    payment_settle(session_id=first.payment.stripe_session_id)
+    renewal = payment_charge_saved(customer=customer, lines=EUR_LINES[:1], checkout_id=uuid.uuid4())
+    assert (renewal.amount, renewal.amount_captured, renewal.tax_total) == (
+        Decimal("15.59"),
+        Decimal("15.59"),
+        Money(Decimal("2.60"), "EUR"),
+    )
+    assert stripe_sandbox.stored(renewal.stripe_payment_intent_id)["amount_received"] == 1559
+
+
+@pytest.fixture
+def staff() -> Client:
+    user = get_user_model().objects.create_superuser("staff@example.org", "staff@example.org", "Staff#Pass9")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_staff_read_the_tax_report_and_download_its_csv(german_store, pay, customer, staff):
+    _as(customer, "FR")
+    pay()
+    page = staff.get("/admin/billing/ledgerentry/tax-report/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert '<th scope="row">FR</th>' in text and "7.60" in text and "37.99" in text
+    csv = staff.get("/admin/billing/ledgerentry/tax-report/", {"format": "csv"})
+    assert csv["Content-Disposition"].startswith('attachment; filename="tax-')
+    assert ",FR,EUR,VAT,20,no,37.99,7.60,0.00,7.60" in csv.content.decode()
+    assert "Tax report" in staff.get("/admin/billing/ledgerentry/").content.decode()
+    revenue = staff.get("/admin/billing/ledgerentry/report/").content.decode()
+    assert '<th scope="col">Tax</th>' in revenue and '<th scope="col">Revenue</th>' in revenue
