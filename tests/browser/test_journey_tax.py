@@ -52,8 +52,10 @@ def _pay(page: Page) -> None:
 
 
 def _to_receipt(page: Page, payment: Payment) -> None:
-    page.goto(f"/payments/receipts/{payment.receipt.number}/")
-    expect(page.get_by_role("heading", name=f"Receipt {payment.receipt.number}")).to_be_visible()
+    receipt = payment.receipt
+    assert receipt is not None
+    page.goto(f"/payments/receipts/{receipt.number}/")
+    expect(page.get_by_role("heading", name=f"Receipt {receipt.number}")).to_be_visible()
 
 
 def test_a_business_is_reverse_charged_and_a_consumer_pays_their_countrys_vat(page: Page, stripe_sandbox, settings):
