@@ -3,6 +3,7 @@ sandbox (its Checkout Sessions carry the tax), the receipt and credit note, the 
 
 from __future__ import annotations
 
+import io
 import uuid
 from decimal import Decimal
 
@@ -10,6 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from pypdf import PdfReader
 
 from billing.ledger import ledger_figures
 from billing.lines import LineToPay
@@ -205,3 +207,19 @@ def test_staff_read_the_tax_report_and_download_its_csv(german_store, pay, custo
     assert "Tax report" in staff.get("/admin/billing/ledgerentry/").content.decode()
     revenue = staff.get("/admin/billing/ledgerentry/report/").content.decode()
     assert '<th scope="col">Tax</th>' in revenue and '<th scope="col">Revenue</th>' in revenue
+
+
+def test_the_receipt_pdf_and_the_spanish_receipt_carry_the_reverse_charge(german_store, pay, customer):
+    _as(customer, "FR", "FR40303265045")
+    payment, _ = pay()
+    receipt = payment.receipt
+    assert receipt is not None
+    client = Client()
+    client.force_login(customer.user)
+    pdf = client.get(f"/payments/receipts/{receipt.number}/pdf/").content
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Article 196 of Council Directive 2006/112/EC" in text
+    assert "DE136695976" in text and "FR40303265045" in text
+    spanish = client.get(f"/payments/receipts/{receipt.number}/", headers={"accept-language": "es"})
+    page = spanish.content.decode()
+    assert "Inversión del sujeto pasivo" in page and "Tu número de IVA" in page
