@@ -57,6 +57,12 @@ class ShownTax:
     def to_pay(self) -> list[Money]:
         return self._sum([line.gross for line in self.lines])
 
+    @property
+    def total(self) -> Money | None:
+        """What is charged, tax included (one currency: the store's)."""
+        totals = self.to_pay
+        return totals[0] if len(totals) == 1 else None
+
 
 def _rules_and_place(request: HttpRequest) -> tuple[TaxRules, Place | None]:
     # Once per request: the cart shows a line's tax beside it and again in the totals.
@@ -99,3 +105,15 @@ def line_shown_tax(context: template.Context, line: CartLine) -> ShownTax:
     if place is None:
         return ShownTax(None, rules, [])
     return ShownTax(place, rules, [line_tax(rules, place, line.total)])
+
+
+@register.simple_tag(takes_context=True)
+def prices_to_pay(context: template.Context, prices: Any) -> ShownTax | None:
+    """The tax of prices charged as lines of their own (a renewal, several renewals), for the signed-in customer:
+    what the pay buttons say. `prices`: a Money, or items with a `price`. None when a price is unknown."""
+    rules, place = _rules_and_place(context["request"])
+    items = prices if isinstance(prices, list | tuple) else [prices]
+    amounts = [item if isinstance(item, Money) else getattr(item, "price", None) for item in items]
+    if place is None or not amounts or any(amount is None for amount in amounts):
+        return None
+    return ShownTax(place, rules, [line_tax(rules, place, amount) for amount in amounts if amount is not None])
