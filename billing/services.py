@@ -63,6 +63,7 @@ from pricing.tax import tax_rules
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
     from stripe.params.checkout import SessionCreateParams
+    from stripe.params.checkout._session_create_params import SessionCreateParamsLineItem
 
 logger = logging.getLogger(__name__)
 
@@ -243,21 +244,25 @@ def _session_params(
         },
         # Each line at its price as quoted (its tax inside it when prices include tax), with the Tax Rate that
         # makes Stripe show and charge the same tax as our receipt.
-        "line_items": [
-            {
-                "quantity": 1,
-                "price_data": {
-                    "currency": payment.currency.lower(),
-                    "unit_amount": stripe_client.to_minor(
-                        line.gross_amount if payment.tax_inclusive else line.amount, payment.currency
-                    ),
-                    "product_data": {"name": line.description},
-                },
-                "tax_rates": stripe_tax_rate(payment, line, tax_rates),
-            }
-            for line in payment.lines.all()
-        ],
+        "line_items": [_line_item(payment, line, tax_rates) for line in payment.lines.all()],
     }
+
+
+def _line_item(payment: Payment, line: PaymentLine, tax_rates: dict[str, list[str]]) -> SessionCreateParamsLineItem:
+    item: SessionCreateParamsLineItem = {
+        "quantity": 1,
+        "price_data": {
+            "currency": payment.currency.lower(),
+            "unit_amount": stripe_client.to_minor(
+                line.gross_amount if payment.tax_inclusive else line.amount, payment.currency
+            ),
+            "product_data": {"name": line.description},
+        },
+    }
+    rates = stripe_tax_rate(payment, line, tax_rates)
+    if rates:  # an untaxed line (reverse charge, no rate) carries none
+        item["tax_rates"] = rates
+    return item
 
 
 # --- Settling: the one step both doors call ---------------------------------------------------------------------
