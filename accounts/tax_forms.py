@@ -8,6 +8,12 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from pricing.tax_numbers import InvalidTaxNumber, TaxNumber, tax_number_parse
+from storefront import countries
+
+
+def _country_name(code: str) -> str:
+    found = countries.country(code)
+    return found.display_name if found else code
 
 
 class TaxDetailsForm(forms.Form):
@@ -42,6 +48,6 @@ class TaxDetailsForm(forms.Form):
                     "This is not a valid VAT or GST number for %(country)s: check its letters and digits "
                     "(the last ones are check digits)."
                 )
-                % {"country": self.country},
+                % {"country": _country_name(self.country)},
             )
         return cleaned

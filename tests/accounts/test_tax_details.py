@@ -46,7 +46,7 @@ def test_a_number_with_wrong_check_digits_is_refused_with_what_was_typed_kept(si
     response = signed_in.post("/account/tax/", {"is_business": "on", "tax_number": "FR41303265045"})
     assert response.status_code == 200
     page = response.content.decode()
-    assert "This is not a valid VAT or GST number for FR" in page
+    assert "This is not a valid VAT or GST number for France" in page
     assert 'value="FR41303265045"' in page and "checked" in page  # nothing typed is lost
     customer.refresh_from_db()
     assert (customer.is_business, customer.tax_number) == (False, "")
@@ -54,7 +54,7 @@ def test_a_number_with_wrong_check_digits_is_refused_with_what_was_typed_kept(si
 
 def test_another_countrys_number_is_refused_and_a_business_needs_one(signed_in):
     page = signed_in.post("/account/tax/", {"is_business": "on", "tax_number": "DE136695976"}).content.decode()
-    assert "This is not a valid VAT or GST number for FR" in page
+    assert "This is not a valid VAT or GST number for France" in page
     page = signed_in.post("/account/tax/", {"is_business": "on", "tax_number": ""}).content.decode()
     assert "Enter your business&#x27;s VAT or GST number." in page
 

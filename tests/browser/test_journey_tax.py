@@ -73,7 +73,7 @@ def test_a_business_is_reverse_charged_and_a_consumer_pays_their_countrys_vat(pa
     page.get_by_label("I buy as a business").check()
     page.get_by_label("VAT or GST number").fill("FR41303265045")
     page.get_by_role("button", name="Save tax details").click()
-    expect(page.get_by_text("This is not a valid VAT or GST number for FR")).to_be_visible()
+    expect(page.get_by_text("This is not a valid VAT or GST number for France")).to_be_visible()
     expect(page.get_by_label("VAT or GST number")).to_have_value("FR41303265045")
     _shot(page, "tax-number-refused")
     page.get_by_label("VAT or GST number").fill("FR 40 303 265 045")
