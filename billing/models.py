@@ -54,7 +54,9 @@ class Payment(models.Model):
     checkout_id = models.UUIDField(unique=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.CREATED, db_index=True)
     currency = models.CharField(max_length=3)
-    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The quoted total of the lines.")
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text="What the customer is charged: the lines and their tax."
+    )
     amount_authorised = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_captured = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_refunded = models.DecimalField(max_digits=12, decimal_places=2, default=0)
