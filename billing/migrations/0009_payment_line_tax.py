@@ -4,65 +4,66 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('billing', '0008_privacy_sale_cause'),
+        ("billing", "0008_privacy_sale_cause"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='ledgerentry',
-            name='tax',
+            model_name="ledgerentry",
+            name="tax",
             field=models.DecimalField(decimal_places=2, default=0, max_digits=12),
         ),
         migrations.AddField(
-            model_name='payment',
-            name='buyer_tax_number',
+            model_name="payment",
+            name="buyer_tax_number",
             field=models.CharField(blank=True, max_length=32),
         ),
         migrations.AddField(
-            model_name='payment',
-            name='seller_tax_id',
+            model_name="payment",
+            name="seller_tax_id",
             field=models.CharField(blank=True, max_length=32),
         ),
         migrations.AddField(
-            model_name='payment',
-            name='seller_tax_name',
+            model_name="payment",
+            name="seller_tax_name",
             field=models.CharField(blank=True, max_length=255),
         ),
         migrations.AddField(
-            model_name='payment',
-            name='tax_country',
+            model_name="payment",
+            name="tax_country",
             field=models.CharField(blank=True, help_text="The customer's country tax was charged for.", max_length=2),
         ),
         migrations.AddField(
-            model_name='payment',
-            name='tax_inclusive',
+            model_name="payment",
+            name="tax_inclusive",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='paymentline',
-            name='reverse_charge',
+            model_name="paymentline",
+            name="reverse_charge",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='paymentline',
-            name='tax_amount',
+            model_name="paymentline",
+            name="tax_amount",
             field=models.DecimalField(decimal_places=2, default=0, max_digits=12),
         ),
         migrations.AddField(
-            model_name='paymentline',
-            name='tax_label',
+            model_name="paymentline",
+            name="tax_label",
             field=models.CharField(blank=True, max_length=32),
         ),
         migrations.AddField(
-            model_name='paymentline',
-            name='tax_rate',
-            field=models.DecimalField(decimal_places=3, default=0, help_text='Percent.', max_digits=6),
+            model_name="paymentline",
+            name="tax_rate",
+            field=models.DecimalField(decimal_places=3, default=0, help_text="Percent.", max_digits=6),
         ),
         migrations.AlterField(
-            model_name='payment',
-            name='amount',
-            field=models.DecimalField(decimal_places=2, help_text='What the customer is charged: the lines and their tax.', max_digits=12),
+            model_name="payment",
+            name="amount",
+            field=models.DecimalField(
+                decimal_places=2, help_text="What the customer is charged: the lines and their tax.", max_digits=12
+            ),
         ),
     ]
