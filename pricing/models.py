@@ -197,7 +197,8 @@ class TaxRate(models.Model):
     region = models.CharField(
         max_length=64,
         blank=True,
-        help_text="Empty for the whole country; else the state/province as customers write it.",
+        help_text="Empty for the whole country; else the state or province by its name, as customers' contact details "
+        "hold it (e.g. New York, Ontario).",
     )
     rate = models.DecimalField(
         max_digits=6, decimal_places=3, validators=[MinValueValidator(Decimal(0))], help_text="Percent, e.g. 21."

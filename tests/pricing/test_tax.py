@@ -79,8 +79,11 @@ def test_the_rules_are_read_from_what_staff_set_in_the_admin(settings):
     settings.PRICES_INCLUDE_TAX = True
     assert tax_rules().registration is None
     TaxRegistration.objects.create(country="de", tax_id="DE136695976", name="Beispiel Domains GmbH")
-    TaxRate.objects.create(country="us", region=" ny ", rate=Decimal("8.875"), label="Sales tax")
+    TaxRate.objects.create(country="us", region=" New York ", rate=Decimal("8.875"), label="Sales tax")
     rules = tax_rules()
     assert rules.registration == Registration("DE", "DE136695976", "Beispiel Domains GmbH")
-    assert rules.rates == {("US", "NY"): Rate(Decimal("8.875"), "Sales tax")}
+    assert rules.rates == {("US", "NEW YORK"): Rate(Decimal("8.875"), "Sales tax")}
+    # A customer's contact holds the state's name (storefront.countries.states_for).
+    taxed = line_tax(rules, Place(country="US", region="New York"), Money(Decimal("10.00"), "USD"))
+    assert (taxed.tax, taxed.label) == (Money(Decimal("0.89"), "USD"), "Sales tax")
     assert rules.inclusive is True
