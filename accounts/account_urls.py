@@ -8,4 +8,5 @@ urlpatterns = [
     path("", views.account, name="account"),
     path("contact/", views.account_contact, name="account_contact"),
     path("currency/", views.account_currency, name="account_currency"),
+    path("tax/", views.account_tax, name="account_tax"),
 ]

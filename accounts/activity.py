@@ -77,6 +77,10 @@ ACTIONS: dict[str, Text] = {
     "contact_change_withdrawn": Text(
         "Pending contact change withdrawn", _("Your pending contact change was withdrawn.")
     ),
+    "tax_details_changed": Text(
+        "Tax details changed (business: %(business)s, VAT number %(vat_id)s, online check: %(check)s)",
+        _("Your tax details were changed."),
+    ),
     "panel_opened": Text("Control panel opened (provider auto-login)", _("The domain control panel was opened.")),
     "account_deleted": Text("Account deleted by the customer (kept records anonymised)"),
     "acting_started": Text(

@@ -171,11 +171,18 @@ class CustomerAdmin(LargeListAdmin):
         "two_factor",
         *CONTACT_FIELDS,
         "activity",
+        "is_business",
+        "tax_number",
+        "tax_number_check",
+        "tax_number_checked_at",
     )
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
         ("Sign-in", {"fields": ("email_addresses", "two_factor")}),
         ("Contact (as the provider holds it)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
+        # The customer's own (checked for format and check digits, and by VIES where enabled, on /account/tax/):
+        # staff read it here.
+        ("Tax", {"fields": ("is_business", "tax_number", "tax_number_check", "tax_number_checked_at")}),
         ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
     actions = ("discard_unconfirmed",)

@@ -50,6 +50,16 @@ class Customer(models.Model):
     # The currency prices are shown and charged in (pricing.currencies), chosen at signup from those the store
     # offers; changeable until the first purchase. Empty (customers from before currencies): the store's.
     currency = models.CharField(max_length=3, blank=True, default="")
+    # Buying as a business, with its VAT/GST number (pricing/tax_numbers.py checked its format and check digits when
+    # it was saved; `tax_number_check` says what the online check, where the store enables it, answered).
+    is_business = models.BooleanField(default=False)
+    tax_number = models.CharField(max_length=32, blank=True)
+    tax_number_check = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=[("", "Format only"), ("valid", "Confirmed by VIES"), ("not_checked", "Not checked (VIES away)")],
+    )
+    tax_number_checked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -73,6 +83,11 @@ class Customer(models.Model):
     def has_purchased(self) -> bool:
         """Whether any payment of theirs was authorised: their currency is fixed from then on."""
         return self.payments.filter(amount_authorised__gt=0).exists()
+
+    @property
+    def business_tax_number(self) -> str:
+        """The VAT/GST number reverse charge may rest on: a business's number (checked when saved), else empty."""
+        return self.tax_number if self.is_business else ""
 
     @property
     def country_name(self) -> str:

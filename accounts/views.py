@@ -22,13 +22,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts import contact_changes, privacy, services
+from accounts import contact_changes, privacy, services, tax_details
 from accounts.activity import activity_of_customer
 from accounts.adapter import VERIFY_NEXT_KEY
 from accounts.currency import session_currency_set
 from accounts.forms import ContactForm, CurrencyForm, SignupForm, initial_state
 from accounts.models import ContactChange, Customer, customer_for_user
 from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from accounts.tax_forms import TaxDetailsForm
 from accounts.verification import is_verified
 from storefront import countries
 from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled
@@ -257,6 +258,35 @@ def account_contact(request: AuthenticatedHttpRequest) -> HttpResponse:
             messages.success(request, CONTACT_OUTCOMES[outcome])
             return redirect("account_contact")
     return _render_contact(request, form, customer, pending)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_tax(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Buying as a business, and the VAT/GST number reverse charge rests on (checked before it is saved)."""
+    customer = customer_for_user(request.user)
+    if customer is None:
+        raise Http404
+    initial = {"is_business": customer.is_business, "tax_number": customer.tax_number}
+    form = TaxDetailsForm(request.POST or None, initial=initial, country=customer.country)
+    if request.method == "POST" and form.is_valid():
+        saved = tax_details.tax_details_save(
+            customer=customer, is_business=form.cleaned_data["is_business"], number=form.number
+        )
+        if saved is not tax_details.Saved.REFUSED:
+            messages.success(request, TAX_OUTCOMES[saved])
+            return redirect("account_tax")
+        form.add_error("tax_number", _("The EU's VAT register (VIES) says this number is not registered."))
+    return render(request, "accounts/tax.html", {"form": form, "customer": customer})
+
+
+TAX_OUTCOMES = {
+    tax_details.Saved.SAVED: _("Your tax details were saved."),
+    tax_details.Saved.NOT_CHECKED: _(
+        "Your tax details were saved. The EU's VAT register (VIES) did not answer, so your number is recorded as "
+        "not checked yet; you can buy as usual."
+    ),
+}
 
 
 CONTACT_OUTCOMES = {

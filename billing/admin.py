@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
-from billing.admin_views import refund_view, revenue_report_view, write_off_view
+from billing.admin_views import refund_view, revenue_report_view, tax_report_view, write_off_view
 from billing.alerts import authorisations_expiring, payment_attention_resolve
 from billing.collection import payment_collect_again
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
@@ -328,7 +328,12 @@ class LedgerEntryAdmin(admin.ModelAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         report = self.admin_site.admin_view(lambda request: revenue_report_view(self, request))
-        return [path("report/", report, name="billing_revenue_report"), *super().get_urls()]
+        taxes = self.admin_site.admin_view(lambda request: tax_report_view(self, request))
+        return [
+            path("report/", report, name="billing_revenue_report"),
+            path("tax-report/", taxes, name="billing_tax_report"),
+            *super().get_urls(),
+        ]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -18,6 +18,7 @@ from billing.errors import PaymentError
 from billing.models import Payment, PaymentLine
 from billing.refunds import REFUNDABLE, refund_line
 from billing.report import month_of, revenue_report, revenue_report_csv
+from billing.tax_report import tax_report, tax_report_csv
 from pricing.money import Money
 
 
@@ -28,7 +29,7 @@ class RefundChoice:
 
     @property
     def total(self) -> Money:
-        return Money(sum((line.amount for line in self.lines), Decimal(0)), self.payment.currency)
+        return Money(sum((line.gross_amount for line in self.lines), Decimal(0)), self.payment.currency)
 
 
 def _ids(raw: str) -> list[int]:
@@ -129,3 +130,27 @@ def revenue_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> 
         "month_value": f"{month:%Y-%m}",
     }
     return TemplateResponse(request, "admin/billing/report.html", context)
+
+
+def tax_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
+    """The month's tax per customer country (`?month=YYYY-MM`, default this month; `&format=csv` downloads it)."""
+    if not model_admin.has_view_permission(request):
+        return TemplateResponse(request, "admin/billing/tax_report.html", {"denied": True}, status=403)
+    try:
+        month = month_of(request.GET["month"]) if request.GET.get("month") else timezone.localdate().replace(day=1)
+    except ValueError:
+        month = timezone.localdate().replace(day=1)
+        messages.warning(request, "The month is written YYYY-MM; showing this month.")
+    report = tax_report(month=month)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(tax_report_csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="tax-{month:%Y-%m}.csv"'
+        return response
+    context: dict[str, Any] = {
+        **model_admin.admin_site.each_context(request),
+        "title": f"Tax report, {report.label}",
+        "opts": model_admin.model._meta,
+        "report": report,
+        "month_value": f"{month:%Y-%m}",
+    }
+    return TemplateResponse(request, "admin/billing/tax_report.html", context)

@@ -230,7 +230,7 @@ def collection_session_open(*, payment: Payment, success_url: str, cancel_url: s
                         "quantity": 1,
                         "price_data": {
                             "currency": total.currency.lower(),
-                            "unit_amount": stripe_client.to_minor(line.amount, total.currency),
+                            "unit_amount": stripe_client.to_minor(line.gross_amount, total.currency),
                             "product_data": {"name": line.description},
                         },
                     }

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from accounts.models import Customer
 from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
 from pricing.money import Money
+from pricing.tax import REVERSE_CHARGE_WORDING, percent
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
 URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
@@ -121,6 +122,55 @@ class DocumentLine:
     list_price: Money | None = None
     discount: Money | None = None
     promotion_code: str = ""
+    # The tax in `amount` (which is what was paid or given back, tax included), its label and rate.
+    tax: Money | None = None
+    tax_label: str = ""
+    tax_rate: Decimal = Decimal(0)
+    reverse_charge: bool = False
+
+    @property
+    def net(self) -> Money:
+        return self.amount - self.tax if self.tax is not None else self.amount
+
+
+@dataclass(frozen=True)
+class TaxSummary:
+    """What a document says about tax: the amounts before tax, the tax per rate, reverse charge and both numbers."""
+
+    net: Money
+    taxes: list[tuple[str, Decimal, Money]]  # (label, rate, amount)
+    reverse_charge: bool
+    seller_tax_id: str
+    seller_tax_name: str
+    buyer_tax_number: str
+    inclusive: bool
+
+    @property
+    def wording(self) -> str:
+        return str(REVERSE_CHARGE_WORDING) if self.reverse_charge else ""
+
+    @property
+    def shown(self) -> bool:
+        return bool(self.seller_tax_id or self.buyer_tax_number or self.taxes or self.reverse_charge)
+
+
+def tax_summary(payment: Payment, lines: list[DocumentLine]) -> TaxSummary:
+    taxes: dict[tuple[str, Decimal], Money] = {}
+    net = Money.zero(payment.currency)
+    for line in lines:
+        net += line.net
+        if line.tax is not None and not line.tax.is_zero:
+            key = (line.tax_label, percent(line.tax_rate))
+            taxes[key] = taxes.get(key, Money.zero(payment.currency)) + line.tax
+    return TaxSummary(
+        net=net,
+        taxes=[(label, rate, amount) for (label, rate), amount in taxes.items()],
+        reverse_charge=any(line.reverse_charge for line in lines),
+        seller_tax_id=payment.seller_tax_id,
+        seller_tax_name=payment.seller_tax_name,
+        buyer_tax_number=payment.buyer_tax_number,
+        inclusive=payment.tax_inclusive,
+    )
 
 
 def seller() -> Seller:
@@ -165,7 +215,11 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         rows.append(
             DocumentLine(
                 description=line.description,
-                amount=line.price,
+                amount=line.gross,
+                tax=line.tax,
+                tax_label=line.tax_label,
+                tax_rate=percent(line.tax_rate),
+                reverse_charge=line.reverse_charge,
                 refunded=Money(given_back, payment.currency) if given_back > 0 else None,
                 credit_notes=line_notes,
                 refunded_at=refunds[line.pk][-1].occurred_at if given_back > 0 else None,
@@ -180,6 +234,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         "customer": payment.customer,
         "seller": seller(),
         "lines": rows,
+        "tax": tax_summary(payment, rows),
         # Lines paid for at checkout that did not register: their part of the authorisation was released.
         "not_charged": [line for line in lines if line.status not in CHARGED],
         "url": document_url(receipt, absolute=True),
@@ -190,13 +245,23 @@ def credit_note_context(note: Document) -> dict[str, Any]:
     payment = note.payment
     assert note.receipt is not None  # a credit note always names its receipt (a database constraint)
     entries = payment.ledger_entries.filter(kind=LedgerEntry.Kind.REFUND, source_id=note.refund_id)
+    lines = [
+        DocumentLine(
+            description=entry.line.description,
+            amount=Money(-entry.amount, entry.currency),
+            tax=Money(-entry.tax, entry.currency),
+            tax_label=entry.line.tax_label,
+            tax_rate=percent(entry.line.tax_rate),
+            reverse_charge=entry.line.reverse_charge,
+        )
+        for entry in entries.select_related("line").order_by("line__position")
+    ]
     return {
         "note": note,
         "receipt": note.receipt,
-        "lines": [
-            DocumentLine(description=entry.line.description, amount=Money(-entry.amount, entry.currency))
-            for entry in entries.select_related("line").order_by("line__position")
-        ],
+        "payment": payment,
+        "lines": lines,
+        "tax": tax_summary(payment, lines),
         "customer": payment.customer,
         "seller": seller(),
         "url": document_url(note, absolute=True),

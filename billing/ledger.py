@@ -63,6 +63,16 @@ def _allocate(total: Decimal, caps: Sequence[tuple[PaymentLine, Decimal]]) -> li
     return shares
 
 
+def _tax_part(line: PaymentLine, amount: Decimal) -> Decimal:
+    """The tax in a movement of `amount` (signed) on the line: all of its tax for its whole price, else its share."""
+    gross = line.gross_amount
+    if not line.tax_amount or not gross:
+        return ZERO
+    if abs(amount) == gross:
+        return line.tax_amount if amount > 0 else -line.tax_amount
+    return (line.tax_amount * amount / gross).quantize(ZERO)
+
+
 def _booked(payment: Payment, kind: str, source_id: str) -> list[LedgerEntry]:
     return list(LedgerEntry.objects.filter(payment=payment, kind=kind, source_id=source_id).order_by("pk"))
 
@@ -86,6 +96,7 @@ def _book(
             written_off=amount if kind == Kind.WRITE_OFF else ZERO,
             currency=payment.currency,
             cost=line.cost if cost else ZERO,
+            tax=_tax_part(line, amount),
             tld=line.tld,
             payment=payment,
             line=line,
@@ -138,9 +149,9 @@ def ledger_capture_book(
     if done:
         return done
     lines = list(payment.lines.filter(status=PaymentLine.Status.REGISTERED).order_by("position"))
-    if sum((line.amount for line in lines), ZERO) != amount:
+    if sum((line.gross_amount for line in lines), ZERO) != amount:
         logger.warning("payment %s: captured %s, its registered lines total otherwise", payment.pk, amount)
-    caps = [(line, line.amount) for line in lines] or list(_lines(payment))
+    caps = [(line, line.gross_amount) for line in lines] or list(_lines(payment))
     return _book(payment, Kind.CAPTURE, source_id, _allocate(amount, caps), occurred_at=occurred_at, cost=True)
 
 
@@ -200,7 +211,7 @@ def ledger_write_off_book(
     *, payment: Payment, lines: Sequence[PaymentLine], occurred_at: dt.datetime, note: str = ""
 ) -> list[LedgerEntry]:
     """Registered lines that will not be paid for: no money moved; their price is written off and their cost kept."""
-    shares = [(line, line.amount) for line in lines]
+    shares = [(line, line.gross_amount) for line in lines]
     source = f"write-off:{payment.checkout_id}"
     return _book(payment, Kind.WRITE_OFF, source, shares, occurred_at=occurred_at, cost=True, note=note)
 
@@ -229,6 +240,10 @@ class LedgerFigures:
     cost: Decimal  # what the lines captured or written off cost us
     unknown_cost: int  # captures and write-offs booked without a cost
     entries: int
+    # The tax in the money received and given back (collected for the state: never revenue).
+    tax_captured: Decimal = ZERO
+    tax_refunded: Decimal = ZERO
+    tax_disputed: Decimal = ZERO
     # With `per_rate`: the payments' rate (units of `currency` per store unit; None: not known).
     rate: Decimal | None = None
 
@@ -242,8 +257,18 @@ class LedgerFigures:
         return self.captured - self.refunded - self.disputed
 
     @property
+    def tax(self) -> Decimal:
+        """Tax held for the state: collected less given back."""
+        return self.tax_captured - self.tax_refunded - self.tax_disputed
+
+    @property
+    def revenue(self) -> Decimal:
+        """What the store earned: the money it holds less the tax in it."""
+        return self.net - self.tax
+
+    @property
     def margin(self) -> Decimal:
-        return self.net - self.cost
+        return self.revenue - self.cost
 
 
 def ledger_entries(*, start: dt.datetime | None = None, end: dt.datetime | None = None) -> QuerySet[LedgerEntry]:
@@ -287,6 +312,9 @@ def ledger_figures(
             cost_sum=Sum("cost"),
             unknown_cost_count=Count("pk", filter=Q(kind__in=(Kind.CAPTURE, Kind.WRITE_OFF), cost__isnull=True)),
             entry_count=Count("pk"),
+            tax_captured_sum=Sum("tax", filter=Q(kind=Kind.CAPTURE)),
+            tax_refunded_sum=Sum("tax", filter=Q(kind=Kind.REFUND)),
+            tax_disputed_sum=Sum("tax", filter=Q(kind__in=DISPUTE_KINDS)),
         )
         .order_by(*[f"-{key}" if key == "month" else key for key in keys])
     )
@@ -303,6 +331,9 @@ def ledger_figures(
             cost=_cents(row["cost_sum"]),
             unknown_cost=row["unknown_cost_count"],
             entries=row["entry_count"],
+            tax_captured=_cents(row["tax_captured_sum"]),
+            tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
+            tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
             rate=row.get("payment__rate"),
         )
         for row in rows

@@ -58,7 +58,9 @@ class Payment(models.Model):
     # the revenue report converts the payment back to the store's currency at it, whatever the rate is today.
     # Empty: a currency the store did not offer then (no rate known); the report lists it unconverted.
     rate = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True, default=Decimal(1))
-    amount = models.DecimalField(max_digits=12, decimal_places=2, help_text="The quoted total of the lines.")
+    amount = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text="What the customer is charged: the lines and their tax."
+    )
     amount_authorised = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_captured = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     amount_refunded = models.DecimalField(max_digits=12, decimal_places=2, default=0)
@@ -90,6 +92,14 @@ class Payment(models.Model):
     collection_intent_id = models.CharField(max_length=255, blank=True, db_index=True)
     written_off_at = models.DateTimeField(null=True, blank=True)
     written_off_by = models.CharField(max_length=150, blank=True)
+    # Tax (pricing/tax.py), as it stood when the payment was made: the store's registration and the customer's VAT
+    # number are printed on its receipt and credit notes. `amount` is the total charged, tax included.
+    seller_tax_id = models.CharField(max_length=32, blank=True)
+    seller_tax_name = models.CharField(max_length=255, blank=True)
+    buyer_tax_number = models.CharField(max_length=32, blank=True)
+    tax_country = models.CharField(max_length=2, blank=True, help_text="The customer's country tax was charged for.")
+    # Whether the lines' prices held their tax (settings.PRICES_INCLUDE_TAX when the payment was made).
+    tax_inclusive = models.BooleanField(default=False)
 
     objects = PaymentQuerySet.as_manager()
 
@@ -126,7 +136,15 @@ class Payment(models.Model):
     def unpaid_total(self) -> Money:
         """What a registered-unpaid payment still owes: its registered lines."""
         registered = self.lines.filter(status=PaymentLine.Status.REGISTERED)
-        return Money(sum((line.amount for line in registered), Decimal(0)), self.currency)
+        return Money(sum((line.gross_amount for line in registered), Decimal(0)), self.currency)
+
+    @property
+    def tax_total(self) -> Money:
+        return Money(sum((line.tax_amount for line in self.lines.all()), Decimal(0)), self.currency)
+
+    @property
+    def reverse_charge(self) -> bool:
+        return any(line.reverse_charge for line in self.lines.all())
 
     @property
     def refunded(self) -> Money:
@@ -182,6 +200,12 @@ class PaymentLine(models.Model):
     registration_ref = models.CharField(max_length=255, blank=True)
     stripe_refund_id = models.CharField(max_length=255, blank=True)
     refunded_at = models.DateTimeField(null=True, blank=True)
+    # Tax charged on `amount` (which is before tax), computed by pricing/tax.py when the payment was made; the
+    # customer pays `gross_amount`. Reverse-charged lines carry 0 and the flag.
+    tax_amount = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    tax_rate = models.DecimalField(max_digits=6, decimal_places=3, default=0, help_text="Percent.")
+    tax_label = models.CharField(max_length=32, blank=True)
+    reverse_charge = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["payment", "position"]
@@ -203,6 +227,19 @@ class PaymentLine(models.Model):
     @property
     def discount_money(self) -> Money | None:
         return Money(self.discount, self.payment.currency) if self.discount else None
+
+    @property
+    def gross_amount(self) -> Decimal:
+        """What the customer is charged for the line: its amount and its tax."""
+        return self.amount + self.tax_amount
+
+    @property
+    def tax(self) -> Money:
+        return Money(self.tax_amount, self.payment.currency)
+
+    @property
+    def gross(self) -> Money:
+        return Money(self.gross_amount, self.payment.currency)
 
 
 class LedgerEntry(models.Model):
@@ -231,6 +268,8 @@ class LedgerEntry(models.Model):
     written_off = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     cost = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     tld = models.CharField(max_length=63, blank=True)
+    # The part of `amount` (or of `written_off`) that is tax collected for the state, not revenue (signed as amount).
+    tax = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="ledger_entries")
     line = models.ForeignKey(PaymentLine, on_delete=models.PROTECT, related_name="ledger_entries")
     source_id = models.CharField(max_length=255)

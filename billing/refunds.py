@@ -35,7 +35,7 @@ def refund_line(*, line: PaymentLine) -> PaymentLine:
         return line
     if line.status != PaymentLine.Status.REGISTERED or payment.status not in REFUNDABLE:
         raise PaymentError(f"line {line.pk} was not charged", code="not_charged")
-    minor = stripe_client.to_minor(line.amount, payment.currency)
+    minor = stripe_client.to_minor(line.gross_amount, payment.currency)  # its tax returned with it
     refund = stripe_client.call(
         "refund create",
         lambda client: client.v1.refunds.create(

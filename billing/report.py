@@ -1,4 +1,5 @@
-"""The revenue report: revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of
+"""The revenue report (tax is kept apart: `net` is what the payment service holds, `revenue` that less its tax):
+revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of
 sale), and month by month, computed from the ledger only (billing.ledger). Shown in the admin (Payments → Revenue
 report) and printed by `manage.py revenue_report --month YYYY-MM [--csv]`."""
 
@@ -26,6 +27,8 @@ COLUMNS = (
     "refunded",
     "disputed",
     "net",
+    "tax",
+    "revenue",
     "written_off",
     "cost",
     "margin",
@@ -125,7 +128,19 @@ def revenue_report_csv(report: RevenueReport) -> str:
 
 def revenue_report_text(report: RevenueReport) -> str:
     """The month as a plain table for a terminal."""
-    header = ["TLD", "kind", "captured", "refunded", "disputed", "net", "written off", "cost", "margin"]
+    header = [
+        "TLD",
+        "kind",
+        "captured",
+        "refunded",
+        "disputed",
+        "net",
+        "tax",
+        "revenue",
+        "written off",
+        "cost",
+        "margin",
+    ]
     lines = [f"Revenue report, {report.label} (from the ledger; amounts in each currency)"]
     if not report.totals:
         return lines[0] + "\nNo money moved this month.\n"
@@ -170,6 +185,8 @@ def _values(row: LedgerFigures, *, tld: str = "TOTAL") -> list[str]:
         str(row.refunded),
         str(row.disputed),
         str(row.net),
+        str(row.tax),
+        str(row.revenue),
         str(row.written_off),
         str(row.cost),
         str(row.margin),
@@ -180,5 +197,15 @@ def _values(row: LedgerFigures, *, tld: str = "TOTAL") -> list[str]:
 def _cells(row: LedgerFigures, *, tld: str | None = None, cause: str | None = None) -> list[str]:
     shown_tld = tld if tld is not None else f".{row.tld}" if row.tld else "(none)"
     shown_cause = cause if cause is not None else str(CAUSES.get(row.cause or "", row.cause or ""))
-    amounts = (row.captured, row.refunded, row.disputed, row.net, row.written_off, row.cost, row.margin)
+    amounts = (
+        row.captured,
+        row.refunded,
+        row.disputed,
+        row.net,
+        row.tax,
+        row.revenue,
+        row.written_off,
+        row.cost,
+        row.margin,
+    )
     return [shown_tld, shown_cause, *(str(amount) for amount in amounts)]

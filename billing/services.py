@@ -56,13 +56,16 @@ from billing.errors import (
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import Payment, PaymentLine, SavedCard
+from billing.taxes import lines_taxed, stripe_tax_rate
 from pricing.currencies import rate_for
 from pricing.money import Money
 from pricing.promotions import redemptions_release
+from pricing.tax import tax_rules
 
 if TYPE_CHECKING:  # types only: the calls go through billing.stripe_client
     import stripe
     from stripe.params.checkout import SessionCreateParams
+    from stripe.params.checkout._session_create_params import SessionCreateParamsLineItem
 
 logger = logging.getLogger(__name__)
 
@@ -107,9 +110,8 @@ def payment_start(
     currency = lines[0].price.currency
     if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
         raise PaymentError("lines must share one currency and cost 0 or more")
-    total = sum((line.price.amount for line in lines), Decimal(0))
     _check_chargeable(lines)
-    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
+    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
     if payment.stripe_session_id:
@@ -169,9 +171,11 @@ def _reopen(payment: Payment, session_id: str) -> StartedPayment:
     raise SessionClosed(f"session {session_id} is {session.status}", code="session_closed")
 
 
-def _payment_for(
-    *, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str, total: Decimal
-) -> Payment:
+def _payment_for(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID, currency: str) -> Payment:
+    # Each line's tax, computed once here (pricing/tax.py): the payment's amount is what the customer pays.
+    rules = tax_rules()
+    taxed = lines_taxed(customer=customer, lines=lines, rules=rules)
+    total = sum((each.tax.gross.amount for each in taxed), Decimal(0))
     # The rate of the payment's currency now (its prices were converted at it moments ago): the books keep it.
     rate = rate_for(currency)
     if rate is None:
@@ -179,7 +183,16 @@ def _payment_for(
     try:
         with transaction.atomic():
             payment = Payment.objects.create(
-                customer=customer, checkout_id=checkout_id, currency=currency, amount=total, rate=rate
+                customer=customer,
+                checkout_id=checkout_id,
+                currency=currency,
+                amount=total,
+                rate=rate,
+                seller_tax_id=rules.registration.tax_id if rules.registration else "",
+                seller_tax_name=rules.registration.name if rules.registration else "",
+                buyer_tax_number=customer.business_tax_number,
+                tax_country=customer.country[:2],
+                tax_inclusive=rules.inclusive,
             )
             PaymentLine.objects.bulk_create(
                 PaymentLine(
@@ -187,7 +200,11 @@ def _payment_for(
                     position=index,
                     reference=line.reference,
                     description=line.description,
-                    amount=line.price.amount,
+                    amount=tax.net.amount,
+                    tax_amount=tax.tax.amount,
+                    tax_rate=tax.rate,
+                    tax_label=tax.label,
+                    reverse_charge=tax.reverse_charge,
                     details=line.details,
                     cause=line.cause,
                     tld=line.tld[:63],
@@ -196,14 +213,14 @@ def _payment_for(
                     discount=line.discount.amount if line.discount is not None else None,
                     promotion_id=line.promotion_id,
                 )
-                for index, line in enumerate(lines)
+                for index, (line, tax) in enumerate((each.line, each.tax) for each in taxed)
             )
             return payment
     except IntegrityError:
         # This checkout already has its payment (a second click, another tab): the same lines reuse it.
         payment = Payment.objects.get(checkout_id=checkout_id)
-        same = [(line.reference, line.price.amount) for line in lines] == [
-            (line.reference, line.amount) for line in payment.lines.all()
+        same = [(each.line.reference, each.tax.gross.amount) for each in taxed] == [
+            (line.reference, line.gross_amount) for line in payment.lines.all()
         ]
         if payment.customer_id != customer.pk or payment.currency != currency or not same:
             raise CheckoutChanged(f"checkout {checkout_id} was started with other lines") from None
@@ -214,6 +231,7 @@ def _session_params(
     payment: Payment, *, success_url: str, cancel_url: str, stripe_customer: str
 ) -> SessionCreateParams:
     metadata = {"checkout_id": str(payment.checkout_id), "payment_id": str(payment.pk)}
+    tax_rates: dict[str, list[str]] = {}
     return {
         "mode": "payment",
         "success_url": success_url,
@@ -234,18 +252,27 @@ def _session_params(
             # The card is kept on the Customer for later charges without the customer present (auto-renew).
             "setup_future_usage": "off_session",
         },
-        "line_items": [
-            {
-                "quantity": 1,
-                "price_data": {
-                    "currency": payment.currency.lower(),
-                    "unit_amount": stripe_client.to_minor(line.amount, payment.currency),
-                    "product_data": {"name": line.description},
-                },
-            }
-            for line in payment.lines.all()
-        ],
+        # Each line at its price as quoted (its tax inside it when prices include tax), with the Tax Rate that
+        # makes Stripe show and charge the same tax as our receipt.
+        "line_items": [_line_item(payment, line, tax_rates) for line in payment.lines.all()],
     }
+
+
+def _line_item(payment: Payment, line: PaymentLine, tax_rates: dict[str, list[str]]) -> SessionCreateParamsLineItem:
+    item: SessionCreateParamsLineItem = {
+        "quantity": 1,
+        "price_data": {
+            "currency": payment.currency.lower(),
+            "unit_amount": stripe_client.to_minor(
+                line.gross_amount if payment.tax_inclusive else line.amount, payment.currency
+            ),
+            "product_data": {"name": line.description},
+        },
+    }
+    rates = stripe_tax_rate(payment, line, tax_rates)
+    if rates:  # an untaxed line (reverse charge, no rate) carries none
+        item["tax_rates"] = rates
+    return item
 
 
 # --- Settling: the one step both doors call ---------------------------------------------------------------------
@@ -426,8 +453,7 @@ def payment_authorise_saved(*, customer: Customer, lines: Sequence[LineToPay], c
     currency = lines[0].price.currency
     if any(line.price.currency != currency for line in lines):
         raise PaymentError("lines must share one currency")
-    total = sum((line.price.amount for line in lines), Decimal(0))
-    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency, total=total)
+    payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.stripe_session_id:
         # This checkout was sent to the payment page: never also charged off-session.
         raise PaymentError(f"payment {payment.pk} has a Checkout Session", code="already_paid")
@@ -619,7 +645,7 @@ def payment_capture(*, payment: Payment) -> Payment:
     if not _claim_capture(payment):
         payment.refresh_from_db()
         return payment
-    amount = sum((line.amount for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED)), Decimal(0))
+    amount = sum((line.gross_amount for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED)), Decimal(0))
     minor = stripe_client.to_minor(amount, payment.currency)
     intent: stripe.PaymentIntent | None
     try:

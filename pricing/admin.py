@@ -17,7 +17,18 @@ from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
 from pricing.currencies import currency_table_forget, suggested_ending
-from pricing.models import CostPrice, Currency, ExchangeRate, PriceRule, PriceSync, Promotion, PromotionRedemption, Tld
+from pricing.models import (
+    CostPrice,
+    Currency,
+    ExchangeRate,
+    PriceRule,
+    PriceSync,
+    Promotion,
+    PromotionRedemption,
+    TaxRate,
+    TaxRegistration,
+    Tld,
+)
 from pricing.money import format_money
 from pricing.promotions import promotion_below_cost
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
@@ -311,3 +322,24 @@ class CurrencyAdmin(admin.ModelAdmin):
                 f"Prices are converted at them, then rounded up to the price ending. Rate feed: {feed}.",
             )
         return super().changelist_view(request, extra_context)
+
+
+@admin.register(TaxRegistration)
+class TaxRegistrationAdmin(admin.ModelAdmin):
+    """The store's own VAT/GST registration (one): printed on receipts and credit notes; without it no tax is
+    charged. Payments keep the registration they were made under."""
+
+    list_display = ("name", "tax_id", "country")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return not TaxRegistration.objects.exists()
+
+
+@admin.register(TaxRate)
+class TaxRateAdmin(admin.ModelAdmin):
+    """Tax charged by the customer's country (a region's rate wins: a US state, a Canadian province). A country
+    without a rate is charged no tax. Payments keep the rate they were charged."""
+
+    list_display = ("country", "region", "label", "rate")
+    list_filter = ("label",)
+    search_fields = ("country", "region")

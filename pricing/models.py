@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
@@ -331,3 +332,52 @@ class Currency(models.Model):
             raise ValidationError({"price_ending": problem})
         if self.enabled and self.rate is None:
             raise ValidationError({"rate": "Set a rate before enabling the currency."})
+
+
+class TaxRegistration(models.Model):
+    """The store's own tax registration (one row): printed on every receipt and credit note, and the seller's side of
+    the reverse-charge rule (pricing/tax.py). Without one the store charges no tax."""
+
+    country = models.CharField(max_length=2, help_text="ISO 3166 code of the country the store is registered in.")
+    tax_id = models.CharField(max_length=32, help_text="The store's VAT/GST number as printed, e.g. DE136695976.")
+    name = models.CharField(max_length=255, help_text="The registered name, as on the registration.")
+
+    class Meta:
+        verbose_name = "tax registration"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.tax_id})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.country = self.country.upper()
+        super().save(*args, **kwargs)
+
+
+class TaxRate(models.Model):
+    """The tax charged to customers in one country (or one region of it: a US state, a Canadian province). A region's
+    rate wins over its country's; a country with no rate is charged no tax."""
+
+    country = models.CharField(max_length=2, help_text="ISO 3166 code of the customer's country.")
+    region = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Empty for the whole country; else the state or province by its name, as customers' contact details "
+        "hold it (e.g. New York, Ontario).",
+    )
+    rate = models.DecimalField(
+        max_digits=6, decimal_places=3, validators=[MinValueValidator(Decimal(0))], help_text="Percent, e.g. 21."
+    )
+    label = models.CharField(max_length=32, default="VAT", help_text="What the tax is called: VAT, GST, Sales tax.")
+
+    class Meta:
+        ordering = ["country", "region"]
+        constraints = [models.UniqueConstraint(fields=["country", "region"], name="one_tax_rate_per_place")]
+
+    def __str__(self) -> str:
+        place = f"{self.country}-{self.region}" if self.region else self.country
+        return f"{place}: {self.label} {self.rate}%"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.country = self.country.upper()
+        self.region = self.region.strip().upper()
+        super().save(*args, **kwargs)

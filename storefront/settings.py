@@ -410,6 +410,13 @@ CURRENCY_RATE_STALE_HOURS = env.int("CURRENCY_RATE_STALE_HOURS", default=96)
 # billing/ is the only code that talks to Stripe, through its SDK at STRIPE_API_BASE. Without a Stripe key (and
 # with the provider's sandbox) it talks to the payment sandbox (`sandbox/stripe_api`, served by the same sandbox
 # process under /stripe/) with that sandbox's published test key and webhook secret.
+# Tax (pricing/tax.py; the store's registration and rates are set in the admin). PRICES_INCLUDE_TAX: the prices
+# shown and quoted include the customer's tax ("incl. VAT"), else tax is added on top ("+ VAT").
+PRICES_INCLUDE_TAX = env.bool("PRICES_INCLUDE_TAX", default=False)
+# The EU's VIES service is asked about a business customer's VAT number when it is saved (off: format and check
+# digits only). VIES being away never blocks a sale: the number is recorded as "not checked".
+TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=False)
+TAX_VIES_URL = env.str("TAX_VIES_URL", default="https://ec.europa.eu/taxation_customs/vies/rest-api").rstrip("/")
 PAYMENTS_DISABLED = env.bool("PAYMENTS_DISABLED", default=False)
 STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")

@@ -88,6 +88,7 @@ URLS = [
     Url("account", ("GET",)),
     Url("account_contact", ("GET", "POST")),
     Url("account_currency", ("POST",)),
+    Url("account_tax", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).

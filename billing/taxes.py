@@ -1,0 +1,65 @@
+"""Tax on what a customer pays: each line's tax as pricing.tax computes it for this customer, and the Stripe Tax Rate
+that carries it on the Checkout Session (so Stripe's page, its `total_details.amount_tax` and our receipt agree).
+
+Stripe computes a line's tax from its Tax Rate the way pricing.tax does (per line, half up to the minor unit; an
+inclusive rate's tax taken out of the amount), so the session's total is the payment's amount to the cent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from accounts.models import Customer
+from billing import stripe_client
+from billing.lines import LineToPay
+from billing.models import Payment, PaymentLine
+from pricing.tax import LineTax, Place, TaxRules, line_tax, percent, tax_rules
+
+if TYPE_CHECKING:
+    from stripe.params import TaxRateCreateParams
+
+
+def customer_place(customer: Customer) -> Place:
+    """Where tax is due for the customer: their contact's country and state, and their business VAT number."""
+    return Place(country=customer.country, region=customer.state, business_number=customer.business_tax_number)
+
+
+@dataclass(frozen=True)
+class TaxedLine:
+    line: LineToPay
+    tax: LineTax
+
+
+def lines_taxed(*, customer: Customer, lines: Sequence[LineToPay], rules: TaxRules | None = None) -> list[TaxedLine]:
+    rules = rules if rules is not None else tax_rules()
+    place = customer_place(customer)
+    return [TaxedLine(line, line_tax(rules, place, line.price)) for line in lines]
+
+
+def stripe_tax_rate(payment: Payment, line: PaymentLine, made: dict[str, list[str]]) -> list[str]:
+    """The Stripe Tax Rate of a taxed line (created once per rate, label, country and mode), as `tax_rates`; `made`
+    keeps the ones this session already has."""
+    if not line.tax_amount:
+        return []
+    inclusive = payment.tax_inclusive
+    percentage = percent(line.tax_rate)
+    key = f"tax-rate-{payment.tax_country}-{line.tax_label}-{percentage}-{'incl' if inclusive else 'excl'}"
+    if key in made:
+        return made[key]
+    params: TaxRateCreateParams = {
+        "display_name": line.tax_label or "Tax",
+        # Stripe takes the percentage as a number with up to 4 decimals (a rate, not an amount of money).
+        "percentage": float(percentage),
+        "inclusive": inclusive,
+    }
+    if payment.tax_country:
+        params["country"] = payment.tax_country
+    rate = stripe_client.call(
+        "tax rate create",
+        lambda client: client.v1.tax_rates.create(params=params, options={"idempotency_key": key}),
+        changes_state=True,
+    )
+    made[key] = [rate.id]
+    return made[key]
