@@ -3,6 +3,7 @@ happen, writing off registered-unpaid payments, and the revenue report (the ledg
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -110,47 +111,44 @@ def write_off_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpR
 
 def revenue_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
     """The month's report (`?month=YYYY-MM`, default this month; `&format=csv` downloads it)."""
-    if not model_admin.has_view_permission(request):
-        return TemplateResponse(request, "admin/billing/report.html", {"denied": True}, status=403)
-    try:
-        month = month_of(request.GET["month"]) if request.GET.get("month") else timezone.localdate().replace(day=1)
-    except ValueError:
-        month = timezone.localdate().replace(day=1)
-        messages.warning(request, "The month is written YYYY-MM; showing this month.")
-    report = revenue_report(month=month)
-    if request.GET.get("format") == "csv":
-        response = HttpResponse(revenue_report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="revenue-{month:%Y-%m}.csv"'
-        return response
-    context: dict[str, Any] = {
-        **model_admin.admin_site.each_context(request),
-        "title": f"Revenue report, {report.label}",
-        "opts": model_admin.model._meta,
-        "report": report,
-        "month_value": f"{month:%Y-%m}",
-    }
-    return TemplateResponse(request, "admin/billing/report.html", context)
+    return _monthly_report(
+        model_admin, request, name="revenue", title="Revenue report", make=revenue_report, csv=revenue_report_csv
+    )
 
 
 def tax_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
     """The month's tax per customer country (`?month=YYYY-MM`, default this month; `&format=csv` downloads it)."""
+    return _monthly_report(model_admin, request, name="tax", title="Tax report", make=tax_report, csv=tax_report_csv)
+
+
+def _monthly_report(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    *,
+    name: str,
+    title: str,
+    make: Callable[..., Any],
+    csv: Callable[[Any], str],
+) -> HttpResponse:
+    """One month of a ledger report: its page, or its CSV file (`&format=csv`); staff without the ledger see neither."""
+    template = "admin/billing/report.html" if name == "revenue" else f"admin/billing/{name}_report.html"
     if not model_admin.has_view_permission(request):
-        return TemplateResponse(request, "admin/billing/tax_report.html", {"denied": True}, status=403)
+        return TemplateResponse(request, template, {"denied": True}, status=403)
     try:
         month = month_of(request.GET["month"]) if request.GET.get("month") else timezone.localdate().replace(day=1)
     except ValueError:
         month = timezone.localdate().replace(day=1)
         messages.warning(request, "The month is written YYYY-MM; showing this month.")
-    report = tax_report(month=month)
+    report = make(month=month)
     if request.GET.get("format") == "csv":
-        response = HttpResponse(tax_report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="tax-{month:%Y-%m}.csv"'
+        response = HttpResponse(csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}-{month:%Y-%m}.csv"'
         return response
     context: dict[str, Any] = {
         **model_admin.admin_site.each_context(request),
-        "title": f"Tax report, {report.label}",
+        "title": f"{title}, {report.label}",
         "opts": model_admin.model._meta,
         "report": report,
         "month_value": f"{month:%Y-%m}",
     }
-    return TemplateResponse(request, "admin/billing/tax_report.html", context)
+    return TemplateResponse(request, template, context)

@@ -116,6 +116,7 @@ def test_a_german_business_and_a_french_consumer_buy_with_a_launch_code_in_euros
     check_accessibility(page)
     paid = _buy_with_the_code(page, f"{label}.com")
     [line] = paid.lines.all()
+    assert line.list_amount is not None and line.discount is not None  # the code touched the line
     assert paid.currency == "EUR" and paid.reverse_charge and paid.tax_total.is_zero
     assert line.discount == (line.list_amount * Decimal("0.10")).quantize(Decimal("0.01"), ROUND_HALF_UP)
     assert paid.amount_captured == line.amount == line.list_amount - line.discount
@@ -141,6 +142,7 @@ def test_a_german_business_and_a_french_consumer_buy_with_a_launch_code_in_euros
     sign_up(page, consumer)
     paid_fr = _buy_with_the_code(page, f"{label}.net")
     [line_fr] = paid_fr.lines.all()
+    assert line_fr.list_amount is not None and line_fr.discount is not None
     assert paid_fr.currency == "EUR" and not paid_fr.reverse_charge
     assert line_fr.amount == line_fr.list_amount - line_fr.discount
     assert line_fr.tax_amount == (line_fr.amount * Decimal("0.20")).quantize(Decimal("0.01"), ROUND_HALF_UP)
