@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 
 from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
-from billing.models import Payment
+from billing.models import Payment, SaleCause
 from billing.services import payment_charge_saved, payment_returned, payment_start
 from domains.models import Order, PrivacyPurchase
 from domains.orders.privacy import (
@@ -53,7 +53,16 @@ def privacy_buy(
         raise PrivacyRefused(message=PRIVACY_OFF_SENTENCE)
     if order.refunded_at is not None:
         raise PrivacyRefused(message=gettext("This domain was refunded, so nothing more can be bought for it here."))
+    own = Payment.objects.filter(checkout_id=token, customer=order.customer).first()
+    if own is not None and own.status != Payment.Status.CREATED:
+        # This form was sent already (a double click, a reload): its outcome, never a second charge.
+        return privacy_payment_outcome(order=order, payment=own)
     state = privacy_state(order=order)
+    if own is None and (state.purchased or _purchase_in_flight(order)):
+        # Another tab's form, or a purchase still being sent: privacy is bought once per domain.
+        raise PrivacyRefused(
+            message=gettext("WHOIS privacy is already paid for on this domain (or being added). Nothing was charged.")
+        )
     if state.quote is None:
         raise PrivacyRefused(message=gettext("WHOIS privacy has no price right now. Nothing was charged."))
     price = state.quote.retail
@@ -90,6 +99,19 @@ def privacy_buy(
     if started is None:
         return privacy_payment_outcome(order=order, payment=Payment.objects.get(checkout_id=token))
     return ToPay(url=started.url)
+
+
+def _purchase_in_flight(order: Order) -> bool:
+    """A payment of this domain's privacy that is authorised or being paid and not delivered yet."""
+    waiting = (PrivacyPurchase.PENDING, PrivacyPurchase.UNKNOWN)
+    if PrivacyPurchase.objects.filter(provider_order_id=order.order_id, status__in=waiting).exists():
+        return True
+    return Payment.objects.filter(
+        customer=order.customer,
+        status__in=(Payment.Status.CREATED, Payment.Status.AUTHORISED),
+        lines__cause=SaleCause.PRIVACY,
+        lines__details__order_id=order.order_id,
+    ).exists()
 
 
 def _buy_now(order: Order, *, token: uuid.UUID, years: int, price: Money, cost: Money) -> PrivacyOutcome:

@@ -104,6 +104,25 @@ def test_the_saved_card_pays_in_one_click_once_however_often_it_is_pressed(
     assert provider_orders.at_provider(second).privacy_enabled
 
 
+def test_a_second_tab_cannot_buy_privacy_the_domain_already_has(
+    paying, customer, provider_orders, provider_calls, stripe_sandbox
+):
+    first = provider_orders.register(customer, "tabfirst.com")
+    payment = pay_on_the_payment_page(paying, first, stripe_sandbox)
+    paying.get(reverse("order_detail", args=[first.order_id]) + f"?privacy={payment.checkout_id}")
+    second = provider_orders.register(customer, "tabsecond.com")
+    older_tab = buy_form(page(paying, second))  # two tabs on the domain page, each with its own form
+    newer_tab = buy_form(page(paying, second))
+    buy(paying, second, "card", newer_tab)
+    response = buy(paying, second, "card", older_tab)
+    assert response.status_code == 302
+    said = paying.get(reverse("order_detail", args=[second.order_id])).content.decode()
+    assert "WHOIS privacy is already paid for on this domain (or being added). Nothing was charged." in said
+    assert not Payment.objects.filter(checkout_id=uuid.UUID(older_tab["token"])).exists()
+    assert Payment.objects.filter(lines__reference__contains="tabsecond.com").count() == 1
+    assert PrivacyPurchase.objects.filter(order=second, status=PrivacyPurchase.PURCHASED).count() == 1
+
+
 def test_switching_off_and_on_again_is_free_and_logged(
     paying, customer, provider_orders, provider_calls, stripe_sandbox
 ):
