@@ -123,6 +123,27 @@ def test_a_second_tab_cannot_buy_privacy_the_domain_already_has(
     assert PrivacyPurchase.objects.filter(order=second, status=PrivacyPurchase.PURCHASED).count() == 1
 
 
+def test_the_one_click_button_says_the_tax_the_card_is_charged(
+    paying, customer, provider_orders, provider_calls, stripe_sandbox
+):
+    from decimal import Decimal
+
+    from pricing.models import TaxRate, TaxRegistration
+
+    first = provider_orders.register(customer, "taxfirst.com")
+    payment = pay_on_the_payment_page(paying, first, stripe_sandbox)
+    paying.get(reverse("order_detail", args=[first.order_id]) + f"?privacy={payment.checkout_id}")
+    TaxRegistration.objects.create(country=customer.country, tax_id="X1", name="Example Domains Ltd")
+    TaxRate.objects.create(country=customer.country, rate=Decimal(10), label="Sales tax")
+    second = provider_orders.register(customer, "taxsecond.com")
+    html = page(paying, second)
+    # $6.49 and 10 % on top: the button names the $7.14 the card is charged, not the price before tax.
+    assert "Add privacy · $7.14 on your Visa •••• 4242" in html
+    buy(paying, second, "card", buy_form(html))
+    charged = Payment.objects.get(lines__reference__contains="taxsecond.com")
+    assert str(charged.amount_captured) == "7.14"
+
+
 def test_switching_off_and_on_again_is_free_and_logged(
     paying, customer, provider_orders, provider_calls, stripe_sandbox
 ):
