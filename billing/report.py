@@ -109,6 +109,10 @@ def in_store_currency(figures: list[LedgerFigures]) -> tuple[LedgerFigures | Non
         cost=total("cost"),
         unknown_cost=sum(part.unknown_cost for part in parts),
         entries=sum(part.entries for part in parts),
+        # The tax in that money, converted the same way: collected for the state, so never revenue or margin.
+        tax_captured=total("tax_captured"),
+        tax_refunded=total("tax_refunded"),
+        tax_disputed=total("tax_disputed"),
     )
     return converted, unconverted
 

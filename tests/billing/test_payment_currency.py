@@ -130,3 +130,18 @@ def test_the_receipt_and_the_credit_note_are_in_the_payments_currency(
     assert "€17.98" in page and "€11.99" in page and "$" not in page.split("<main", 1)[1]
     spanish = client.get(f"/payments/receipts/{receipt.number}/", headers={"accept-language": "es"}).content.decode()
     assert "17,98\xa0€" in spanish
+
+
+def test_the_converted_revenue_leaves_the_tax_out(paid, customer):
+    from pricing.models import TaxRate, TaxRegistration
+
+    TaxRegistration.objects.create(country="IE", tax_id="IE6388047V", name="Example Domains Ltd")
+    TaxRate.objects.create(country=customer.country, rate=Decimal(10), label="VAT")
+    first = paid(line("taxed.de", Money(Decimal("10.00"), "EUR"), "5.00"))  # + 1.00 tax, at 0.92: 11.96 USD
+    assert first.amount_captured == Decimal("11.00")
+    report = revenue_report(month=first.created_at.date())
+    converted = report.converted
+    assert converted is not None
+    # 11.00 EUR taken, 1.00 EUR of it tax: 1.09 USD of tax, never revenue or margin.
+    assert (converted.captured, converted.tax_captured) == (Decimal("11.96"), Decimal("1.09"))
+    assert converted.revenue == Decimal("11.96") - Decimal("1.09")
