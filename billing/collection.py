@@ -32,6 +32,7 @@ from billing.emails import checkout_thread
 from billing.errors import PaymentError, PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
 from billing.ledger import ledger_capture_book, ledger_write_off_book
 from billing.models import Payment, PaymentLine, SavedCard
+from pricing.promotions import redemptions_release
 from storefront.outbox import email_queue
 
 logger = logging.getLogger(__name__)
@@ -53,9 +54,11 @@ def payment_unpaid_mark(payment: Payment, *, since: dt.datetime) -> None:
     )
     fields = ["status", "unpaid_since", "settled_at", "needs_attention", "attention_reason", "updated_at"]
     payment.save(update_fields=fields)
-    PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING).update(
-        status=PaymentLine.Status.FAILED
-    )
+    never = PaymentLine.objects.filter(payment=payment, status=PaymentLine.Status.PENDING)
+    references = list(never.values_list("reference", flat=True))
+    never.update(status=PaymentLine.Status.FAILED)
+    if references:  # a promotion's uses on lines that will not be delivered go back, as for any failed line
+        redemptions_release(checkout_id=payment.checkout_id, references=references)
     logger.warning("payment %s: registered, not paid (the hold lapsed)", payment.pk)
     from billing.tasks import collect_payment  # the tasks module imports this one
 
