@@ -262,6 +262,7 @@ def account_contact(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@rate_limit("tax_number", per="user", methods=("POST",))
 def account_tax(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Buying as a business, and the VAT/GST number reverse charge rests on (checked before it is saved)."""
     customer = customer_for_user(request.user)

@@ -510,6 +510,9 @@ RATE_LIMITS = {
         "cart": "60/60",  # per address, Add to cart (each may ask the provider for the price)
         "checkout": "30/60",  # per address, checkout reviews and Buy (a review re-checks every line)
         "admin_login": "10/900",  # per address, staff sign-in attempts on /admin/login/
+        "renew": "30/600",  # per customer, renewal confirmations (each reads the domains at the provider)
+        "promotion_code": "20/600",  # per address, promotion codes tried in the cart (no guessing from a list)
+        "tax_number": "10/600",  # per customer, VAT numbers saved (each may ask VIES)
     }.items()
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.

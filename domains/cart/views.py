@@ -141,6 +141,7 @@ def cart_privacy(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
+@rate_limit("promotion_code")
 def cart_promotion(request: HtmxHttpRequest) -> HttpResponse:
     """Apply a promotion code to the cart, or take it off; the cart says what happened beside the code field."""
     form = PromotionCodeForm(request.POST)

@@ -124,6 +124,8 @@ class RenewManyForm(forms.Form):
             cleaned["orders"] = [line[0] for line in cleaned["lines"]]
         if not cleaned["orders"]:
             raise forms.ValidationError(self.error_messages["none"], code="none")
+        if len(set(cleaned["orders"])) != len(cleaned["orders"]):  # a page never sends a domain twice
+            raise forms.ValidationError(self.error_messages["expired"], code="expired")
         return cleaned
 
 
@@ -137,4 +139,7 @@ def _posted(data: Any, name: str) -> list[str]:
 
 def _line(value: str) -> tuple[int, int, int, Decimal]:
     order_id, years, expiry, price = value.split(":")
-    return int(order_id), int(years), int(expiry), Decimal(price)
+    amount = Decimal(price)
+    if not amount.is_finite():  # NaN or Infinity: no price a page ever showed
+        raise InvalidOperation(price)
+    return int(order_id), int(years), int(expiry), amount

@@ -229,6 +229,7 @@ def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@rate_limit("renew", per="user")
 def order_renew(request: HttpRequest, order_id: int) -> HttpResponse:
     """Two steps: the chosen term shows its price and new expiry; the confirmation renews, once per form."""
     order = _get_order_for_user(request, order_id)
@@ -421,6 +422,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@rate_limit("renew", per="user")
 def orders_renew(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The ticked domains' confirmation, then (confirmed) one payment for them all."""
     customer = customer_for_user(request.user)

@@ -154,3 +154,13 @@ def test_a_line_that_is_not_registered_gives_its_use_back(client, buyer, other_c
     assert payment.status == Payment.Status.CANCELLED
     redemption = PromotionRedemption.objects.get(promotion=promotion)
     assert redemption.released_at is not None  # the one use is free again
+
+
+def test_codes_cannot_be_guessed_from_a_list(client, settings):
+    """Trying codes is limited per address: a word list runs into a wait, and the code is not even looked up."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "promotion_code": (3, 600)}
+    for guess in ("SPRING", "LAUNCH", "WELCOME"):
+        assert client.post("/cart/promotion/", {"code": guess}).status_code != 429
+    blocked = client.post("/cart/promotion/", {"code": "LAUNCH10"})
+    assert blocked.status_code == 429
+    assert "Please wait" in blocked.content.decode()

@@ -160,6 +160,23 @@ def test_nothing_ticked_or_a_forged_line_says_so_and_charges_nothing(signed_in, 
     assert not Payment.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [["{id}:1:1:0.01", "{id}:1:1:0.01"], ["{id}:1:1:sNaN"], ["{id}:1:1:Infinity"]],
+    ids=["the same domain twice", "a signalling NaN price", "an infinite price"],
+)
+def test_a_crafted_confirmation_says_the_form_expired_never_a_500(
+    signed_in, customer, provider_orders, stripe_sandbox, lines
+):
+    order = provider_orders.register(customer, "crafted.com")
+    posted = confirmation(tick(signed_in, [order]))  # this browser's own token, from its own first step
+    crafted = {**posted, "pay_with": "card", "line": [line.format(id=order.order_id) for line in lines]}
+    response = signed_in.post(reverse("orders_renew"), crafted, follow=True)
+    assert response.status_code == 200
+    assert "This form has expired. Please tick the domains again." in response.content.decode()
+    assert not Payment.objects.exists()
+
+
 def test_staff_acting_as_the_customer_cannot_renew_several(client, customer, provider_orders):
     order = provider_orders.register(customer, "actingmany.com")
     start_acting(client, staff_member(), customer)
