@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from storefront.gateway import (
     DuplicateRecord,
     GatewayError,
     OutcomeUnknown,
+    RateLimited,
     RecordType,
     ValidationRejected,
     gateway,
@@ -25,6 +27,8 @@ from storefront.gateway import (
 __all__ = ["DnsNotActive"]  # re-exported: views catch it from here
 
 ZONE_CACHE_SECONDS = 30
+# The longest a zone read waits for the provider's rate limit to pass before the page says it is busy.
+ZONE_RATE_WAIT_SECONDS = 2.5
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,19 @@ def records_list(*, order: Order, record_type: RecordType) -> list[DnsRecord]:
     return sorted(records, key=lambda r: (r.host not in ("@", ""), r.host, r.priority or 0, r.value))
 
 
+def _records_waiting(order: Order, record_type: RecordType) -> list[DnsRecord]:
+    """One type's records; past the provider's rate limit (the whole zone is eight reads, and the limit is shared
+    with every customer), a read waits for it once, if that is short, rather than failing the page."""
+    try:
+        return records_list(order=order, record_type=record_type)
+    except RateLimited as err:
+        wait = err.retry_after if err.retry_after is not None else 1.0
+        if wait > ZONE_RATE_WAIT_SECONDS:
+            raise
+        time.sleep(wait)
+        return records_list(order=order, record_type=record_type)
+
+
 def _zone_version_key(order: Order) -> str:
     return f"dns:zone-version:{order.order_id}"
 
@@ -157,7 +174,7 @@ def zone_records(*, order: Order, record_types: Sequence[RecordType]) -> list[Dn
     if kept is not None:
         return kept
     position: dict[str, int] = {record_type: index for index, record_type in enumerate(record_types)}
-    records = [record for record_type in record_types for record in records_list(order=order, record_type=record_type)]
+    records = [record for record_type in record_types for record in _records_waiting(order, record_type)]
     records.sort(key=lambda r: (r.host not in ("@", ""), r.host, position.get(r.type, 99), r.priority or 0, r.value))
     cache.set(key, records, ZONE_CACHE_SECONDS)
     return records

@@ -202,3 +202,42 @@ def test_the_zone_read_is_kept_briefly_and_a_change_made_here_shows_at_once(
     assert "203.0.113.44" in signed_in.get(url("dns", active_order)).content.decode()
     # The CNAME rule's check before adding, then the whole zone read afresh.
     assert provider_calls.record_types_read() == ["CNAME", *ALL_TYPES]
+
+
+def test_a_read_past_the_providers_rate_limit_waits_for_it_once_instead_of_failing_the_page(
+    signed_in, active_order, add_record, monkeypatch
+):
+    """The whole zone is eight reads against a limit every customer shares: one answered 429 waits out its
+    Retry-After (when short) and is read again, and the page lists every record."""
+    from storefront.gateway import RateLimited
+
+    add_record("A", "@", "203.0.113.10")
+    listed = services.records_list
+    refused: list[str] = []
+    waited: list[float] = []
+
+    def busy_once(*, order, record_type):
+        if record_type == "A" and not refused:
+            refused.append(record_type)
+            raise RateLimited(retry_after=0.4)
+        return listed(order=order, record_type=record_type)
+
+    monkeypatch.setattr(services, "records_list", busy_once)
+    monkeypatch.setattr(services.time, "sleep", waited.append)
+    response = signed_in.get(url("dns", active_order))
+
+    assert response.status_code == 200
+    assert "203.0.113.10" in response.content.decode()
+    assert (refused, waited) == (["A"], [0.4])
+
+
+def test_a_long_rate_limit_is_said_not_waited_for(signed_in, active_order, monkeypatch):
+    from storefront.gateway import RateLimited
+
+    def busy(*, order, record_type):
+        raise RateLimited(retry_after=30)
+
+    monkeypatch.setattr(services, "records_list", busy)
+    monkeypatch.setattr(services.time, "sleep", lambda seconds: pytest.fail("waited for a long limit"))
+    response = signed_in.get(url("dns", active_order))
+    assert "The domain service is busy right now." in response.content.decode()
