@@ -31,9 +31,9 @@ from accounts.activity import activity_record
 from accounts.models import Activity
 from billing.cards import saved_card_for
 from billing.disputes import customer_disputes_open
-from billing.errors import PaymentError, PaymentUnavailable
+from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable
 from billing.models import Payment, SaleCause, SavedCard
-from billing.services import payment_charge_saved
+from billing.services import payment_charge_saved, payment_settle_later
 from domains.models import Order
 from domains.orders import renewals
 from domains.orders.emails import auto_renew_failure_queue
@@ -210,6 +210,17 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
         return Outcome.NOT_DUE
     if current.expires_at > now + dt.timedelta(days=settings.AUTO_RENEW_DAYS_BEFORE):
         return Outcome.NOT_DUE  # renewed meanwhile (on the page, or by an earlier run)
+    token = auto_renew_checkout_id(order=order, expiry_timestamp=current.expiry_timestamp)
+    started = Payment.objects.filter(checkout_id=token).exclude(status=Payment.Status.CREATED).first()
+    if started is not None:
+        # An earlier run charged this renewal already: its payment goes on (the worker and the reconciler move it),
+        # never quoted again (today's price or rate may differ from the one it was charged at).
+        if started.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
+            return Outcome.RENEWED
+        if started.status == Payment.Status.CANCELLED:
+            return _failed(order, started.failure_code or "not_renewed")
+        payment_settle_later(payment=started)
+        return Outcome.HELD
     terms = renewals.renew_terms(domain_name=order.domain_name, expires_at=current.expires_at, now=now)
     with currency_override(order.customer.currency):  # charged in the customer's currency, as on their pages
         quote = renew_quote(domain_name=order.domain_name, years=terms[0]) if terms else None
@@ -218,7 +229,7 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
     request = renewals.RenewRequest(
         duration=terms[0],
         shown_expiry_timestamp=current.expiry_timestamp,
-        token=auto_renew_checkout_id(order=order, expiry_timestamp=current.expiry_timestamp),
+        token=token,
         price=quote.retail.amount,
         currency=quote.retail.currency,
         cost=quote.cost.amount,
@@ -231,6 +242,11 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
         )
     except PaymentUnavailable:
         return Outcome.RETRY  # a lost answer too: the next run asks again with the same idempotency key
+    except CheckoutChanged:
+        # A first try whose answer was lost, at another price than today's: the reconciler settles that payment
+        # with Stripe; nothing here may charge a second one, nor call the renewal failed.
+        logger.info("auto-renew of order %s waits: its first charge is being settled", order.order_id)
+        return Outcome.RETRY
     except PaymentError as err:
         return _failed(order, err.code or "payment_error")
     if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):

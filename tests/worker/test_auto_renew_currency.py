@@ -33,3 +33,35 @@ def test_auto_renew_charges_in_the_customers_currency(due_on_auto_renew, custome
     # The cost is booked in euros too (14.99 USD at 0.92, rounded up): the margin is known.
     assert payment.lines.get().cost == Decimal("13.80")
     currency_table_forget()
+
+
+def test_a_renewal_charged_by_an_earlier_run_goes_on_however_the_rate_moved(
+    due_on_auto_renew,  # noqa: F811
+    customer,
+    stripe_sandbox,
+):
+    """A run whose charge is still held (the provider's answer waits) is followed by the next run at another rate:
+    that run neither quotes nor charges again, nor calls the renewal failed; the held payment goes on."""
+    from domains.orders.auto_renew import Outcome, auto_renew_checkout_id, auto_renew_order
+    from domains.orders.services import order_fetch
+
+    order = due_on_auto_renew
+    current = order_fetch(order=order)
+    assert current is not None and current.expiry_timestamp is not None
+    held = Payment.objects.create(
+        customer=customer,
+        checkout_id=auto_renew_checkout_id(order=order, expiry_timestamp=current.expiry_timestamp),
+        status=Payment.Status.AUTHORISED,
+        currency="USD",
+        amount=Decimal("16.49"),
+        amount_authorised=Decimal("16.49"),
+    )
+    before = Payment.objects.count()
+
+    assert auto_renew_order(order=order) == Outcome.HELD
+
+    order.refresh_from_db()
+    assert order.auto_renew and order.auto_renew_failed_at is None
+    assert Payment.objects.count() == before
+    held.refresh_from_db()
+    assert held.status == Payment.Status.AUTHORISED
