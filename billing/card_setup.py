@@ -32,9 +32,10 @@ PURPOSE = "card_setup"
 NEWER_AFTER = dt.timedelta(minutes=1)
 
 
-def card_setup_start(*, customer: Customer, token: uuid.UUID, success_url: str, cancel_url: str) -> str:
+def card_setup_start(*, customer: Customer, token: uuid.UUID, success_url: str, cancel_url: str) -> tuple[str, str]:
     """The address of Stripe's page where the customer saves a card (a setup-mode Checkout Session; the same one for
-    the same form `token`, however many times it is posted). `success_url` should carry `{CHECKOUT_SESSION_ID}`.
+    the same form `token`, however many times it is posted), and the session's id (the return page settles only a
+    session this browser started). `success_url` should carry `{CHECKOUT_SESSION_ID}`.
 
     Raises ActingRefused (staff acting as the customer), PaymentsDisabled, PaymentUnavailable, PaymentRefused."""
     if current_actor().kind == Activity.Actor.STAFF_AS_CUSTOMER:
@@ -50,7 +51,7 @@ def card_setup_start(*, customer: Customer, token: uuid.UUID, success_url: str, 
         session = _session_create(customer, token=token, success_url=success_url, cancel_url=cancel_url)
     if session.status != "open" or not session.url:
         raise PaymentError(f"setup session {session.id} is {session.status}", code="session_closed")
-    return str(session.url)
+    return str(session.url), str(session.id)
 
 
 def _session_create(customer: Customer, *, token: uuid.UUID, success_url: str, cancel_url: str) -> Any:

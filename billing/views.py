@@ -176,7 +176,7 @@ def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
         return redirect(_payment_method_section())
     back = request.build_absolute_uri(reverse("billing:card_added"))
     try:
-        url = card_setup_start(
+        url, session_id = card_setup_start(
             customer=customer,
             token=form.cleaned_data["setup_token"],
             success_url=back + "?session_id={CHECKOUT_SESSION_ID}",
@@ -185,7 +185,12 @@ def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
     except StoreError as err:
         messages.error(request, gettext("No card was added.") + " " + str(err.message))
         return redirect(_payment_method_section())
+    # The return page asks Stripe only about a session this browser started (the last few).
+    request.session[CARD_SETUP_SESSIONS] = [*request.session.get(CARD_SETUP_SESSIONS, [])[-4:], session_id]
     return HttpResponseRedirect(url, status=303)
+
+
+CARD_SETUP_SESSIONS = "billing:card-setup-sessions"
 
 
 @login_required
@@ -194,7 +199,8 @@ def card_added(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Back from saving a card: kept now (or by the webhook's event in a moment), said once on the account page."""
     customer = customer_for_user(request.user)
     session_id = request.GET.get("session_id", "")[:255]
-    if customer is None or not session_id:
+    if customer is None or session_id not in request.session.get(CARD_SETUP_SESSIONS, []):
+        # Not a session this browser started: nothing to ask Stripe (the webhook's event keeps a card saved anyway).
         return redirect(_payment_method_section())
     try:
         card = card_setup_settle(session_id=session_id, customer=customer)

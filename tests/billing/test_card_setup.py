@@ -118,8 +118,11 @@ def test_another_customers_setup_session_is_not_kept_on_this_account(
     stranger = Client()
     stranger.force_login(other_customer.user)
 
+    asked = len(stripe_sandbox.calls("/v1/"))
     back_from(stranger, session_id)
+    back_from(stranger, "cs_test_made_up")
 
+    assert len(stripe_sandbox.calls("/v1/")) == asked  # not a session this browser started: Stripe is not asked
     assert not SavedCard.objects.filter(customer=other_customer, payment_method_id__gt="").exists()
     assert not SavedCard.objects.get(customer=customer).has_card  # only its owner's return (or the event) keeps it
 
