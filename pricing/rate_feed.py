@@ -56,19 +56,26 @@ def _session() -> requests.Session:
 def feed_fetch(url: str) -> dict[str, Decimal]:
     """Units of each quoted currency per euro (the euro itself included, at 1). Raises FeedError."""
     try:
-        response = _session().get(url, timeout=(3.05, settings.CURRENCY_FEED_TIMEOUT))
+        # Streamed and read up to the cap: an answer too large is refused before it is all in memory.
+        with _session().get(
+            url, timeout=(3.05, settings.CURRENCY_FEED_TIMEOUT), stream=True, allow_redirects=False
+        ) as response:
+            if response.status_code != 200:
+                raise FeedError(f"the feed answered HTTP {response.status_code}")
+            body = b""
+            for chunk in response.iter_content(chunk_size=65536):
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    raise FeedError("the feed's answer is too large to be a rate list")
     except requests.RequestException as err:
         raise FeedError(f"the feed could not be reached: {type(err).__name__}") from err
-    if response.status_code != 200:
-        raise FeedError(f"the feed answered HTTP {response.status_code}")
-    if len(response.content) > MAX_BYTES:
-        raise FeedError("the feed's answer is too large to be a rate list")
-    return _parse(response.content)
+    return _parse(body)
 
 
 def _parse(body: bytes) -> dict[str, Decimal]:
     try:
-        # Python's expat refuses entity-expansion attacks (billion laughs) since 3.7.1; the size is capped above.
+        # The expat Python bundles (2.4 and later) refuses entity-expansion attacks (billion laughs), ElementTree
+        # loads no external entities, and the size is capped above.
         root = ET.fromstring(body)  # noqa: S314
     except ET.ParseError as err:
         raise FeedError("the feed's answer is not XML") from err
@@ -105,7 +112,11 @@ def rates_update(*, now: dt.datetime | None = None) -> FeedResult:
             if quoted is None:
                 missing.append(currency.code)
                 continue
-            currency.rate = (quoted / store).quantize(_SIX_PLACES)
+            rate = (quoted / store).quantize(_SIX_PLACES)
+            if rate <= 0:  # a quote too small to keep: the last rate stays rather than prices of zero
+                missing.append(currency.code)
+                continue
+            currency.rate = rate
             currency.rate_set_at, currency.rate_set_by, currency.stale_alerted_at = now, FEED_SOURCE, None
             currency.save(update_fields=["rate", "rate_set_at", "rate_set_by", "stale_alerted_at"])
             updated.append(currency.code)

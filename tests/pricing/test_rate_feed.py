@@ -68,7 +68,16 @@ def test_the_feed_updates_the_rates_against_the_store_currency(feed, eur):
     assert mail.outbox == []
 
 
-@pytest.mark.parametrize("answer", [Answer(status=503), Answer(body=b"<html>maintenance</html>"), Answer(drop=True)])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Answer(status=503),
+        Answer(body=b"<html>maintenance</html>"),
+        Answer(drop=True),
+        Answer(body=ECB + b"<!--" + b"x" * 2_000_000 + b"-->"),  # larger than any rate list: refused, not parsed
+        Answer(status=302, headers={"Location": "http://127.0.0.1:9/elsewhere.xml"}),  # never followed elsewhere
+    ],
+)
 def test_a_failed_feed_keeps_the_last_rate_and_mails_nobody_while_it_is_fresh(feed, eur, answer):
     feed.default = answer
 
