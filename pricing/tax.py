@@ -18,11 +18,13 @@ already holds its tax: the tax is taken out of it (net + tax = the price); else 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils.translation import gettext_lazy as _
 
 from pricing.models import TaxRate, TaxRegistration
@@ -127,3 +129,22 @@ def tax_rules() -> TaxRules:
     registration = Registration(country=row.country, tax_id=row.tax_id, name=row.name) if row else None
     rates = {(r.country, r.region): Rate(rate=percent(r.rate), label=r.label) for r in TaxRate.objects.all()}
     return TaxRules(registration=registration, rates=rates, inclusive=settings.PRICES_INCLUDE_TAX)
+
+
+TAX_RULES_KEY = "pricing:tax-rules"
+
+
+def shown_tax_rules() -> TaxRules:
+    """The same rules for the pages that show tax (cart, checkout, the domain page's buttons), kept in the shared
+    cache: the order page must not grow by two queries for them. Staff's changes forget the kept copy at once
+    (`tax_rules_forget`, from the models' save and delete signals); a payment reads `tax_rules()` itself."""
+    kept = cache.get(TAX_RULES_KEY)
+    if not isinstance(kept, TaxRules):
+        kept = tax_rules()
+        cache.set(TAX_RULES_KEY, kept, 3600)
+    # The display setting is read now, never from the kept copy.
+    return dataclasses.replace(kept, inclusive=settings.PRICES_INCLUDE_TAX)
+
+
+def tax_rules_forget(**_: object) -> None:
+    cache.delete(TAX_RULES_KEY)

@@ -14,7 +14,7 @@ from accounts.models import customer_for_user
 from billing.taxes import customer_place
 from domains.cart.basket import CartLine
 from pricing.money import Money
-from pricing.tax import LineTax, Place, TaxRules, line_tax, tax_rules
+from pricing.tax import LineTax, Place, TaxRules, line_tax, shown_tax_rules
 
 register = template.Library()
 
@@ -68,8 +68,11 @@ def _rules_and_place(request: HttpRequest) -> tuple[TaxRules, Place | None]:
     # Once per request: the cart shows a line's tax beside it and again in the totals.
     cached = getattr(request, "_shown_tax", None)
     if cached is None:
-        customer = customer_for_user(request.user) if request.user.is_authenticated else None
-        cached = (tax_rules(), customer_place(customer) if customer is not None else None)
+        rules = shown_tax_rules()
+        # Without a registration and a rate nothing is taxed: the customer's place need not be looked up.
+        taxed = rules.registration is not None and bool(rules.rates)
+        customer = customer_for_user(request.user) if taxed and request.user.is_authenticated else None
+        cached = (rules, customer_place(customer) if customer is not None else None)
         request._shown_tax = cached  # type: ignore[attr-defined]
     return cached
 
