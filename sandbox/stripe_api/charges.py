@@ -47,11 +47,16 @@ def create(*, intent: StripeObject, method: StripeObject, off_session: bool) -> 
     card = method.data.get("card")
     extended = manual and _extended(intent.data, method.data)
     deadline = None
+    created = clock.now()  # read once: the deadline is exactly its window after the charge's creation
     if manual:
         window = capture_window(brand=card["brand"] if card else None, off_session=off_session, extended=extended)
-        deadline = clock.now() + window
+        deadline = created + window
     data = money_objects.charge(
-        intent=intent.data, method=method.data, capture_before=deadline if card else None, extended=extended
+        intent=intent.data,
+        method=method.data,
+        capture_before=deadline if card else None,
+        extended=extended,
+        created=created,
     )
     charge = StripeObject.make(data, api_key=intent.api_key, payment_intent=intent.id)
     if not manual:

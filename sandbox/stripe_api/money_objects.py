@@ -9,7 +9,9 @@ from sandbox.stripe_api.clock import now
 from sandbox.stripe_api.objects import new_id
 
 
-def charge(*, intent: dict, method: dict, capture_before: int | None, extended: bool) -> dict:
+def charge(
+    *, intent: dict, method: dict, capture_before: int | None, extended: bool, created: int | None = None
+) -> dict:
     """The charge of an authorised payment intent (captured later, or at once with automatic capture)."""
     charge_id = new_id("ch")
     details: dict[str, Any] = {"type": method["type"]}
@@ -55,7 +57,8 @@ def charge(*, intent: dict, method: dict, capture_before: int | None, extended: 
         "billing_details": method["billing_details"],
         "calculated_statement_descriptor": "PAYMENT SANDBOX",
         "captured": False,
-        "created": now(),
+        # The moment the deadline was counted from, when given: one clock reading for both, as Stripe has them.
+        "created": created if created is not None else now(),
         "currency": intent["currency"],
         "customer": intent["customer"],
         "description": intent["description"],
