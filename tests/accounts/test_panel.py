@@ -11,6 +11,8 @@ from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import connection
 
+from tests.limits import TEST_WINDOW
+
 URL = "/accounts/panel/"
 
 
@@ -126,7 +128,7 @@ def test_the_button_opens_the_panel_in_a_new_tab_and_says_so(rf, make_local_cust
 
 @pytest.mark.django_db
 def test_hand_offs_are_rate_limited_per_customer(client, customer, settings):
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "panel": (1, 600)}
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "panel": (1, TEST_WINDOW)}
     client.force_login(customer.user)
     assert client.post(URL).status_code == 302
     response = client.post(URL)

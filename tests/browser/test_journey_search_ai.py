@@ -7,6 +7,7 @@ from playwright.sync_api import Page, expect
 
 from storefront.gateway import ResellerGateway, Unavailable
 from tests.browser.steps import check_accessibility, unique_label
+from tests.limits import TEST_WINDOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +34,7 @@ def test_an_ai_timeout_leaves_the_results_and_says_suggestions_are_unavailable(p
 
 def test_a_refused_suggestions_request_says_suggestions_are_unavailable(page: Page, watch, settings):
     # One request per address: the page itself is allowed, its suggestions request is answered 429.
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "search": (1, 60)}
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "search": (1, TEST_WINDOW)}
     word = unique_label("meadow")
     page.goto(f"/search/?q={word}")
     ai = page.get_by_role("region", name="Ideas from AI")

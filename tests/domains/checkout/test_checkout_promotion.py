@@ -19,6 +19,7 @@ from storefront.gateway import gateway
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.checkout.test_checkout_payment import buy, review
 from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.limits import TEST_WINDOW
 from tests.pricing.conftest import promotion_make, use_taken_elsewhere
 
 pytestmark = pytest.mark.django_db
@@ -158,7 +159,7 @@ def test_a_line_that_is_not_registered_gives_its_use_back(client, buyer, other_c
 
 def test_codes_cannot_be_guessed_from_a_list(client, settings):
     """Trying codes is limited per address: a word list runs into a wait, and the code is not even looked up."""
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "promotion_code": (3, 600)}
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "promotion_code": (3, TEST_WINDOW)}
     for guess in ("SPRING", "LAUNCH", "WELCOME"):
         assert client.post("/cart/promotion/", {"code": guess}).status_code != 429
     blocked = client.post("/cart/promotion/", {"code": "LAUNCH10"})

@@ -15,6 +15,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from domains.models import Order
+from tests.limits import TEST_WINDOW
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db
@@ -205,7 +206,7 @@ def test_a_provider_failure_shows_its_message(confirmed, customer, provider_orde
 
 
 def test_reveals_are_rate_limited_per_customer(confirmed, customer, provider_orders, provider_calls, settings):
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, 900)}
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "transfer_code": (1, TEST_WINDOW)}
     order = provider_orders.register(customer, "ratelimited.com")
     assert confirmed.post(url(order), follow=True).status_code == 200
     response = confirmed.post(url(order))

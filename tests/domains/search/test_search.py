@@ -8,6 +8,7 @@ import pytest
 from django.test import Client, override_settings
 
 from storefront.gateway import RateLimited, Unauthorized, gateway
+from tests.limits import TEST_WINDOW
 from tests.pricing.conftest import markup
 
 pytestmark = pytest.mark.django_db
@@ -313,7 +314,7 @@ def test_a_repeated_search_is_answered_from_the_cache(client, provider, metasear
 
 
 def test_searches_are_rate_limited_per_address_with_a_message_in_place(client, provider, metasearch_calls, settings):
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "search": (2, 60)}
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "search": (2, TEST_WINDOW)}
     fragment(client, "bluebird")
     fragment(client, "bluebirds")
     response = fragment(client, "bluebirdz")
