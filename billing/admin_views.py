@@ -52,17 +52,7 @@ def refund_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResp
     ]
     choices = [choice for choice in choices if choice.lines]
     if request.method == "POST":
-        ticked = set(_ids(",".join(request.POST.getlist("line"))))
-        refunded = 0
-        for choice in choices:
-            for line in choice.lines:
-                if line.pk not in ticked:
-                    continue
-                try:
-                    refund_line(line=line)
-                    refunded += 1
-                except PaymentError as err:
-                    model_admin.message_user(request, f"{line.description}: {err.message}", messages.ERROR)
+        refunded = _refund_ticked(model_admin, request, choices)
         model_admin.message_user(
             request,
             f"Refunded {refunded} line(s): each domain marked refunded, its auto-renew off, a credit note emailed.",
@@ -107,6 +97,19 @@ def write_off_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpR
         "back": back,
     }
     return TemplateResponse(request, "admin/billing/payment/write_off.html", context)
+
+
+def _refund_ticked(model_admin: admin.ModelAdmin, request: HttpRequest, choices: list[RefundChoice]) -> int:
+    """Refund the lines ticked among those offered; how many were refunded (each refusal said beside them)."""
+    ticked = set(_ids(",".join(request.POST.getlist("line"))))
+    refunded = 0
+    for line in (line for choice in choices for line in choice.lines if line.pk in ticked):
+        try:
+            refund_line(line=line)
+            refunded += 1
+        except PaymentError as err:
+            model_admin.message_user(request, f"{line.description}: {err.message}", messages.ERROR)
+    return refunded
 
 
 def revenue_report_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpResponse:
