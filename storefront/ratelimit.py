@@ -69,7 +69,9 @@ def hit(scope: str, who: str, *, limit: int, window: int) -> int:
         shared = counter_incr(key, timeout=window + 1, by=adding)
         with _pending_lock:
             entry.shared = max(entry.shared, shared)
-            count = entry.shared + entry.counted
+        # Judged on its own increment's answer, which counts every request before it: a later request of another
+        # thread may already have raised entry.shared past the limit, and must not refuse this one.
+        count = shared
     if count <= limit:
         return 0
     return max(1, math.ceil((bucket + 1) * window - time.time()))

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import signal
 import threading
 import time
 import traceback
+from types import FrameType
 from typing import Any
 
 from django.conf import settings
@@ -62,20 +64,23 @@ def tasks_abandoned_requeue(*, now: dt.datetime | None = None) -> dict[str, int]
         same_run = DBTaskResult.objects.filter(pk=row.pk, status="RUNNING", started_at=row.started_at)
         with transaction.atomic():
             if len(row.worker_ids) >= TASK_RUNS_MAX:
-                gave_up = same_run.update(
+                changed = same_run.update(
                     status="FAILED",
                     finished_at=now,
                     exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
                     traceback=f"WorkerLost: the workers running this task died {len(row.worker_ids)} times "
                     f"({', '.join(row.worker_ids)}); it is not run again.\n",
                 )
-                if gave_up:
+                if changed:
                     counts["failed"] += 1
                     _tell_staff(row)
-            elif same_run.update(status="READY"):
+            elif changed := same_run.update(status="READY"):
                 counts["requeued"] += 1
                 logger.warning("task %s (%s): its worker died; queued to run again", row.pk, row.task_path)
-            TaskLease.objects.filter(task_id=row.pk).delete()
+            if changed:
+                # Only the lapsed run's lease: when another worker claimed the task since we looked, the lease is
+                # that run's and stays.
+                TaskLease.objects.filter(task_id=row.pk).delete()
     return counts
 
 
@@ -98,6 +103,17 @@ class LeasingWorker(Worker):
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew_leases, name="task-lease", daemon=True)
 
+    def shutdown(self, signum: int, frame: FrameType | None) -> None:
+        """The first stop signal while a task or its lease's release is under way: finish both, then stop.
+
+        django-tasks-db's handler exits at once when no task is running, and its task ends before our `run_task`
+        releases the lease: a stop signal in between would leave the lease behind."""
+        if self.running and self._running_id is not None:
+            logger.warning("Received %s - stopping after the current task.", signal.strsignal(signum))
+            self.running = False
+            return
+        super().shutdown(signum, frame)
+
     def start_renewing(self) -> None:
         self._renewer.start()
 
@@ -106,11 +122,11 @@ class LeasingWorker(Worker):
 
     def run_task(self, db_task_result: DBTaskResult) -> None:
         task_id = str(db_task_result.pk)
+        self._running_id = task_id  # from here a stop signal waits for the lease's release (see shutdown)
         expires_at = timezone.now() + dt.timedelta(seconds=lease_seconds())
         TaskLease.objects.update_or_create(
             task_id=task_id, defaults={"worker_id": self.worker_id, "expires_at": expires_at}
         )
-        self._running_id = task_id
         try:
             super().run_task(db_task_result)
         finally:

@@ -85,3 +85,26 @@ def test_it_can_count_per_user_and_only_some_methods(rf, django_user_model):
         post.user = user
         posts.append(demo_post_view(post).status_code)
     assert posts == [200, 429]
+
+
+@pytest.mark.django_db
+def test_a_request_is_judged_on_its_own_count_when_a_later_one_finished_first(monkeypatch):
+    """Two threads of one process at the limit: the later one's answer (over the limit) arrives first and must not
+    refuse the earlier one, whose own count was within it."""
+    ratelimit.rate_limit_forget()
+    real_incr = ratelimit.counter_incr
+    answers: list[int] = []
+
+    def incr_then_a_later_request_overtakes(key, *, timeout, by=1):
+        count = real_incr(key, timeout=timeout, by=by)
+        if len(answers) == 1:  # the second request's increment is done; a third runs to its end meanwhile
+            monkeypatch.setattr(ratelimit, "counter_incr", real_incr)
+            answers.append(ratelimit.hit("race", "who", limit=2, window=600))
+        return count
+
+    answers.append(ratelimit.hit("race", "who", limit=2, window=600))
+    monkeypatch.setattr(ratelimit, "counter_incr", incr_then_a_later_request_overtakes)
+    answers.append(ratelimit.hit("race", "who", limit=2, window=600))
+    first, third, second = answers
+    assert (first, second) == (0, 0)  # two requests within a limit of two: both allowed
+    assert third > 0  # the third is refused

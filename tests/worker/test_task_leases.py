@@ -76,17 +76,7 @@ def test_the_worker_waits_out_a_database_outage_instead_of_exiting(monkeypatch):
 
     monkeypatch.setattr(LeasingWorker, "run", run)
     monkeypatch.setattr(LeasingWorker, "start_renewing", lambda self: None)
-    worker = LeasingWorker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="w",
-        excluded_queue_names=[],
-    )
-    worker_run(worker)
+    worker_run(_leasing_worker())
     assert runs == ["run", "run", "run"]
 
 
@@ -143,3 +133,24 @@ def test_a_task_whose_worker_was_killed_mid_task_runs_again_after_its_lease(tmp_
     assert row.return_value == 2  # run again once, by the other worker
     assert len(row.worker_ids) == 2 and row.worker_ids[0] != row.worker_ids[1]
     assert not TaskLease.objects.exists()
+
+
+def _leasing_worker() -> LeasingWorker:
+    return LeasingWorker(
+        queue_names=["default"],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="w",
+        excluded_queue_names=[],
+    )
+
+
+def test_a_stop_signal_after_the_task_but_before_its_lease_is_released_lets_the_worker_release_it():
+    worker = _leasing_worker()
+    worker.running_task = False  # django-tasks-db's task is over; our run_task is releasing the lease
+    worker._running_id = "task-id"
+    worker.shutdown(signal.SIGTERM, None)  # django-tasks-db's own handler would exit here, the lease left behind
+    assert worker.running is False  # the loop stops after the release
