@@ -158,6 +158,8 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py),
     # on one Redis client per connection pool (storefront/redis_cache.py).
     CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
+    # Sessions stay in the database and are read through Redis, in copies of a minute (storefront/sessions.py).
+    SESSION_ENGINE = "storefront.sessions"
 
 # The console backend prints every email, password-reset links included, into the logs: production must name a
 # real backend.

@@ -30,7 +30,6 @@ from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_safe
 
 from domains.cart.basket import Cart
-from domains.models import Order
 from domains.search.forms import SearchForm
 from domains.search.services import (
     BadTerm,
@@ -39,6 +38,7 @@ from domains.search.services import (
     ai_suggestions_if_cached,
     fallback_availability,
     metasearch_cached,
+    orders_owned_among,
     partner_tlds,
     search_term_parse,
 )
@@ -133,9 +133,7 @@ class Seen:
         many domains the customer has."""
         if self.user_id is None:
             return self
-        wanted = {name.lower() for name in names}
-        orders = Order.objects.filter(customer__user_id=self.user_id, domain_name__in=wanted)
-        owned = {name.lower(): order_id for name, order_id in orders.values_list("domain_name", "order_id")}
+        owned = orders_owned_among(self.user_id, {name.lower() for name in names})
         return Seen(in_cart=self.in_cart, user_id=self.user_id, owned=owned)
 
 

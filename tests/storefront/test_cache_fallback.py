@@ -46,7 +46,8 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.fixture
 def redis_away(outage) -> Iterator[None]:
     """The cache is Redis, and Redis is not there (a free port: nothing listens on it, connections are refused)."""
-    with override_settings(CACHES=_redis_cache(RedisServer().url)):
+    # Production pairs Redis with sessions read through it (storefront/sessions.py).
+    with override_settings(CACHES=_redis_cache(RedisServer().url), SESSION_ENGINE="storefront.sessions"):
         yield
 
 

@@ -1,0 +1,54 @@
+"""Sessions kept in the database and read through Redis: Django's `cached_db` engine, with short cache copies.
+
+Settings choose this engine when the cache is Redis (CACHE_URL=rediscache://…); with the database cache, the
+default, sessions are Django's `db` engine (reading the cache table would cost as much as the session table).
+Every signed-in page reads the session; with Redis that is one round trip instead of an SQL query (measured with
+bench/search_bench.py: README "Benchmarks").
+
+The database stays the record, so a cache outage loses no session (storefront/cache.py). Two guards keep a
+session that was ended (sign-out, a password change) from being read back from a copy:
+- a copy lives at most COPY_SECONDS, so one that a deletion could not reach (Redis away at that moment) is gone
+  within that time;
+- while Redis is away, sessions are not copied into the process's own memory, where another process's sign-out
+  could not reach them: each read goes to the database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.sessions.backends import cached_db
+from django.core.cache import caches
+
+from storefront.cache import cache_degraded
+
+# How long a copy in the cache lives (seconds) at most: the longest a session ended during a Redis outage can be
+# read back once Redis answers again. A customer active for an hour costs one SQL read a minute.
+COPY_SECONDS = 60
+
+
+class _Copies:
+    """The cache, for session copies only: timeouts capped, and nothing kept or read while the cache is degraded."""
+
+    def __init__(self, cache: Any) -> None:
+        self._cache = cache
+
+    def get(self, key: str) -> Any:
+        return None if cache_degraded() else self._cache.get(key)
+
+    def set(self, key: str, value: Any, timeout: int | None) -> None:
+        if not cache_degraded():
+            self._cache.set(key, value, min(timeout or COPY_SECONDS, COPY_SECONDS))
+
+    def delete(self, key: str) -> None:
+        self._cache.delete(key)  # also while degraded: this process's own copy, if any, goes too
+
+    def __contains__(self, key: str) -> bool:
+        return not cache_degraded() and key in self._cache
+
+
+class SessionStore(cached_db.SessionStore):
+    def __init__(self, session_key: str | None = None) -> None:
+        super().__init__(session_key)
+        self._cache = _Copies(caches[settings.SESSION_CACHE_ALIAS])
