@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from accounts.models import Customer
 from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
 from pricing.money import Money
-from pricing.tax import REVERSE_CHARGE_WORDING, percent
+from pricing.tax import REVERSE_CHARGE_WORDING, percent, taxes_by_rate
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
 URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
@@ -155,16 +155,14 @@ class TaxSummary:
 
 
 def tax_summary(payment: Payment, lines: list[DocumentLine]) -> TaxSummary:
-    taxes: dict[tuple[str, Decimal], Money] = {}
     net = Money.zero(payment.currency)
     for line in lines:
         net += line.net
-        if line.tax is not None and not line.tax.is_zero:
-            key = (line.tax_label, percent(line.tax_rate))
-            taxes[key] = taxes.get(key, Money.zero(payment.currency)) + line.tax
     return TaxSummary(
         net=net,
-        taxes=[(label, rate, amount) for (label, rate), amount in taxes.items()],
+        taxes=taxes_by_rate(
+            (line.tax_label, percent(line.tax_rate), line.tax) for line in lines if line.tax is not None
+        ),
         reverse_charge=any(line.reverse_charge for line in lines),
         seller_tax_id=payment.seller_tax_id,
         seller_tax_name=payment.seller_tax_name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, ROUND_UP, Decimal
 from functools import cache, lru_cache
@@ -86,6 +87,14 @@ class Money:
 
     def __str__(self) -> str:
         return format_money(self)
+
+
+def totals_by_currency(amounts: Iterable[Money]) -> list[Money]:
+    """The sum of the amounts in each currency they are in, in the order the currencies first appear."""
+    totals: dict[str, Money] = {}
+    for amount in amounts:
+        totals[amount.currency] = totals.get(amount.currency, Money.zero(amount.currency)) + amount
+    return list(totals.values())
 
 
 def _babel_locale(language: str | None) -> str:

@@ -19,7 +19,7 @@ already holds its tax: the tax is taken out of it (net + tax = the price); else 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -91,6 +91,16 @@ class LineTax:
 def percent(rate: Decimal) -> Decimal:
     """A rate as people write it: 20 (not 20.000 or 2E+1), 8.875."""
     return Decimal(format(rate.normalize(), "f"))
+
+
+def taxes_by_rate(taxes: Iterable[tuple[str, Decimal, Money]]) -> list[tuple[str, Decimal, Money]]:
+    """(label, rate, amount) per rate and currency, summed, as documents and pages list them; zero taxes left out."""
+    found: dict[tuple[str, Decimal, str], Money] = {}
+    for label, rate, amount in taxes:
+        if not amount.is_zero:
+            key = (label, rate, amount.currency)
+            found[key] = found.get(key, Money.zero(amount.currency)) + amount
+    return [(label, rate, amount) for (label, rate, _), amount in found.items()]
 
 
 def _rate_for(rules: TaxRules, place: Place) -> Rate | None:

@@ -23,7 +23,7 @@ from django.contrib.sessions.backends.base import SessionBase
 
 from pricing.currencies import active_currency
 from pricing.models import Operation
-from pricing.money import Money
+from pricing.money import Money, totals_by_currency
 from pricing.quotes import PriceBook, Quote, price_book, privacy_quote
 from storefront.capabilities import PRIVACY, capability_enabled
 
@@ -199,10 +199,7 @@ class Cart:
 
 
 def lines_total(lines: list[CartLine]) -> list[Money]:
-    totals: dict[str, Money] = {}
-    for line in lines:
-        totals[line.currency] = totals.get(line.currency, Money.zero(line.currency)) + line.due
-    return list(totals.values())
+    return totals_by_currency(line.due for line in lines)
 
 
 def line_privacy_quote(line: CartLine) -> Quote | None:

@@ -5,6 +5,7 @@ prices include tax or have it added, and the exact tax shows once they sign in."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django import template
@@ -13,8 +14,8 @@ from django.http import HttpRequest
 from accounts.models import customer_for_user
 from billing.taxes import customer_place
 from domains.cart.basket import CartLine
-from pricing.money import Money
-from pricing.tax import LineTax, Place, TaxRules, line_tax, shown_tax_rules
+from pricing.money import Money, totals_by_currency
+from pricing.tax import LineTax, Place, TaxRules, line_tax, shown_tax_rules, taxes_by_rate
 
 register = template.Library()
 
@@ -37,25 +38,14 @@ class ShownTax:
     def reverse_charge(self) -> bool:
         return any(line.reverse_charge for line in self.lines)
 
-    def _sum(self, amounts: list[Money]) -> list[Money]:
-        totals: dict[str, Money] = {}
-        for amount in amounts:
-            totals[amount.currency] = totals.get(amount.currency, Money.zero(amount.currency)) + amount
-        return list(totals.values())
-
     @property
-    def taxes(self) -> list[tuple[str, Any, Money]]:
+    def taxes(self) -> list[tuple[str, Decimal, Money]]:
         """(label, rate, amount) per rate charged."""
-        found: dict[tuple[str, Any, str], Money] = {}
-        for line in self.lines:
-            if not line.tax.is_zero:
-                key = (line.label, line.rate, line.tax.currency)
-                found[key] = found.get(key, Money.zero(line.tax.currency)) + line.tax
-        return [(label, rate, amount) for (label, rate, _), amount in found.items()]
+        return taxes_by_rate((line.label, line.rate, line.tax) for line in self.lines)
 
     @property
     def to_pay(self) -> list[Money]:
-        return self._sum([line.gross for line in self.lines])
+        return totals_by_currency(line.gross for line in self.lines)
 
     @property
     def total(self) -> Money | None:
