@@ -217,6 +217,12 @@ def buy(page: Page, *domain_names: str) -> None:
     check_accessibility(page)
 
 
+def pay_by_card(page: Page, card: str = "4242 4242 4242 4242") -> None:
+    """On the payment sandbox's page: type the card number and press Pay."""
+    page.get_by_label("Card number").fill(card)
+    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+
+
 def customer_with_domains(page: Page, *domain_names: str) -> Person:
     """A new customer, signed up through the page, who has bought the names: where journeys 2-4 start."""
     person = new_person()

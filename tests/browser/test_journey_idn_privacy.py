@@ -16,6 +16,7 @@ from tests.browser.steps import (
     check_accessibility,
     eventually,
     new_person,
+    pay_by_card,
     sign_up,
     unique_label,
 )
@@ -60,8 +61,7 @@ def test_cafe_com_is_searched_and_bought_with_privacy_added_at_checkout(
 
     expect(page.get_by_text(f"{BOTH}, registration for 1 year")).to_be_visible()
     expect(page.get_by_text(f"{BOTH}, WHOIS privacy for 1 year")).to_be_visible()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page)
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()
     expect(page.get_by_text(BOTH)).to_be_visible()

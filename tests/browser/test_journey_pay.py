@@ -18,6 +18,7 @@ from tests.browser.steps import (
     check_accessibility,
     eventually,
     new_person,
+    pay_by_card,
     search_page,
     sign_up,
     unique_label,
@@ -42,13 +43,11 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
 
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
     expect(page.get_by_text(f"{name}, registration for 1 year")).to_be_visible()
-    page.get_by_label("Card number").fill("4000 0000 0000 0002")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page, "4000 0000 0000 0002")
     expect(page.get_by_role("alert")).to_have_text("Your card was declined.")
     screenshot("pay-declined")
 
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page)
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     expect(page.get_by_text("Done: 1 domain registered")).to_be_visible()
     screenshot("pay-done")

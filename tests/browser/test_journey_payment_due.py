@@ -19,6 +19,7 @@ from tests.browser.steps import (
     check_accessibility,
     eventually,
     new_person,
+    pay_by_card,
     search_page,
     sign_up,
     unique_label,
@@ -82,8 +83,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     stripe_sandbox.setup(decline_all_cards=False)
     page.get_by_role("link", name="Pay now").click()
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page)
     expect(page.get_by_role("heading", name="Billing", exact=True)).to_be_visible()
     expect(page.get_by_text(re.compile(r"^Thank you"))).to_be_visible()  # complete, or being confirmed
     eventually(lambda: Payment.objects.get().status == Payment.Status.CAPTURED, what="the payment sandbox's events")

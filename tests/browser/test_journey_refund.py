@@ -20,6 +20,7 @@ from tests.browser.steps import (
     add_to_cart,
     check_accessibility,
     new_person,
+    pay_by_card,
     search_page,
     sign_up,
     unique_label,
@@ -31,8 +32,7 @@ CENT = Decimal("0.01")
 
 def _pay(page: Page) -> None:
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.\d\d USD$"))).to_be_visible()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page)
 
 
 def _staff_page(browser: Browser, live_server) -> Page:

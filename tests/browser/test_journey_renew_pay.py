@@ -16,6 +16,7 @@ from tests.browser.steps import (
     add_to_cart,
     check_accessibility,
     new_person,
+    pay_by_card,
     search_page,
     sign_up,
     unique_label,
@@ -31,8 +32,7 @@ def _expiry(years_from_now: int) -> str:
 
 def _pay_on_the_payment_page(page: Page, amount: str, card: str = "4242 4242 4242 4242") -> None:
     expect(page.get_by_role("heading", name=f"Pay {amount} USD", exact=True)).to_be_visible()
-    page.get_by_label("Card number").fill(card)
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page, card)
 
 
 def test_the_customer_pays_for_a_renewal_turns_auto_renew_on_and_removes_the_card(

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from billing.models import Payment
-from tests.browser.steps import check_accessibility, new_person, sign_up, start_checkout
+from tests.browser.steps import check_accessibility, new_person, pay_by_card, sign_up, start_checkout
 from tests.browser.steps import unique_label as label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -64,8 +64,7 @@ def test_add_a_card_then_renew_in_one_click_and_several_in_one_payment(page: Pag
     first, second = f"{label('oneclick')}.com", f"{label('together')}.com"
     start_checkout(page, first, second)
     expect(page.get_by_role("heading", name="Pay 28.98 USD", exact=True)).to_be_visible()
-    page.get_by_label("Card number").fill(MASTERCARD)
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page, MASTERCARD)
     expect(page.get_by_text("Done: 2 domains registered")).to_be_visible()
     check_accessibility(page, where="(bought)")
 

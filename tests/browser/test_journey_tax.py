@@ -21,6 +21,7 @@ from tests.browser.steps import (
     add_to_cart,
     check_accessibility,
     new_person,
+    pay_by_card,
     search_page,
     sign_up,
     unique_label,
@@ -45,8 +46,7 @@ def _shot(page: Page, name: str) -> None:
 
 
 def _pay(page: Page) -> None:
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_role("button", name=re.compile(r"^Pay ")).click()
+    pay_by_card(page)
     expect(page.get_by_role("heading", name="Your order")).to_be_visible()
     check_accessibility(page)
 

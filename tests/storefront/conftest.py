@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from storefront import cache as fallback
 from storefront.gateway import ResellerGateway, gateway
 
 
@@ -17,3 +18,13 @@ def gw(sandbox_url) -> Iterator[ResellerGateway]:
     yield client
     # Close the kept-alive connections now, so none lingers on the sandbox's threads past the test.
     client.session.close()
+
+
+@pytest.fixture
+def outage(monkeypatch) -> fallback._Outage:
+    """A fresh outage state of the Redis fallback (storefront/cache.py) for this test, retrying Redis quickly."""
+    state = fallback._Outage()
+    monkeypatch.setattr(fallback, "_outage", state)
+    monkeypatch.setattr(fallback, "RETRY_SECONDS", 0.3)
+    fallback._local().clear()
+    return state

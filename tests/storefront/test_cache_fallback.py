@@ -15,7 +15,6 @@ from django.core.cache import cache
 from django.test import override_settings
 
 from bench.redis_server import RedisServer
-from storefront import cache as fallback
 from storefront.models import OneTimeClaim
 from tests.accounts.conftest import VALID
 from tests.conftest import CUSTOMER_PASSWORD
@@ -25,16 +24,6 @@ pytestmark = pytest.mark.django_db
 
 def _redis_cache(url: str) -> dict:
     return {"default": {"BACKEND": "storefront.cache.FallbackRedisCache", "LOCATION": url}}
-
-
-@pytest.fixture
-def outage(monkeypatch) -> fallback._Outage:
-    """A fresh outage state for this test, retrying Redis quickly."""
-    state = fallback._Outage()
-    monkeypatch.setattr(fallback, "_outage", state)
-    monkeypatch.setattr(fallback, "RETRY_SECONDS", 0.3)
-    fallback._local().clear()
-    return state
 
 
 @pytest.fixture

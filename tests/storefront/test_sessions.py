@@ -14,19 +14,10 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from bench.redis_server import RedisServer
-from storefront import cache as fallback
 from storefront.sessions import COPY_SECONDS
 from tests.conftest import CUSTOMER_PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def outage(monkeypatch) -> fallback._Outage:
-    state = fallback._Outage()
-    monkeypatch.setattr(fallback, "_outage", state)
-    fallback._local().clear()
-    return state
 
 
 @pytest.fixture
