@@ -4,6 +4,8 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.urls import get_script_prefix
+from django.utils.translation import get_language
 
 from storefront.brand import brand_context
 from storefront.gateway import key_environment
@@ -11,10 +13,14 @@ from storefront.mailbox import mailbox_open_to
 
 
 def storefront(request: HttpRequest) -> dict[str, Any]:
-    return {
+    context = {
         # A test storefront must never be mistaken for a live one.
         "provider_is_sandbox": settings.RESELLER_SANDBOX or key_environment(settings.RESELLER_API_KEY) == "test",
         "provider_is_builtin_sandbox": settings.RESELLER_SANDBOX,
-        "mailbox_enabled": mailbox_open_to(request),
         **brand_context(),
     }
+    # Everything the layout's cached parts ({% cache %} in base.html) are drawn from besides what each names
+    # itself: the language, the address prefix their links start with, the brand and the banner.
+    context["layout_key"] = repr((get_language(), get_script_prefix(), sorted(context.items())))
+    context["mailbox_enabled"] = mailbox_open_to(request)
+    return context

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import pytest
 import requests
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.test import Client, RequestFactory, override_settings
 from django.test.client import MULTIPART_CONTENT
 from django.utils import translation
@@ -113,6 +113,8 @@ def _fresh_cache() -> Iterator[None]:
 
     def forget() -> None:
         cache.clear()
+        if "template_fragments" in settings.CACHES:
+            caches["template_fragments"].clear()  # the layout's parts, drawn once per process (base.html)
         display_price_book_forget()  # search pages show prices from a per-process copy of the price book
         search_cache_forget()  # and answers from a per-process copy of the search cache
         search_listings_forget()  # drawn once per answer and price book

@@ -27,7 +27,15 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"},
+    # As in production: the layout's parts are kept (each test sees what a second page view would).
+    "template_fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "template-fragments",
+        "TIMEOUT": None,
+    },
+}
 # Faults that hang must not slow the suite: the gateway gives up quickly in tests.
 RESELLER_CONNECT_TIMEOUT = 1.0
 RESELLER_READ_TIMEOUT = 2.0
