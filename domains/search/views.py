@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from html import escape as html_escape
 from typing import Any, Literal
 
 from django.conf import settings
@@ -23,7 +24,6 @@ from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import Promise
-from django.utils.html import escape
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, gettext_lazy
@@ -417,8 +417,9 @@ def _unicode_form(name: str) -> str:
 _ROW_TEMPLATE = "domains/_search_row.html"
 _DOMAIN, _PRICE, _ORDER_ID = "rowdomainplaceholder", "rowpriceplaceholder", 918273645546372819
 _UNICODE = "rowunicodeplaceholder"
-# One pass: a value put in is never scanned again, whatever it holds.
-_PLACEHOLDERS = re.compile(f"{_DOMAIN}|{_PRICE}|{_ORDER_ID}|{_UNICODE}")
+# Each shape is kept split at its placeholders (the group keeps them: text, placeholder, text, …), so a row is one
+# join of its parts and values: a value put in is never scanned again, whatever it holds.
+_PLACEHOLDERS = re.compile(f"({_DOMAIN}|{_PRICE}|{_ORDER_ID}|{_UNICODE})")
 
 
 def search_row_html(row: Row) -> SafeString:
@@ -437,12 +438,15 @@ def _row_html(row: Row, language: str | None, prefix: str) -> str:
         prefix,
     )  # fmt: skip
     values = {
-        _DOMAIN: escape(row.domain),
-        _PRICE: escape(row.price),
+        _DOMAIN: html_escape(row.domain),
+        _PRICE: html_escape(row.price),
         str(_ORDER_ID): str(row.order_id),
-        _UNICODE: escape(row.unicode),
+        _UNICODE: html_escape(row.unicode),
     }
-    return _PLACEHOLDERS.sub(lambda match: values[match.group(0)], shape)
+    parts = list(shape)
+    for index in range(1, len(parts), 2):
+        parts[index] = values[parts[index]]
+    return "".join(parts)
 
 
 @functools.lru_cache(maxsize=512)
@@ -455,7 +459,7 @@ def _row_shape(
     internationalised: bool,
     language: str | None,
     prefix: str,
-) -> str:
+) -> tuple[str, ...]:
     # The language and prefix are in the key; the template reads them from the active ones.
     model = Row(
         domain=_DOMAIN,
@@ -467,4 +471,4 @@ def _row_shape(
         order_id=_ORDER_ID if linked else None,
         unicode=_UNICODE if internationalised else "",
     )
-    return render_to_string(_ROW_TEMPLATE, {"row": model}).strip()
+    return tuple(_PLACEHOLDERS.split(render_to_string(_ROW_TEMPLATE, {"row": model}).strip()))
