@@ -158,8 +158,9 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py),
     # on one Redis client per connection pool (storefront/redis_cache.py).
     CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
-    # Sessions stay in the database and are read through Redis, in copies of a minute (storefront/sessions.py).
-    SESSION_ENGINE = "storefront.sessions"
+# Sessions stay in the database, read in one prepared statement, and through Redis in copies of a minute when the
+# cache is Redis (storefront/sessions.py).
+SESSION_ENGINE = "storefront.sessions"
 # The layout's fixed parts ({% cache %} in base.html), drawn once per process for each language, brand and visitor
 # state they name instead of on every page (about a millisecond of every page, bench/profile_search.py). Kept in
 # the process, never in the shared cache: a round trip would cost what it saves. With DEBUG on, templates may
