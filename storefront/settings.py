@@ -207,6 +207,8 @@ LOGOUT_REDIRECT_URL = "home"
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
+    # Signs nobody in; a signed-in session names it, and it reads the user in one prepared statement.
+    "accounts.backends.SignedInUserBackend",
 ]
 
 # --- Sign-in, signup, verification, two-factor (django-allauth) -------------------------------------------------
