@@ -9,7 +9,10 @@ class StorefrontConfig(AppConfig):
         from django.core.signals import setting_changed
         from django.db.models.signals import post_migrate
 
-        from storefront import checks, tasks  # noqa: F401  (registers the deploy checks; schedules the outbox)
+        # checks registers the deploy checks, tasks schedules the outbox.
+        from storefront import after_response, checks, tasks  # noqa: F401
+
+        after_response.connect()
 
         brand_admin()
         setting_changed.connect(_rebrand)

@@ -35,6 +35,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Customer
 from domains.models import Order
+from storefront.after_response import after_response
 from storefront.domain_names import NotADomainName, domain_to_ascii, domain_to_unicode, is_internationalised
 from storefront.gateway import DomainResult, MetaSearch, MetaSearchResult, Unavailable, ValidationRejected, gateway
 
@@ -480,8 +481,10 @@ def _compute_and_store(key: str, compute: Callable[[], T], seconds: int | None) 
     if seconds is None:
         seconds = _cache_seconds()
     if seconds > 0:
-        _cache_quietly(cache.set, key, value, seconds)
         _local_put(key, value, min(seconds, _LOCAL_SECONDS))
+        # For the other processes: stored once this response has gone out (pickling it and the round trip were a
+        # third of a millisecond of a new search). Until then they ask the provider, as for any new term.
+        after_response(functools.partial(_cache_quietly, cache.set, key, value, seconds))
     return value
 
 
