@@ -76,7 +76,15 @@ EMPTY_MESSAGE = gettext_lazy("Type a name to search for, like bluebird, or a ful
 def search(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     query = request.GET.get("q", "").strip()
-    context: dict[str, Any] = {"form": form, "query": query, "state": "blank", "cart_add_url": reverse("cart_add")}
+    context: dict[str, Any] = {
+        "form": form,
+        "query": query,
+        "state": "blank",
+        "cart_add_url": reverse("cart_add"),
+        # Named though empty: the template engine's miss of a name raises and logs inside, on every search.
+        "listing": None,
+        "not_sold": "",
+    }
     if not form.is_valid():
         context.update(state="error", error=form.errors["q"][0])
     elif form.cleaned_data["q"]:
