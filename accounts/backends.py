@@ -2,8 +2,9 @@
 
 Every signed-in page loads its user (Django's `auth.get_user`, through the backend the session names). Django's
 and allauth's backends build an ORM query for it each time; measured inside gunicorn, building it cost about six
-times running it (README "Benchmarks"). This backend reads the same row with a statement written once, applies the
-same database converters the ORM's compiler applies, and keeps ModelBackend's rule (an inactive user is no user).
+times running it (README "Benchmarks"). This backend reads the same row with one plain SQL statement composed from
+the model's names, applies the database converters the ORM's compiler applies, and keeps ModelBackend's rule (an
+inactive user is no user).
 
 It never signs anyone in (`authenticate` is Django's and allauth's, unchanged): after a sign-in through them, the
 session is pointed at this backend (accounts/receivers.py). Sessions from before keep the backend they name, which
@@ -29,8 +30,11 @@ class SignedInUserBackend(BaseBackend):
 
     def get_user(self, user_id: Any) -> User | None:
         user = user_by_id(user_id)
-        # ModelBackend.user_can_authenticate: a user without is_active (a custom model) counts as active.
-        return user if user is not None and getattr(user, "is_active", True) else None
+        if user is None:
+            return None
+        # ModelBackend.user_can_authenticate's rule: a model without is_active counts as active.
+        is_active = getattr(user, "is_active", None)
+        return user if is_active or is_active is None else None
 
 
 def user_by_id(user_id: Any) -> User | None:

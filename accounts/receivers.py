@@ -67,7 +67,7 @@ def _retry_soon(customer: Customer, *, after: dt.timedelta) -> None:
 @receiver(user_logged_in, dispatch_uid="accounts.receivers.signed_in_user_read_quickly")
 def signed_in_user_read_quickly(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
     """The session of a sign-in through a backend that loads users as ModelBackend does (Django's, allauth's) names
-    the backend that loads them the same way in one prepared statement (accounts/backends.py)."""
+    the backend that loads them the same way in one plain SQL statement (accounts/backends.py)."""
     if request is None or not hasattr(request, "session"):
         return
     path = request.session.get(BACKEND_SESSION_KEY)

@@ -23,4 +23,7 @@ def storefront(request: HttpRequest) -> dict[str, Any]:
     # itself: the language, the address prefix their links start with, the brand and the banner.
     context["layout_key"] = repr((get_language(), get_script_prefix(), sorted(context.items())))
     context["mailbox_enabled"] = mailbox_open_to(request)
+    # The footer's key: a visitor's address ("" when not signed in, where user.email would raise inside the engine).
+    user = getattr(request, "user", None)
+    context["user_email"] = user.email if user is not None and user.is_authenticated else ""
     return context

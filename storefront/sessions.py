@@ -1,9 +1,9 @@
-"""Sessions kept in the database, read in one prepared SQL statement, and read through Redis when the cache is Redis:
+"""Sessions kept in the database, read in one plain SQL statement, and read through Redis when the cache is Redis:
 Django's `cached_db` engine, with short cache copies. Settings choose this engine whatever the cache.
 
 Every signed-in page reads its session. With Redis that is one round trip instead of an SQL query; with the
 database cache, the default, nothing is copied (reading the cache table would cost as much as the session table),
-and the session row is read with an SQL statement built once, not an ORM query: building that query cost several
+and the session row is read with one plain SQL statement, not an ORM query: building that query cost several
 times running it (measured with bench/profile_search.py: README "Benchmarks").
 
 The database stays the record, so a cache outage loses no session (storefront/cache.py). Two guards keep a

@@ -158,7 +158,7 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py),
     # on one Redis client per connection pool (storefront/redis_cache.py).
     CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
-# Sessions stay in the database, read in one prepared statement, and through Redis in copies of a minute when the
+# Sessions stay in the database, read in one plain SQL statement, and through Redis in copies of a minute when the
 # cache is Redis (storefront/sessions.py).
 SESSION_ENGINE = "storefront.sessions"
 # The layout's fixed parts ({% cache %} in base.html), drawn once per process for each language, brand and visitor
@@ -207,7 +207,7 @@ LOGOUT_REDIRECT_URL = "home"
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
-    # Signs nobody in; a signed-in session names it, and it reads the user in one prepared statement.
+    # Signs nobody in; a signed-in session names it, and it reads the user in one plain SQL statement.
     "accounts.backends.SignedInUserBackend",
 ]
 

@@ -1,4 +1,4 @@
-"""The signed-in user is read in one prepared statement (accounts/backends.py) and is the same user the ORM reads:
+"""The signed-in user is read in one plain SQL statement (accounts/backends.py) and is the same user the ORM reads:
 signing in, signing out elsewhere, being switched off and sessions from before the change all behave as before."""
 
 from __future__ import annotations

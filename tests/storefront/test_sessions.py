@@ -1,4 +1,4 @@
-"""Sessions in the database, read in one prepared statement, and through Redis when the cache is Redis
+"""Sessions in the database, read in one plain SQL statement, and through Redis when the cache is Redis
 (storefront/sessions.py): a signed-in page reads its session from the cache, copies live a minute at most, and
 while Redis is away every read goes to the database, so a session ended in another process is never served from
 this one's memory. A private redis-server (bench/redis_server.py)."""
@@ -71,7 +71,7 @@ def test_while_redis_is_away_a_session_ended_elsewhere_is_not_served_from_this_p
 
 
 # With the database cache (the default, as in these tests' settings) nothing is copied: the session row is read in
-# one prepared statement.
+# one plain SQL statement.
 
 
 def test_with_the_database_cache_a_page_reads_its_session_in_one_statement(client, customer):
