@@ -71,7 +71,13 @@ def signed_in_user_read_quickly(sender: Any, request: Any, user: Any, **kwargs: 
     if request is None or not hasattr(request, "session"):
         return
     path = request.session.get(BACKEND_SESSION_KEY)
-    if path in settings.AUTHENTICATION_BACKENDS and type(load_backend(path)).get_user is ModelBackend.get_user:
+    if path not in settings.AUTHENTICATION_BACKENDS:
+        return
+    kind = type(load_backend(path))
+    reads_as_model_backend = issubclass(kind, ModelBackend) and (
+        kind.get_user is ModelBackend.get_user and kind.user_can_authenticate is ModelBackend.user_can_authenticate
+    )
+    if reads_as_model_backend:
         request.session[BACKEND_SESSION_KEY] = SIGNED_IN_USER_BACKEND
 
 
