@@ -16,17 +16,16 @@ session that was ended (sign-out, a password change) from being read back from a
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.sessions.backends import cached_db
 from django.contrib.sessions.models import Session
 from django.core.cache import caches
-from django.db import connections, router
 from django.utils import timezone
 
 from storefront.cache import FallbackRedisCache, cache_degraded
+from storefront.model_reads import model_row_read
 
 # How long a copy in the cache lives (seconds) at most: the longest a session ended during a Redis outage can be
 # read back once Redis answers again. A customer active for an hour costs one SQL read a minute.
@@ -62,33 +61,9 @@ class SessionStore(cached_db.SessionStore):
 
     def _get_session_from_db(self) -> Session | None:
         """Django's read (the session unless it has expired; None, and no key, otherwise) in one SQL statement."""
-        found = _session_row(str(self.session_key))
+        found = model_row_read(
+            Session, ("session_key", "=", str(self.session_key)), ("expire_date", ">", timezone.now())
+        )
         if found is None:
             self._session_key = None
-            return None
-        return Session(session_key=str(self.session_key), session_data=found[0], expire_date=found[1])
-
-
-def _session_row(key: str) -> tuple[str, datetime] | None:
-    """The session's data and expiry, unless it has expired. Names come from the model, and the expiry goes in and
-    comes out through the field and the backend's converters, as the ORM's compiler does."""
-    meta = Session._meta
-    connection = connections[router.db_for_read(Session)]
-    quote = connection.ops.quote_name
-    data, expire = meta.get_field("session_data"), meta.get_field("expire_date")
-    key_column = meta.get_field("session_key").column
-    sql = (
-        f"SELECT {quote(data.column)}, {quote(expire.column)} FROM {quote(meta.db_table)} "  # noqa: S608 - model names
-        f"WHERE {quote(key_column)} = %s AND {quote(expire.column)} > %s"
-    )
-    now = expire.get_db_prep_value(timezone.now(), connection, prepared=False)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [key, now])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    column = expire.get_col(meta.db_table)
-    expiry = row[1]
-    for converter in (*connection.ops.get_db_converters(column), *column.get_db_converters(connection)):
-        expiry = converter(expiry, column, connection)
-    return row[0], expiry
+        return found
