@@ -22,6 +22,7 @@ from django.conf import settings
 from django.contrib.sessions.backends import cached_db
 from django.contrib.sessions.models import Session
 from django.core.cache import caches
+from django.core.cache.backends.dummy import DummyCache
 from django.utils import timezone
 
 from storefront.cache import FallbackRedisCache, cache_degraded
@@ -33,31 +34,34 @@ COPY_SECONDS = 60
 
 
 class _Copies:
-    """The cache, for session copies only: Redis alone (else nothing is kept), timeouts capped, and nothing kept or
-    read while the cache is degraded."""
+    """The cache, for session copies only: timeouts capped, and nothing kept or read while the cache is degraded."""
 
     def __init__(self, cache: Any) -> None:
-        self._cache = cache if isinstance(cache, FallbackRedisCache) else None
+        self._cache = cache
 
     def get(self, key: str) -> Any:
-        return None if self._cache is None or cache_degraded() else self._cache.get(key)
+        return None if cache_degraded() else self._cache.get(key)
 
     def set(self, key: str, value: Any, timeout: int | None) -> None:
-        if self._cache is not None and not cache_degraded():
+        if not cache_degraded():
             self._cache.set(key, value, min(timeout or COPY_SECONDS, COPY_SECONDS))
 
     def delete(self, key: str) -> None:
-        if self._cache is not None:
-            self._cache.delete(key)  # also while degraded: this process's own copy, if any, goes too
+        self._cache.delete(key)  # also while degraded: this process's own copy, if any, goes too
 
     def __contains__(self, key: str) -> bool:
-        return self._cache is not None and not cache_degraded() and key in self._cache
+        return not cache_degraded() and key in self._cache
+
+
+# With the database cache no copies are kept: Django's dummy cache keeps nothing (and holds no state to share).
+_NO_COPIES = DummyCache("session-copies", {})
 
 
 class SessionStore(cached_db.SessionStore):
     def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
-        self._cache = _Copies(caches[settings.SESSION_CACHE_ALIAS])
+        cache = caches[settings.SESSION_CACHE_ALIAS]
+        self._cache = _Copies(cache) if isinstance(cache, FallbackRedisCache) else _NO_COPIES
 
     def _get_session_from_db(self) -> Session | None:
         """Django's read (the session unless it has expired; None, and no key, otherwise) in one SQL statement."""
