@@ -34,7 +34,7 @@ from domains.models import Order
 from domains.orders import renewals
 from domains.orders import services as domain_orders
 from domains.orders.auto_renew import AutoRenewRefused, auto_renew_on_sentence, order_auto_renew_set
-from domains.orders.detail import order_page
+from domains.orders.detail import OrderPage, order_page
 from domains.orders.forms import (
     AutoRenewForm,
     OrdersFilterForm,
@@ -120,12 +120,34 @@ def _render_detail(
     page = order_page(order=order)
     if page.error is not None and status == 200:
         status = error_status(page.error)
+    context = {
+        **_page_context(page, renew_form),
+        "order": order,
+        "renew_form": renew_form or RenewForm(),
+        "renew_token": _issue_renew_token(request, order),
+        "renew_error": renew_error,
+        "transfer_form": TransferCodeForm(),
+        "transfer_code": transfer_code,
+        "transfer_error": transfer_error,
+        "panel_template": _panel_template(),
+        "privacy_token": uuid.uuid4(),
+        "privacy_off": PRIVACY_OFF_SENTENCE,
+        "privacy_instead": PRIVACY_OFF_INSTEAD,
+    }
+    response = render(request, "domains/order_detail.html", context, status=status)
+    if transfer_code:
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+def _page_context(page: OrderPage, renew_form: RenewForm | None) -> dict[str, Any]:
+    """What the domain page shows of the provider's view: the order's facts, its renewal terms (the term the
+    customer chose stays selected), payments due and privacy."""
     selected = page.terms[0] if page.terms else 1
     if renew_form is not None and renew_form.is_bound and renew_form.is_valid():
         chosen = renew_form.cleaned_data.get("duration")
         selected = chosen if chosen in page.terms else selected
-    context = {
-        "order": order,
+    return {
         "row": page.row,
         "listed": page.listed,
         "provider_error": provider_error(page.error, what=_("load the latest details of this domain"))
@@ -136,25 +158,11 @@ def _render_detail(
         "renew_selected": selected,
         "renew_expiry_timestamp": page.expiry_timestamp,
         "renewals": page.renewals,
-        "renew_form": renew_form or RenewForm(),
-        "renew_token": _issue_renew_token(request, order),
-        "renew_error": renew_error,
         "auto_renew": page.auto_renew,
         "payment_due": page.payment_due,
         "payment_due_url": page.payment_due_url,
-        "transfer_form": TransferCodeForm(),
-        "transfer_code": transfer_code,
-        "transfer_error": transfer_error,
-        "panel_template": _panel_template(),
         "privacy": page.privacy,
-        "privacy_token": uuid.uuid4(),
-        "privacy_off": PRIVACY_OFF_SENTENCE,
-        "privacy_instead": PRIVACY_OFF_INSTEAD,
     }
-    response = render(request, "domains/order_detail.html", context, status=status)
-    if transfer_code:
-        response["Cache-Control"] = "no-store"
-    return response
 
 
 def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
