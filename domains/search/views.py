@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
@@ -80,7 +79,6 @@ def search(request: HttpRequest) -> HttpResponse:
         "form": form,
         "query": query,
         "state": "blank",
-        "cart_add_url": reverse("cart_add"),
         # Named though empty: the template engine's miss of a name raises and logs inside, on every search.
         "listing": None,
         "not_sold": "",
@@ -96,10 +94,10 @@ def search(request: HttpRequest) -> HttpResponse:
     # htmx asks for the whole page when restoring history it no longer holds, and on boosted links.
     response: HttpResponse
     if is_fragment(request):
-        # The fragment reads nothing the context processors add (the brand, the cart count and messages are the
-        # page's): it is drawn without them, given the request and the CSRF token it does use. A search as the
-        # customer types is mostly this fragment.
-        context.update(request=request, csrf_token=get_token(request))
+        # The fragment reads nothing the context processors add (the brand, the cart count, messages and the CSRF
+        # token are the page's): it is drawn without them, given the request. A search as the customer types is
+        # mostly this fragment.
+        context["request"] = request
         response = HttpResponse(render_to_string("domains/_search_results.html", context))
     else:
         response = render(request, "domains/search.html", context)

@@ -169,17 +169,25 @@ def test_first_ten_results_are_listed_and_the_rest_behind_show_more(client, prov
     assert hidden.count('class="result-row') == count
 
 
-def test_add_to_cart_posts_the_domain_with_a_csrf_token(client, provider):
-    for response in (page(client, "bluebird"), fragment(client, "bluebird")):
-        html = response.content.decode()
+def test_add_to_cart_posts_the_domain_with_the_pages_csrf_token(client, provider):
+    for address in ("/", "/search/?q=bluebird"):
+        html = client.get(address).content.decode()
         cart_form = html[html.index('<form class="search-cart-form"') :]
         cart_form = cart_form[: cart_form.index("</form>")]
         assert 'action="/cart/add/" method="post"' in cart_form
         assert 'name="csrfmiddlewaretoken"' in cart_form
-        # Each button posts its own domain, as a plain form and with htmx.
-        row = row_of(cart_form, "bluebird.com")
-        assert '<button type="submit" name="domain_name" value="bluebird.com"' in row
-        assert 'hx-post="/cart/add/"' in row
+        # What a typed search's fragment replaces is inside the form.
+        assert '<div id="search-results"' in cart_form
+    # Each button posts its own domain, as a plain form and with htmx.
+    row = row_of(cart_form, "bluebird.com")
+    assert '<button type="submit" name="domain_name" value="bluebird.com"' in row
+    assert 'hx-post="/cart/add/"' in row
+    # The fragment is rows only: a form or token of its own would nest a form in the page's.
+    response = fragment(client, "bluebird")
+    html = response.content.decode()
+    assert "<form" not in html and "csrfmiddlewaretoken" not in html
+    assert "csrftoken" not in response.cookies  # nor is the page's token renewed by each keystroke
+    assert '<button type="submit" name="domain_name" value="bluebird.com"' in row_of(html, "bluebird.com")
 
 
 def test_a_name_of_hyphens_says_why_it_cannot_be_a_domain(client, provider, metasearch_calls):
