@@ -75,7 +75,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
     "storefront.middleware.RequestGuardMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the policy built once (storefront.middleware explains).
+    "storefront.middleware.KeptPolicyCSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions (it reads the chosen language from the cookie set by set_language) and before common.
