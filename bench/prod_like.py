@@ -269,18 +269,27 @@ def run() -> Report:
             _reset_and_codes(report, base, address, order_id, sink, canaries)
             # Let the worker send the renewal email before the logs are read.
             _wait_for(lambda: _renewals(store_env, order_id)["emailed"] >= 1, 15)
+            # Read once the processes have stopped: each writes its queued log lines as it exits
+            # (storefront/log_handlers.py), and a line still queued must be scanned too.
+            _stop_all(processes)
             _scan(report, logs, sink, canaries)
         finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            _stop_all(processes)
             sink.stop()
     report.note(total_seconds=round(time.monotonic() - started, 1))
     return report
+
+
+def _stop_all(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
 
 
 def _sign_in(base: str, address: str, email_address: str) -> Browser:

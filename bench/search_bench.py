@@ -323,11 +323,16 @@ class _RequestLog:
     def __init__(self, path: Path) -> None:
         self.file = path.open(errors="replace")
         self.file.seek(0, os.SEEK_END)
+        # The end of the file as last read when it was not the end of a line: the process's log thread may be
+        # writing the line just then (a line across a page boundary can be seen half written).
+        self.partial = ""
 
     def search_line(self) -> dict:
-        """The log line of the search request just answered (written before its answer was sent)."""
+        """The log line of the search request just answered (queued before its answer was sent, written by the
+        process's log thread: storefront/log_handlers.py)."""
         for _ in range(200):
-            for line in self.file.readlines():
+            *lines, self.partial = (self.partial + self.file.read()).split("\n")
+            for line in lines:
                 _, marker, payload = line.partition("storefront.requests ")
                 if not marker:
                     payload = line
