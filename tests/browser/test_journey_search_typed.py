@@ -153,3 +153,24 @@ def test_on_a_phone_the_row_keeps_its_name_readable_after_add_to_cart(page: Page
     expect(page.locator(".search-notice")).to_be_visible()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     check_accessibility(page, where="(a long term)")
+
+
+def test_choosing_a_language_after_a_typed_search_returns_to_that_search(page: Page):
+    word = unique_label("compass")
+    page.goto("/")
+    check_accessibility(page, where="(home)")
+    search_box(page).press_sequentially(word, delay=40)
+    expect(summary(page)).to_have_text(f"Results for {word}")
+    expect(page).to_have_url(re.compile(rf"/search/\?q={word}$"))
+
+    # The footer was drawn with the home page; the address changed under it as the customer typed.
+    footer = page.locator("footer")
+    footer.get_by_label("Language").select_option(label="Español")
+    footer.get_by_role("button", name="Change").click()
+    expect(page).to_have_url(re.compile(rf"/search/\?q={word}$"))
+    expect(summary(page)).to_have_text(f"Resultados para {word}")
+    check_accessibility(page, where="(the search, in Spanish)")
+    # Back to English for the journeys after this one (the choice is kept in a cookie of this browser context).
+    page.locator("footer").get_by_label("Idioma").select_option("en")
+    page.locator("footer").get_by_role("button", name="Cambiar").click()
+    expect(summary(page)).to_have_text(f"Results for {word}")
