@@ -119,11 +119,12 @@ class StoreErrorMiddleware:
 class KeptPolicyCSPMiddleware(CSPMiddleware):
     """django-csp's middleware, with the policy built from settings once instead of on every response.
 
-    django-csp builds the header from CONTENT_SECURITY_POLICY for each response (about 25 µs: the settings are
-    copied through dataclasses twice, then joined), a twentieth of a cached search's own time. The store's pages
-    use no nonce and no per-view policy, so each gets the same header, kept here for as long as the settings
-    object stays the same one. Anything else django-csp offers still goes through django-csp: a nonce a
-    template used, a view's own policy (its decorators), a report-only policy or excluded URL prefixes."""
+    django-csp builds the header from CONTENT_SECURITY_POLICY for each response, copying its settings through
+    dataclasses twice: a cached search fragment through WSGI went from 475 to 395 µs with the header kept. The
+    store's pages use no nonce and no per-view policy, so each gets the same header, kept here for as long as the
+    settings object stays the same one. Anything else django-csp does still goes through django-csp: a nonce a
+    template used, a view's own policy (its decorators), a report-only policy, excluded URL prefixes, and Django's
+    debug error pages (no header with DEBUG on)."""
 
     _OWN_PARTS = ("_csp_exempt", "_csp_config", "_csp_update", "_csp_replace")
     _kept: tuple[object, str] = (None, "")
@@ -132,6 +133,7 @@ class KeptPolicyCSPMiddleware(CSPMiddleware):
         config = getattr(settings, "CONTENT_SECURITY_POLICY", None)
         if (
             not config
+            or settings.DEBUG
             or "EXCLUDE_URL_PREFIXES" in config
             or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
             or getattr(request, "_csp_nonce", None) is not None

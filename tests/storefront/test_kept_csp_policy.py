@@ -4,7 +4,7 @@ builds, follows the settings, and leaves nonces and views' own policies to djang
 import pytest
 from csp.constants import NONCE
 from csp.middleware import CSPMiddleware
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotFound
 from django.template import engines
 from django.test import RequestFactory, override_settings
 
@@ -67,3 +67,10 @@ def test_a_views_own_policy_and_a_nonce_still_reach_the_header():
     assert _headers(KeptPolicyCSPMiddleware, exempt) == [None, None]
     # And the plain page after them is back to the settings' policy.
     assert _headers(KeptPolicyCSPMiddleware) == _headers(CSPMiddleware)
+
+
+def test_with_debug_on_djangos_error_pages_get_no_header_as_with_django_csp():
+    with override_settings(DEBUG=True):
+        missing = _headers(KeptPolicyCSPMiddleware, lambda request: HttpResponseNotFound("no"))
+        assert missing == _headers(CSPMiddleware, lambda request: HttpResponseNotFound("no")) == [None, None]
+        assert _headers(KeptPolicyCSPMiddleware) == _headers(CSPMiddleware) != [None, None]
