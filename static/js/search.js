@@ -18,6 +18,11 @@
     var input = form.querySelector("input[name=q]");
     if (!input) return;
     event.preventDefault();
+    // Typing already shows this search at this address: its history entry is settled now, not when the request
+    // sent below answers. Clearing the box is a search of its own and replaces a request still on its way, so a
+    // customer who presses Enter and clears the box at once would otherwise lose the entry for the search seen.
+    var shown = new URLSearchParams(window.location.search).get("q");
+    if (shown !== null && shown.trim().toLowerCase() === term(input)) typingEntry = false;
     submitting = true;
     window.htmx.trigger(input, "search");
     submitting = false;

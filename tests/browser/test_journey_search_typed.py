@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
+from domains.search import views as search_views
 from storefront.gateway import ResellerGateway
 from tests.browser.conftest import PHONE
 from tests.browser.steps import add_to_cart, check_accessibility, unique_label
@@ -103,8 +104,26 @@ def test_a_slow_search_shows_a_loading_state_in_the_results_area(page: Page, slo
     expect(loading).to_be_hidden()
 
 
-def test_typing_replaces_the_address_and_a_submitted_search_stays_in_history(page: Page):
+@pytest.fixture
+def held_search(monkeypatch) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """Once armed, the next search's answer is held back until released, as over a slow connection."""
+    armed, release = threading.Event(), threading.Event()
+    real = search_views.metasearch_cached
+
+    def metasearch_cached(term):
+        if armed.is_set():
+            armed.clear()
+            release.wait(timeout=30)
+        return real(term)
+
+    monkeypatch.setattr(search_views, "metasearch_cached", metasearch_cached)
+    yield armed, release
+    release.set()
+
+
+def test_typing_replaces_the_address_and_a_submitted_search_stays_in_history(page: Page, held_search):
     first, second = unique_label("harbour"), unique_label("lantern")
+    armed, release = held_search
     page.goto("/")
     check_accessibility(page)
     start = page.evaluate("() => history.length")
@@ -115,11 +134,15 @@ def test_typing_replaces_the_address_and_a_submitted_search_stays_in_history(pag
     expect(summary(page)).to_have_text(f"Results for {first}")
     expect(page).to_have_url(re.compile(rf"/search/\?q={first}$"))
     assert page.evaluate("() => history.length") == start + 1
+    # Enter on the search shown keeps it in history, even when the box is cleared before Enter's own request
+    # answers (clearing a search box is a search of its own, which replaces the one in flight).
+    armed.set()
     box.press("Enter")
     expect(summary(page)).to_have_text(f"Results for {first}")
     assert page.evaluate("() => history.length") == start + 1
 
     box.fill("")
+    release.set()
     box.press_sequentially(second, delay=400)
     expect(summary(page)).to_have_text(f"Results for {second}")
     assert page.evaluate("() => history.length") == start + 2
