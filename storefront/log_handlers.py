@@ -4,9 +4,9 @@ of each process.
 Each request logs a line (storefront.middleware.RequestLogMiddleware). With a plain StreamHandler, each of a web
 process's threads takes the handler's lock for its write to stdout, and under load the other threads queue behind
 that lock: measured with bench/search_bench.py's throughput run (gunicorn 2x16), a cached search cost about 90 µs
-more CPU with its line than without, against 13 µs for the same call in a single thread. Here the request's thread formats its
-line and puts it on a queue (the standard library's QueueHandler); one thread per process (QueueListener) writes
-the lines, in order, and every line still queued when the process exits normally.
+more CPU with its line than without, against 13 µs for the same call in a single thread. Here the request's
+thread formats its line and puts it on a queue (the standard library's QueueHandler); one thread per process
+(QueueListener) writes the lines, in order, and every line still queued when the process exits normally.
 """
 
 from __future__ import annotations
