@@ -31,14 +31,19 @@ logconfig_dict = {
 
 
 def post_worker_init(worker: object) -> None:
-    """Once a worker has loaded the application: load the URLs and every view module as its first request would,
-    then move all of it out of the garbage collector's sight (gc.freeze). What a process loads at start lives as
-    long as the process, yet each full collection walked it again: measured over cached searches in one process
-    (bench/profile_search.py's setup), a full collection took 56 ms before and 15 ms after."""
+    """Once a worker has loaded the application: its log lines are written by a thread of their own instead of by
+    each request's thread (storefront/log_handlers.py says why). Then the URLs and every view module are loaded as
+    the first request would, and all of it is moved out of the garbage collector's sight (gc.freeze). What a
+    process loads at start lives as long as the process, yet each full collection walked it again: measured over
+    cached searches in one process (bench/profile_search.py's setup), a full collection took 56 ms before and 15 ms
+    after."""
     import gc
 
     from django.urls import get_resolver
 
+    from storefront.log_handlers import write_lines_from_a_thread
+
+    write_lines_from_a_thread()
     get_resolver().url_patterns  # noqa: B018 - the attribute's loading is the point
     gc.collect()
     gc.freeze()

@@ -94,14 +94,10 @@ def _profile(args: argparse.Namespace, session_key: str) -> None:
     django.setup()
     from django.test import Client
 
-    from storefront.log_handlers import QueuedStdoutHandler
-
-    # Production's handler has its thread write each line to stdout (storefront/log_handlers.py); here to the null
-    # device, so the profile's report stays readable.
+    # Production's handler writes each line to stdout; here to a file, so the profile's report stays readable.
     for handler in logging.getLogger().handlers:
-        for writer in handler.listener.handlers if isinstance(handler, QueuedStdoutHandler) else (handler,):
-            if isinstance(writer, logging.StreamHandler):
-                writer.setStream(open(os.devnull, "w"))
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(open(os.devnull, "w"))
 
     client = Client(HTTP_HOST="127.0.0.1")
     kind = args.kind.replace("-fragment", " fragment").replace("-page", " page").replace("anonymous-", "anonymous ")

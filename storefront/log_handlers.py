@@ -1,67 +1,55 @@
-"""Where the storefront's log lines go: stdout, one JSON object per line (settings.LOGGING), written by one thread
-of each process.
+"""Log lines written by a thread of their own, in the web process (gunicorn.conf.py's post_worker_init).
 
-Each request logs a line (storefront.middleware.RequestLogMiddleware). With a plain StreamHandler, each of a web
-process's threads takes the handler's lock for its write to stdout, and under load the other threads queue behind
-that lock: measured with bench/search_bench.py's throughput run (gunicorn 2x16), a cached search cost about 90 µs
-more CPU with its line than without, against 13 µs for the same call in a single thread. Here the request's
-thread formats its line and puts it on a queue (the standard library's QueueHandler); one thread per process
-(QueueListener) writes the lines, in order, and every line still queued when the process exits normally.
+Each request logs a line (storefront.middleware.RequestLogMiddleware). Written by settings.LOGGING's StreamHandler,
+each of a web worker's threads takes the handler's lock for its write to stdout, and under load the other threads
+queue behind that lock: measured with bench/search_bench.py's throughput run (gunicorn 2x16), a cached search cost
+about 90 µs more CPU with its line than without, against 13 µs for the same call in a single thread.
+
+So in a web worker the request's thread formats its line and puts it on a queue (the standard library's
+QueueHandler), and one thread (QueueListener) writes the lines, in order; those still queued are written when the
+process exits normally. Other processes (management commands, the task worker, tests) keep writing directly: their
+own output on stdout (print, a command's report) would otherwise be cut by a line written from another thread.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
-import os
 import queue
-import sys
-import threading
 from logging.handlers import QueueHandler, QueueListener
 
 
-class QueuedStdoutHandler(QueueHandler):
-    """Formats each record in the caller's thread (with the formatter settings.LOGGING gives it) and has a
-    thread of its own write the line to stdout."""
+class QueuedLinesHandler(QueueHandler):
+    """`handler`'s lines, formatted in the caller's thread with its formatter and written by a thread of their own
+    to its stream."""
 
-    def __init__(self) -> None:
+    def __init__(self, handler: logging.StreamHandler) -> None:
         lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
         super().__init__(lines)
-        stdout = logging.StreamHandler(sys.stdout)
+        self.setLevel(handler.level)
+        self.setFormatter(handler.formatter)
+        for log_filter in handler.filters:
+            self.addFilter(log_filter)
+        writer = logging.StreamHandler(handler.stream)
         # The record arrives formatted (prepare below): its message is the whole line.
-        stdout.setFormatter(logging.Formatter("%(message)s"))
-        self.listener = QueueListener(lines, stdout)
-        self._start()
-        # Runs before logging's own shutdown (registered earlier, so run later): the queue is written out first.
-        atexit.register(self._stop)
-        # A process forked after logging was set up (gunicorn --preload) has the queue but not the writing thread.
-        os.register_at_fork(after_in_child=self._start_again)
-
-    def _start(self) -> None:
-        self._switch = threading.Lock()
-        self._writing = True
+        writer.setFormatter(logging.Formatter("%(message)s"))
+        self.listener = QueueListener(lines, writer)
         self.listener.start()
-
-    def _start_again(self) -> None:
-        if self._writing:
-            # A new, empty queue: the lines the parent had not written yet are the parent's to write.
-            self.queue = self.listener.queue = queue.SimpleQueue()
-            self._start()
-
-    def _stop(self) -> None:
-        # QueueListener.stop() may run once only; close() and the exit hook both stop.
-        with self._switch:
-            if self._writing:
-                self._writing = False
-                self.listener.stop()
-
-    def close(self) -> None:
-        # Logging set up again (dictConfig closes the handlers it replaces): their lines written, their thread ended.
-        self._stop()
-        super().close()
+        # Registered after logging's own shutdown, so run before it: what is queued is written before exit.
+        atexit.register(self.listener.stop)
 
     def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
         prepared = super().prepare(record)
         # The formatted line holds the stack already; the writer's plain formatter would add it a second time.
         prepared.stack_info = None
         return prepared
+
+
+def write_lines_from_a_thread(logger: logging.Logger | None = None) -> None:
+    """Puts a queue and a writing thread in front of each of the logger's stream handlers (the root logger's by
+    default: settings.LOGGING's stdout handler)."""
+    logger = logger or logging.getLogger()
+    for handler in list(logger.handlers):
+        if type(handler) is logging.StreamHandler:
+            logger.removeHandler(handler)
+            logger.addHandler(QueuedLinesHandler(handler))

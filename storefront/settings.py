@@ -609,9 +609,8 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         }
     },
-    # To stdout, written by a thread of its own so that request threads never wait on the write
-    # (storefront/log_handlers.py says why).
-    "handlers": {"stdout": {"class": "storefront.log_handlers.QueuedStdoutHandler", "formatter": "json"}},
+    # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         # Named so that Django's default plain-text console handlers (DEBUG only) are dropped: their records
