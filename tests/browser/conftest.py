@@ -249,6 +249,14 @@ def _sandbox_mailbox(settings, live_server) -> None:
     settings.ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http"
 
 
+@pytest.fixture(autouse=True)
+def _paced_provider_calls(settings) -> None:
+    """The store paces its own provider calls as in production (storefront/settings.py: 10 a second, the sandbox
+    partner's rate), rather than the unit tests' 1,000. A journey clicks faster than any customer: unpaced, a few
+    DNS pages in one second (8 record reads each) went past the sandbox's burst and got its 429."""
+    settings.RESELLER_RATE_LIMIT = 10
+
+
 HELPER_SHOTS = Path("/work/helpers/shots")
 SHOT_SIZES = {"desktop": ViewportSize(width=1280, height=800), "phone": ViewportSize(width=390, height=844)}
 
