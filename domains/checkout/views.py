@@ -23,9 +23,9 @@ from accounts.verification import not_ready_to_buy
 from billing.errors import PaymentError
 from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
+from domains.checkout.outcome_lines import outcome_lines
 from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, checkout_progress, checkout_review
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
-from domains.presentation import registration_outcome
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import provider_error
@@ -128,7 +128,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
     )
     context = {
         "checkout_id": checkout_id,
-        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in progress.lines],
+        "lines": outcome_lines(progress.lines, payment=progress.payment),
         "queued": progress.queued,
         "registered": progress.registered,
         "failed": progress.failed,
