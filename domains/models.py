@@ -260,6 +260,9 @@ class Renewal(models.Model):
     failure_kind = models.CharField(max_length=32, blank=True)
     provider_message = models.TextField(blank=True)
     token = models.UUIDField(unique=True)
+    # Its payment given back in full (refunded, or lost to a dispute): the renewal stays made at the provider (no
+    # call undoes it), the record says its money went back. The domain itself is not marked refunded.
+    refunded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

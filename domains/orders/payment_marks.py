@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from billing.models import PaymentLine
-from domains.models import Order
+from domains.models import Order, Renewal
 
 logger = logging.getLogger(__name__)
 
@@ -56,3 +56,12 @@ def line_marks(order_of: Callable[[PaymentLine], Order | None]) -> dict[str, Any
             order_disputed_mark(order=order, open=open)
 
     return {"refunded": refunded, "disputed": disputed}
+
+
+def renewal_refunded_mark(*, renewal: Renewal) -> bool:
+    """Mark one renewal's money given back (once). The domain stays as it is: paid up by its registration, renewable,
+    its auto-renew and privacy untouched. True when it changed."""
+    changed = Renewal.objects.filter(pk=renewal.pk, refunded_at__isnull=True).update(refunded_at=timezone.now())
+    if changed:
+        logger.warning("renewal %s (%s): its payment was refunded", renewal.pk, renewal.domain_name)
+    return bool(changed)
