@@ -186,6 +186,9 @@ def panel(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(back)
     try:
         address = services.panel_login_url(email=request.user.email)
+    except services.PanelRefused as err:
+        messages.error(request, err.message)
+        return redirect(back)
     except GatewayError as err:
         messages.error(
             request, gettext("We could not open your control panel. %(reason)s") % {"reason": provider_error(err)}

@@ -45,6 +45,7 @@ from domains.orders.forms import (
     TransferCodeForm,
 )
 from domains.orders.ownership import get_order_for_user
+from domains.orders.payment_marks import DomainRefunded
 from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, privacy_switch
 from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
 from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
@@ -133,6 +134,7 @@ def _render_detail(
         "privacy_token": uuid.uuid4(),
         "privacy_off": PRIVACY_OFF_SENTENCE,
         "privacy_instead": PRIVACY_OFF_INSTEAD,
+        "refunded_locked": DomainRefunded.default_message,
     }
     response = render(request, "domains/order_detail.html", context, status=status)
     if transfer_code:
@@ -413,6 +415,8 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     error: str | ProviderError = ""
     try:
         code = domain_orders.order_transfer_code(order=order).transfer_code
+    except DomainRefunded as err:
+        error = provider_error(err)
     except GatewayError as err:
         error = provider_error(err, what=_("fetch the transfer code"))
     else:
