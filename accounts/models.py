@@ -86,8 +86,22 @@ class Customer(models.Model):
 
     @property
     def business_tax_number(self) -> str:
-        """The VAT/GST number reverse charge may rest on: a business's number (checked when saved), else empty."""
-        return self.tax_number if self.is_business else ""
+        """The VAT/GST number reverse charge may rest on: a business's number, else empty. Where the store checks
+        numbers online (settings.TAX_VIES_CHECK, on in production), only one VIES confirmed: a checksum-valid number
+        can be anyone's, and the VAT not collected on it would be owed by the store."""
+        if not self.is_business:
+            return ""
+        if settings.TAX_VIES_CHECK and self.tax_number_check != "valid":
+            return ""
+        return self.tax_number
+
+    @property
+    def tax_number_unconfirmed(self) -> str:
+        """A business's number VIES has not confirmed (it did not answer, or the number predates the check): VAT is
+        charged meanwhile and refunded once it is confirmed. Empty when there is none such."""
+        if self.is_business and self.tax_number and not self.business_tax_number:
+            return self.tax_number
+        return ""
 
     @property
     def country_name(self) -> str:

@@ -288,7 +288,7 @@ TAX_OUTCOMES = {
     tax_details.Saved.SAVED: _("Your tax details were saved."),
     tax_details.Saved.NOT_CHECKED: _(
         "Your tax details were saved. The EU's VAT register (VIES) did not answer, so your number is recorded as "
-        "not checked yet; you can buy as usual."
+        "not checked yet. You can buy as usual: VAT is charged until your number is confirmed, and refunded then."
     ),
 }
 

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from accounts.models import Customer
 from billing.figures import line_figure
 from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
+from billing.taxes import VAT_UNCONFIRMED_NOTE
 from pricing.money import Money
 from pricing.tax import REVERSE_CHARGE_WORDING, percent, taxes_by_rate
 
@@ -237,6 +238,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         "tax": tax_summary(payment, rows),
         # Lines paid for at checkout that did not register: their part of the authorisation was released.
         "not_charged": [line for line in lines if line.status not in CHARGED],
+        "vat_unconfirmed_note": VAT_UNCONFIRMED_NOTE,
         "url": document_url(receipt, absolute=True),
     }
 

@@ -56,7 +56,7 @@ from billing.errors import (
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.models import Payment, PaymentLine, SavedCard
-from billing.taxes import lines_taxed, stripe_tax_rate
+from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
 from pricing.money import Money
 from pricing.promotions import redemptions_release
@@ -193,6 +193,7 @@ def _payment_for(*, customer: Customer, lines: Sequence[LineToPay], checkout_id:
                 buyer_tax_number=customer.business_tax_number,
                 tax_country=customer.country[:2],
                 tax_inclusive=rules.inclusive,
+                vat_refund_due=any(each.tax.tax.amount > 0 for each in taxed) and vat_refund_pending(customer, rules),
             )
             PaymentLine.objects.bulk_create(
                 PaymentLine(

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING
+
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Customer
 from billing import stripe_client
 from billing.lines import LineToPay
 from billing.models import Payment, PaymentLine
-from pricing.tax import LineTax, Place, TaxRules, line_tax, percent, tax_rules
+from pricing.money import Money
+from pricing.tax import LineTax, Place, TaxRules, is_reverse_charge, line_tax, percent, tax_rules
 
 if TYPE_CHECKING:
     from stripe.params import TaxRateCreateParams
@@ -24,6 +28,40 @@ if TYPE_CHECKING:
 def customer_place(customer: Customer) -> Place:
     """Where tax is due for the customer: their contact's country and state, and their business VAT number."""
     return Place(country=customer.country, region=customer.state, business_number=customer.business_tax_number)
+
+
+VAT_UNCONFIRMED_NOTE = _(
+    "Your VAT number could not be confirmed with the EU's VAT register (VIES) yet, so VAT is charged. Once it is "
+    "confirmed, we refund the VAT."
+)
+
+
+def vat_refund_pending(customer: Customer, rules: TaxRules | None = None) -> bool:
+    """Whether the customer is charged VAT only because VIES has not confirmed their number: with it confirmed the
+    sale would be reverse charged. The payment is marked so, and the customer told the VAT comes back."""
+    number = customer.tax_number_unconfirmed
+    if not number:
+        return False
+    rules = rules if rules is not None else tax_rules()
+    return is_reverse_charge(rules.registration, Place(country=customer.country, business_number=number))
+
+
+def customer_tax_status(customer: Customer, rules: TaxRules | None = None) -> dict[str, str]:
+    """What the customer's tax rests on now (their place, their confirmed number, the rate and display that apply):
+    part of what a checkout's Buy must find as it was reviewed, so a change made in another tab is said, not
+    charged silently."""
+    rules = rules if rules is not None else tax_rules()
+    place = customer_place(customer)
+    probe = line_tax(rules, place, Money(Decimal(100), "EUR"))
+    return {
+        "country": place.country,
+        "region": place.region,
+        "number": place.business_number,
+        "rate": str(probe.rate),
+        "label": probe.label,
+        "reverse_charge": str(probe.reverse_charge),
+        "inclusive": str(rules.inclusive),
+    }
 
 
 @dataclass(frozen=True)

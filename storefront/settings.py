@@ -431,9 +431,11 @@ CURRENCY_RATE_STALE_HOURS = env.int("CURRENCY_RATE_STALE_HOURS", default=96)
 # Tax (pricing/tax.py; the store's registration and rates are set in the admin). PRICES_INCLUDE_TAX: the prices
 # shown and quoted include the customer's tax ("incl. VAT"), else tax is added on top ("+ VAT").
 PRICES_INCLUDE_TAX = env.bool("PRICES_INCLUDE_TAX", default=False)
-# The EU's VIES service is asked about a business customer's VAT number when it is saved (off: format and check
-# digits only). VIES being away never blocks a sale: the number is recorded as "not checked".
-TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=False)
+# The EU's VIES service is asked about a business customer's VAT number when it is saved, and reverse charge rests
+# only on a number it confirmed (off: format and check digits only, for development). On by default in production.
+# VIES being away never blocks a sale: the number is recorded as "not checked" and the sale is charged VAT, with a
+# note that it is refunded once the number is confirmed (staff: Payments, filter "VAT to refund").
+TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=not DEBUG)
 TAX_VIES_URL = env.str("TAX_VIES_URL", default="https://ec.europa.eu/taxation_customs/vies/rest-api").rstrip("/")
 PAYMENTS_DISABLED = env.bool("PAYMENTS_DISABLED", default=False)
 STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")

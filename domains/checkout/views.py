@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from accounts.models import customer_for_user
 from accounts.verification import not_ready_to_buy
 from billing.errors import PaymentError
+from billing.taxes import VAT_UNCONFIRMED_NOTE, vat_refund_pending
 from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
 from domains.checkout.outcome_lines import outcome_lines
@@ -54,6 +55,8 @@ def _review(request: HttpRequest) -> HttpResponse:
         # Each line with its WHOIS privacy at today's price (None: not sold), or why it cannot be had at all.
         "priced_lines": [(line, offers[line.domain_name]) for line in review.lines],
         "privacy_off": "" if privacy_offered() else PRIVACY_OFF_SENTENCE,
+        # Charged VAT only because VIES has not confirmed the number yet: said before Buy, with the refund to come.
+        "vat_unconfirmed_note": VAT_UNCONFIRMED_NOTE if customer is not None and vat_refund_pending(customer) else "",
         "totals": lines_total(review.lines),
         "changes": review.changes,
         "promotion_code": review.promotion_code,

@@ -14,7 +14,7 @@ from billing.figures import purchase_figures
 from billing.models import Payment
 from pricing.models import TaxRate, TaxRegistration
 from tests.billing.conftest import GOOD_CARD
-from tests.domains.checkout.test_checkout_payment import start_paying
+from tests.domains.checkout.test_checkout_payment import buy, review, start_paying
 from tests.domains.checkout.test_checkout_privacy import add_privacy
 from tests.domains.conftest import line, put_in_cart
 from tests.pricing.conftest import promotion_make
@@ -73,3 +73,22 @@ def test_the_lines_carry_the_tax_charged(client, buyer, stripe_sandbox, settings
     assert f"${gross}" in page and f"Charged ${gross}." in page
     assert "$14.49" not in page  # the line is shown with its tax, as charged
     assert purchase_figures(payment).total.amount == gross
+
+
+def test_tax_details_changed_in_another_tab_between_review_and_buy_charge_nothing(client, buyer, stripe_sandbox):
+    TaxRegistration.objects.create(country="DE", tax_id="DE136695976", name="Beispiel Domains GmbH")
+    TaxRate.objects.create(country="FR", rate=Decimal(20), label="VAT")
+    buyer.country = "FR"
+    buyer.save()
+    put_in_cart(client, line(f"figures{uuid.uuid4().hex[:8]}.com"))
+    checkout_id, digest = review(client)  # reviewed at 20 % French VAT: $17.39
+    # Another tab: buying as a business with a (format-valid) number, reverse charged.
+    saved = client.post("/account/tax/", {"is_business": "on", "tax_number": "FR40303265045"})
+    assert saved.status_code == 302
+    html = buy(client, checkout_id, digest, follow=True).content.decode()
+    assert "Your tax details changed since this page was shown" in html
+    assert not Payment.objects.filter(checkout_id=checkout_id).exists()
+    # Reviewed again, it buys at what that review showed.
+    checkout_id, digest = review(client)
+    assert buy(client, checkout_id, digest).status_code == 303
+    assert Payment.objects.get(checkout_id=checkout_id).amount == Decimal("14.49")
