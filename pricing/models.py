@@ -341,6 +341,12 @@ class TaxRegistration(models.Model):
     country = models.CharField(max_length=2, help_text="ISO 3166 code of the country the store is registered in.")
     tax_id = models.CharField(max_length=32, help_text="The store's VAT/GST number as printed, e.g. DE136695976.")
     name = models.CharField(max_length=255, help_text="The registered name, as on the registration.")
+    oss = models.BooleanField(
+        "registered for the EU's One-Stop Shop (OSS)",
+        default=False,
+        help_text="Consumers in every EU member state are charged their country's standard VAT rate, from the EU's "
+        "published rates (the eu-vat-rates-data package); a tax rate you add here for a country wins over it.",
+    )
 
     class Meta:
         verbose_name = "tax registration"
