@@ -229,12 +229,11 @@ class PromotionForm(forms.ModelForm):
         )
         below = promotion_below_cost(draft) if draft.value else []
         if below and not data.get("loss_leader") and not data.get("capped_ok"):
+            # One sentence: how many prices, one example, and what to do (a list of every TLD and term buries it).
             raise forms.ValidationError(
-                "This promotion would sell below cost on "
-                + "; ".join(below[:12])
-                + (f" and {len(below) - 12} more" if len(below) > 12 else "")
-                + ". Tick 'Cap at cost' (those lines get the discount only down to their cost), or mark it a loss "
-                "leader with a cap on how many lines may be sold at a loss.",
+                f"This promotion would sell {len(below)} of today's prices below their cost and card fee (e.g. "
+                f"{below[0]}): tick 'Cap at cost' to stop each at its cost and fee, or mark it a loss leader with a "
+                "cap on how many lines may be sold at a loss.",
                 code="below_cost",
             )
         return data

@@ -437,6 +437,18 @@ PRICES_INCLUDE_TAX = env.bool("PRICES_INCLUDE_TAX", default=False)
 # note that it is refunded once the number is confirmed (staff: Payments, filter "VAT to refund").
 TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=not DEBUG)
 TAX_VIES_URL = env.str("TAX_VIES_URL", default="https://ec.europa.eu/taxation_customs/vies/rest-api").rstrip("/")
+# What the payment service keeps of each card payment (percent of it, plus a fixed amount in STORE_CURRENCY): a
+# promotion capped "at cost" stops at the cost plus this fee (pricing/fees.py). Stripe's standard card pricing by
+# default; set your account's rate.
+try:
+    PAYMENT_FEE_PERCENT = Decimal(env.str("PAYMENT_FEE_PERCENT", default="2.9"))
+    PAYMENT_FEE_FIXED = Decimal(env.str("PAYMENT_FEE_FIXED", default="0.30"))
+except InvalidOperation as err:
+    raise ImproperlyConfigured("PAYMENT_FEE_PERCENT and PAYMENT_FEE_FIXED must be numbers, e.g. 2.9 and 0.30.") from err
+if not (PAYMENT_FEE_PERCENT.is_finite() and PAYMENT_FEE_FIXED.is_finite()) or not (
+    0 <= PAYMENT_FEE_PERCENT < 100 and PAYMENT_FEE_FIXED >= 0
+):
+    raise ImproperlyConfigured("PAYMENT_FEE_PERCENT must be from 0 to under 100, PAYMENT_FEE_FIXED 0 or more.")
 PAYMENTS_DISABLED = env.bool("PAYMENTS_DISABLED", default=False)
 STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
