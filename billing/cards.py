@@ -107,6 +107,10 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     row = SavedCard.objects.filter(customer_id=payment.customer_id, stripe_customer_id=intent.customer).first()
     if row is None:
         return None
+    if row.has_card and row.payment_method_id != method_id:
+        # The customer's chosen renewal card stays (a collection page also saves the card it is paid with).
+        logger.info("payment %s: paid with another card than the saved one, which is kept", payment.pk)
+        return row
     try:
         method = stripe_client.call(
             "payment method retrieve", lambda client: client.v1.payment_methods.retrieve(method_id)

@@ -250,8 +250,10 @@ def _session_params(
         "payment_intent_data": {
             "capture_method": "manual",
             "metadata": metadata,
-            # The card is kept on the Customer for later charges without the customer present (auto-renew).
-            "setup_future_usage": "off_session",
+            # The card is kept on the Customer for later charges without the customer present (auto-renew), when
+            # none is saved yet: a saved card is the one the customer chose for renewals, and paying with another
+            # must not replace it without a word (they replace it themselves: "Use another card" on /account/).
+            **({"setup_future_usage": "off_session"} if saved_card_for(payment.customer) is None else {}),
         },
         # Each line at its price as quoted (its tax inside it when prices include tax), with the Tax Rate that
         # makes Stripe show and charge the same tax as our receipt.

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import Customer, customer_for_user
 from billing import cards
@@ -138,11 +138,18 @@ def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpRe
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
+    """GET (or a POST from an older page): what removing the saved card means, with the button that does it; POST
+    with `confirm`: detach it at Stripe and forget it (auto-renew then falls back to reminders)."""
+    customer = _customer_or_404(request)
+    card = cards.saved_card_for(customer)
+    if card is None:
+        return redirect(_payment_method_section())
+    if request.method != "POST" or request.POST.get("confirm") != "yes":
+        return render(request, "billing/card_remove.html", {"card": card, "back": _payment_method_section()})
     try:
-        removed = cards.card_remove(customer=_customer_or_404(request))
+        removed = cards.card_remove(customer=customer)
     except PaymentError as err:
         messages.error(request, gettext("Your card could not be removed right now.") + " " + str(err.message))
     else:
