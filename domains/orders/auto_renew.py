@@ -38,6 +38,7 @@ from domains.models import Order
 from domains.orders import renewals
 from domains.orders.emails import auto_renew_failure_queue
 from domains.orders.payments import renewal_line_to_pay
+from domains.orders.privacy_payments import privacy_extension_line
 from domains.orders.services import order_fetch, renew_quote
 from pricing.currencies import currency_override
 from storefront.errors import StoreError
@@ -234,10 +235,19 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
         currency=quote.retail.currency,
         cost=quote.cost.amount,
     )
+    # Privacy paid for on the domain is renewed with it, for as long (charged as a line of its own, bought after the
+    # renewal): a domain renewed to 2028 with privacy paid to 2027 would publish its owner's details for a year.
+    with currency_override(order.customer.currency):
+        privacy = privacy_extension_line(
+            order=order, new_expires_at=renewals.add_years(current.expires_at, terms[0]), currency=request.currency
+        )
     try:
         payment = payment_charge_saved(
             customer=order.customer,
-            lines=[renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL)],
+            lines=[
+                renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL),
+                *([privacy] if privacy is not None else []),
+            ],
             checkout_id=request.token,
         )
     except PaymentUnavailable:
