@@ -20,6 +20,7 @@ from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kin
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, PrivacyPurchase, Registration
 from domains.orders.privacy import (
+    EXTENSION_SLACK,
     PrivacyAlreadySent,
     privacy_offered,
     privacy_paid,
@@ -88,10 +89,6 @@ def privacy_extension_line(*, order: Order, new_expires_at: dt.datetime, currenc
     return privacy_line_to_pay(
         domain_name=order.domain_name, years=years, price=quote.retail, cost=quote.cost, order_id=order.order_id
     )
-
-
-# Privacy ending within this of the domain is taken to cover it (a year's privacy bought a few days after the domain).
-EXTENSION_SLACK = dt.timedelta(days=7)
 
 
 def _order_of(line: PaymentLine) -> Order | LineOutcome | None:
