@@ -216,6 +216,6 @@ _HANDLERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ]
     for name in names
 }
-# The events that move money of ours: what the endpoint should listen to (README), and what the reconciler reads
-# back from Stripe's list of events.
+# The events that move money of ours: what the endpoint should listen to (docs/payments.md), and what the
+# reconciler reads back from Stripe's list of events.
 HANDLED_EVENTS = tuple(sorted(_HANDLERS))

@@ -274,7 +274,7 @@ MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
 LANGUAGE_CODE = "en"
 # The languages the storefront ships a catalogue for (locale/<code>/LC_MESSAGES/django.po); the customer picks one
-# in the footer, otherwise the browser's Accept-Language decides. Adding one: README "Languages".
+# in the footer, otherwise the browser's Accept-Language decides. Adding one: docs/languages.md.
 LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
@@ -536,7 +536,7 @@ RATE_LIMITS = {
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
-# --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
+# --- Background work (the worker and the scheduler; docs/deployment.md) ---------------------------------------
 # Tasks are rows in our own database (django-tasks-db): no broker; `manage.py run_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}

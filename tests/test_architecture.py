@@ -1,4 +1,4 @@
-"""The shape the code keeps (README "Architecture"): views are thin, and outside services are reached only through
+"""The shape the code keeps (docs/architecture.md): views are thin, and outside services are reached only through
 their one module. Import rules between apps and features are import-linter's (pyproject.toml, run in CI)."""
 
 from __future__ import annotations
