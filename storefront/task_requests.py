@@ -1,0 +1,51 @@
+"""Tasks run under the id of the request that enqueued them (storefront/request_ids.py): the id is kept by task
+(storefront.TaskRequest) when the task is enqueued, and bound in the worker's thread while the task runs, so its
+log lines, provider calls and error reports carry it. A task enqueued with no request behind it (the scheduler's)
+runs under an id of its own."""
+
+from __future__ import annotations
+
+import threading
+from contextvars import Token
+from typing import Any
+
+from django_tasks.backends.immediate import ImmediateBackend
+from django_tasks.signals import task_enqueued, task_finished, task_started
+
+from storefront import request_ids
+from storefront.models import TaskRequest
+
+_task_tokens = threading.local()
+
+
+def task_enqueued_remember(*, sender: type, task_result: Any, **_: Any) -> None:
+    """django-tasks' task_enqueued: a task enqueued while serving a request will run under the request's id.
+    (Nothing to keep for a backend that runs the task at once, in this very context.)"""
+    request_id = request_ids.current()
+    if request_id is None or issubclass(sender, ImmediateBackend):
+        return
+    TaskRequest.objects.get_or_create(task_id=str(task_result.id), defaults={"request_id": request_id})
+
+
+def task_started_bind(*, sender: type, task_result: Any, **_: Any) -> None:
+    """django-tasks' task_started, in the thread about to run the task: bind the id of the request that enqueued
+    it, or (run at once inside that request, or with no request behind it) the current id or a new one."""
+    stored = None
+    if not issubclass(sender, ImmediateBackend):
+        stored = TaskRequest.objects.filter(task_id=str(task_result.id)).values_list("request_id", flat=True).first()
+    tokens: list[Token[str | None]] = _task_tokens.__dict__.setdefault("stack", [])
+    tokens.append(request_ids.bind(stored or request_ids.current() or request_ids.generate()))
+
+
+def task_finished_unbind(**_: Any) -> None:
+    """django-tasks' task_finished (connected after its own receiver, which logs a failure under the task's id):
+    the thread's previous id again (none in a worker; the request's for a task run at once)."""
+    tokens: list[Token[str | None]] = _task_tokens.__dict__.get("stack", [])
+    if tokens:
+        request_ids.unbind(tokens.pop())
+
+
+def connect_task_signals() -> None:
+    task_enqueued.connect(task_enqueued_remember, dispatch_uid="request_ids.enqueued")
+    task_started.connect(task_started_bind, dispatch_uid="request_ids.started")
+    task_finished.connect(task_finished_unbind, dispatch_uid="request_ids.finished")
