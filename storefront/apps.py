@@ -14,10 +14,12 @@ class StorefrontConfig(AppConfig):
 
         after_response.connect()
 
-        # One id per request on every log line, task and provider call (storefront/request_ids.py).
-        from storefront import request_ids, task_requests
+        # One id per request on every log line, task and provider call (storefront/request_ids.py); failed tasks
+        # reported as errors, under their id: connected first, before the id is unbound at a task's end.
+        from storefront import error_reports, request_ids, task_requests
 
         request_ids.install_log_record_factory()
+        error_reports.connect_task_failures()
         task_requests.connect_task_signals()
         _error_tracker_start()
 

@@ -1,13 +1,15 @@
 """Errors reach a person (docs/operations.md "Errors"): the error tracker (sentry-sdk, when SENTRY_DSN is set) and
 mail to ADMINS, both scrubbed of secrets and personal data, the mail throttled so that an error storm sends a
 handful of emails. A view's unhandled exception reaches both through Django (its got_request_exception signal,
-the `django.request` logger); a failed task through django-tasks' `django_tasks` logger, which logs each failure
-with its traceback (settings.LOGGING routes both loggers to `mail_admins`).
+the `django.request` logger); a failed task through `task_failure_report` below, on the `storefront.task_failures`
+logger (settings.LOGGING routes both loggers to `mail_admins`; the tracker takes every ERROR record).
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 import threading
 import time
 from typing import Any
@@ -17,10 +19,14 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from django.utils.log import AdminEmailHandler
 from django.views.debug import SafeExceptionReporterFilter
+from django_tasks import TaskResultStatus
+from django_tasks.signals import task_finished
 
 from storefront import request_ids
 
 SCRUBBED = "[scrubbed]"
+
+task_failures = logging.getLogger("storefront.task_failures")
 
 # Words that make a key's value secret or personal, matched against the key's parts (`customer_email`,
 # `auth-code`, `STRIPE_SECRET_KEY`): credentials, one-time codes, card data, contact details.
@@ -56,7 +62,16 @@ def secret_key(key: object) -> bool:
     return bool(parts & _SECRET_WORDS) or lowered in _NAME_KEYS or ("code" in parts and bool(parts & _CODE_WORDS))
 
 
+# A query parameter inside any text (a request's repr in a frame's variables, a URL in a message).
+_QUERY_PARAMETER = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\[\]-]+)=([^&;#\s'\"<>]*)")
+
+
+def _query_parameter_scrub(match: re.Match[str]) -> str:
+    return f"{match.group(1)}={SCRUBBED}" if secret_key(match.group(1)) else match.group(0)
+
+
 def scrub_text(text: str) -> str:
+    text = _QUERY_PARAMETER.sub(_query_parameter_scrub, text)
     for pattern in _SECRET_VALUES:
         text = pattern.sub(SCRUBBED, text)
     return text
@@ -112,9 +127,15 @@ def sentry_init(*, dsn: str, environment: str, release: str | None) -> None:
         environment=environment,
         release=release or None,
         integrations=[DjangoIntegration()],
-        send_default_pii=False,
-        # Bodies of forms hold passwords and addresses: scrubbed anyway, but never worth sending.
-        max_request_body_size="never",
+        # What sentry-sdk collects by itself (its successor of send_default_pii=False): no user identity (id, email,
+        # address), no cookies, no request bodies (forms hold passwords and addresses), no SQL parameters.
+        data_collection={
+            "user_info": False,
+            "cookies": {"mode": "off"},
+            "http_bodies": [],
+            "database_query_data": False,
+            "gen_ai": {"inputs": False, "outputs": False},
+        },
         before_send=event_scrub,
         before_send_transaction=event_scrub,
     )
@@ -142,7 +163,7 @@ class ThrottledAdminEmailHandler(AdminEmailHandler):
     """Django's mail to ADMINS on an error, at most MAX mails per WINDOW seconds across every process (a counter
     in the shared cache; per process while the cache is away), so a storm sends a handful, not thousands. The
     last mail of a window says that more were held back; the error tracker and the log still get every one.
-    Each mail names the request id."""
+    Each mail names the request id. Only AdminEmailHandler's documented override point (send_mail) is used."""
 
     MAX = 5
     WINDOW = 600
@@ -154,6 +175,9 @@ class ThrottledAdminEmailHandler(AdminEmailHandler):
         sent = self._count()
         if sent > self.MAX:
             return
+        # Django hides secret settings and form fields (ScrubbingExceptionReporterFilter); an exception's own text
+        # may still hold a card number or an email address.
+        subject, message = scrub_text(subject), scrub_text(message)
         request_id = request_ids.current()
         if request_id:
             message = f"Request id: {request_id}\n\n{message}"
@@ -177,3 +201,26 @@ class ThrottledAdminEmailHandler(AdminEmailHandler):
                     del self._local[old]
                 self._local[window] = self._local.get(window, 0) + 1
                 return self._local[window]
+
+
+def task_failure_report(*, task_result: Any, **_: Any) -> None:
+    """django-tasks' task_finished: a failed task is an error that reaches a person, as a view's is.
+
+    django-tasks logs failures itself, but on a logger the worker silences below CRITICAL at `-v 0`; this line does
+    not depend on the worker's verbosity. Sent from inside the worker's `except` (both backends), so the
+    exception and its traceback go along. Connected before request ids' receivers (storefront/apps.py), which
+    unbind the task's id: the record names it."""
+    if task_result.status != TaskResultStatus.FAILED:
+        return
+    error = sys.exc_info()[1]
+    task_failures.error(
+        "Task %s failed (task id %s): %s",
+        task_result.task.module_path,
+        task_result.id,
+        type(error).__name__ if error is not None else "error",
+        exc_info=error is not None,
+    )
+
+
+def connect_task_failures() -> None:
+    task_finished.connect(task_failure_report, dispatch_uid="error_reports.task_failure")

@@ -630,8 +630,8 @@ LOGGING = {
         # below that, django.template writes whole template contexts (passwords and tokens included).
         # A view's unhandled exception is logged by django.request (a child): mailed to ADMINS as Django does.
         "django": {"level": "INFO", "handlers": ["mail_admins"]},
-        # django-tasks logs each failed task with its traceback here: mailed the same way.
-        "django_tasks": {"handlers": ["mail_admins"]},
+        # Each failed task, with its traceback (storefront/error_reports.py): mailed the same way.
+        "storefront.task_failures": {"handlers": ["mail_admins"]},
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
         "django.utils.autoreload": {"level": "WARNING"},

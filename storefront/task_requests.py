@@ -5,34 +5,47 @@ runs under an id of its own."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from contextvars import Token
 from typing import Any
 
+from django.db import DatabaseError
 from django_tasks.backends.immediate import ImmediateBackend
 from django_tasks.signals import task_enqueued, task_finished, task_started
 
 from storefront import request_ids
 from storefront.models import TaskRequest
 
+logger = logging.getLogger("storefront.worker")
 _task_tokens = threading.local()
 
 
-def task_enqueued_remember(*, sender: type, task_result: Any, **_: Any) -> None:
+def _runs_at_once(sender: Any) -> bool:
+    # django-tasks-db's worker sends task_started with the backend itself as sender, the others with its class.
+    return issubclass(sender if isinstance(sender, type) else type(sender), ImmediateBackend)
+
+
+def task_enqueued_remember(*, sender: Any, task_result: Any, **_: Any) -> None:
     """django-tasks' task_enqueued: a task enqueued while serving a request will run under the request's id.
     (Nothing to keep for a backend that runs the task at once, in this very context.)"""
     request_id = request_ids.current()
-    if request_id is None or issubclass(sender, ImmediateBackend):
+    if request_id is None or _runs_at_once(sender):
         return
     TaskRequest.objects.get_or_create(task_id=str(task_result.id), defaults={"request_id": request_id})
 
 
-def task_started_bind(*, sender: type, task_result: Any, **_: Any) -> None:
+def task_started_bind(*, sender: Any, task_result: Any, **_: Any) -> None:
     """django-tasks' task_started, in the thread about to run the task: bind the id of the request that enqueued
-    it, or (run at once inside that request, or with no request behind it) the current id or a new one."""
+    it, or (run at once inside that request, or with no request behind it) the current id or a new one. Never
+    raises: a receiver's error would fail the task."""
     stored = None
-    if not issubclass(sender, ImmediateBackend):
-        stored = TaskRequest.objects.filter(task_id=str(task_result.id)).values_list("request_id", flat=True).first()
+    if not _runs_at_once(sender):
+        try:
+            rows = TaskRequest.objects.filter(task_id=str(task_result.id))
+            stored = rows.values_list("request_id", flat=True).first()
+        except DatabaseError as err:
+            logger.warning("task %s: its request id could not be read (%s)", task_result.id, type(err).__name__)
     tokens: list[Token[str | None]] = _task_tokens.__dict__.setdefault("stack", [])
     tokens.append(request_ids.bind(stored or request_ids.current() or request_ids.generate()))
 
