@@ -12,7 +12,7 @@ import re
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlencode
 
 from django.core.cache import cache
@@ -23,6 +23,9 @@ from django_tasks import TaskResultStatus
 from django_tasks.signals import task_finished
 
 from storefront import request_ids
+
+if TYPE_CHECKING:
+    from sentry_sdk.types import Event, Hint
 
 SCRUBBED = "[scrubbed]"
 
@@ -40,6 +43,8 @@ _SECRET_WORDS = frozenset(
 )  # fmt: skip
 # Keys of a person's name (a bare "name" is everything's: a logger's, a package's, a TLD's).
 _NAME_KEYS = frozenset({"first_name", "last_name", "full_name", "customer_name", "contact_name", "company"})
+# The tracker's own fields: the DSN's public part (public by design, the event's envelope names it), SDK keys.
+_NOT_SECRET = frozenset({"public_key", "sdk"})
 # "code" alone is harmless (an HTTP status code, a country code); with one of these it is a secret.
 _CODE_WORDS = frozenset({"transfer", "epp", "verification", "recovery", "backup", "login"})
 _KEY_PARTS = re.compile(r"[^a-z0-9]+")
@@ -58,6 +63,8 @@ _MAX_DEPTH = 20
 def secret_key(key: object) -> bool:
     """True for a key whose value must never leave the process (see _SECRET_WORDS)."""
     lowered = str(key).lower()
+    if lowered in _NOT_SECRET:
+        return False
     parts = set(_KEY_PARTS.split(lowered))
     return bool(parts & _SECRET_WORDS) or lowered in _NAME_KEYS or ("code" in parts and bool(parts & _CODE_WORDS))
 
@@ -100,7 +107,7 @@ def _scrub_query(query: Any) -> Any:
     return urlencode(pairs)
 
 
-def event_scrub(event: dict[str, Any], hint: dict[str, Any] | None = None) -> dict[str, Any]:
+def event_scrub(event: Event, hint: Hint | None = None) -> Event:
     """sentry-sdk's before_send (and before_send_transaction): the event without secrets or personal data, tagged
     with the request id a customer quotes. Cookies are dropped whole, the query string is scrubbed by name."""
     request = event.get("request")
@@ -108,7 +115,7 @@ def event_scrub(event: dict[str, Any], hint: dict[str, Any] | None = None) -> di
         request.pop("cookies", None)
         if "query_string" in request:
             request["query_string"] = _scrub_query(request["query_string"])
-    event = scrub(event)
+    event = cast("Event", scrub(event))
     request_id = request_ids.current()
     if request_id:
         tags = event.setdefault("tags", {})
@@ -171,13 +178,13 @@ class ThrottledAdminEmailHandler(AdminEmailHandler):
     _local_lock = threading.Lock()
     _local: dict[int, int] = {}
 
-    def send_mail(self, subject: str, message: str, *args: Any, **kwargs: Any) -> None:
+    def send_mail(self, subject: Any, message: Any, *args: Any, **kwargs: Any) -> None:
         sent = self._count()
         if sent > self.MAX:
             return
         # Django hides secret settings and form fields (ScrubbingExceptionReporterFilter); an exception's own text
         # may still hold a card number or an email address.
-        subject, message = scrub_text(subject), scrub_text(message)
+        subject, message = scrub_text(str(subject)), scrub_text(str(message))
         request_id = request_ids.current()
         if request_id:
             message = f"Request id: {request_id}\n\n{message}"

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import brotli
+import brotli  # type: ignore[import-untyped]
 import sentry_sdk
 
 from storefront.error_reports import sentry_init
