@@ -15,10 +15,9 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlencode
 
+from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
 from django.utils.log import AdminEmailHandler
-from django.views.debug import SafeExceptionReporterFilter
 from django_tasks import TaskResultStatus
 from django_tasks.signals import task_finished
 
@@ -77,7 +76,21 @@ def _query_parameter_scrub(match: re.Match[str]) -> str:
     return f"{match.group(1)}={SCRUBBED}" if secret_key(match.group(1)) else match.group(0)
 
 
+# Settings whose values never leave the process, whatever their shape (a provider key without its usual prefix).
+_SECRET_SETTINGS = (
+    "RESELLER_API_KEY",
+    "RESELLER_METASEARCH_KEY",
+    "STRIPE_SECRET_KEY",
+    "STRIPE_WEBHOOK_SECRET",
+    "SECRET_KEY",
+)
+
+
 def scrub_text(text: str) -> str:
+    for name in _SECRET_SETTINGS:
+        secret = str(getattr(settings, name, "") or "")
+        if len(secret) >= 8 and secret in text:
+            text = text.replace(secret, SCRUBBED)
     text = _QUERY_PARAMETER.sub(_query_parameter_scrub, text)
     for pattern in _SECRET_VALUES:
         text = pattern.sub(SCRUBBED, text)
@@ -148,24 +161,6 @@ def sentry_init(*, dsn: str, environment: str, release: str | None) -> None:
     )
 
 
-class ScrubbingExceptionReporterFilter(SafeExceptionReporterFilter):
-    """What Django's error emails (and debug pages) show of a request and the settings: Django hides settings named
-    like a key or password and POST fields of views marked sensitive; this also hides every request field and
-    setting whose name is secret or personal by the tracker's rule above, and URLs with credentials in settings."""
-
-    hidden_settings = re.compile("API|AUTH|TOKEN|KEY|SECRET|PASS|SIGNATURE|HTTP_COOKIE|DSN|URL|LOCATION", flags=re.I)
-
-    def get_post_parameters(self, request: HttpRequest | None) -> Any:
-        parameters = super().get_post_parameters(request)
-        if request is None:
-            return parameters
-        cleansed = parameters.copy()
-        for name in cleansed:
-            if secret_key(name):
-                cleansed[name] = self.cleansed_substitute
-        return cleansed
-
-
 class ThrottledAdminEmailHandler(AdminEmailHandler):
     """Django's mail to ADMINS on an error, at most MAX mails per WINDOW seconds across every process (a counter
     in the shared cache; per process while the cache is away), so a storm sends a handful, not thousands. The
@@ -182,7 +177,7 @@ class ThrottledAdminEmailHandler(AdminEmailHandler):
         sent = self._count()
         if sent > self.MAX:
             return
-        # Django hides secret settings and form fields (ScrubbingExceptionReporterFilter); an exception's own text
+        # Django hides secret settings and form fields (storefront/reporting.py); an exception's own text
         # may still hold a card number or an email address.
         subject, message = scrub_text(str(subject)), scrub_text(str(message))
         request_id = request_ids.current()

@@ -652,8 +652,6 @@ SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="development" if DEBU
 # or GIT_REV / SENTRY_RELEASE set by hand.
 _RELEASE_VARIABLES = ("SENTRY_RELEASE", "SOURCE_VERSION", "GIT_REV", "HEROKU_SLUG_COMMIT")
 SENTRY_RELEASE = next((value for name in _RELEASE_VARIABLES if (value := env.str(name, default=""))), "")
-# Django's error emails (and debug pages) hide secret and personal request fields and settings, not only Django's.
-DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.error_reports.ScrubbingExceptionReporterFilter"
 # Days the provider call log (storefront.ProviderCall: our request id beside the provider's) is kept.
 PROVIDER_CALL_LOG_DAYS = env.int("PROVIDER_CALL_LOG_DAYS", default=30)
 

@@ -159,3 +159,15 @@ def test_an_event_names_the_request_id():
     with request_ids.bound("ref-0123456789"):
         event = event_scrub({"message": "boom"}, {})
     assert event["tags"]["request_id"] == "ref-0123456789"
+
+
+@override_settings(RESELLER_API_KEY="plainprovider0key0without0prefix")
+def test_the_provider_key_never_leaves_whatever_its_shape():
+    event = {
+        "exception": {
+            "values": [
+                {"stacktrace": {"frames": [{"vars": {"prepared": "{'X': 'plainprovider0key0without0prefix'}"}}]}}
+            ]
+        }
+    }
+    assert "plainprovider0key0without0prefix" not in repr(event_scrub(event, {}))
