@@ -10,7 +10,7 @@ import threading
 from contextvars import Token
 from typing import Any
 
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django_tasks.backends.immediate import ImmediateBackend
 from django_tasks.signals import task_enqueued, task_finished, task_started
 
@@ -32,7 +32,12 @@ def task_enqueued_remember(*, sender: Any, task_result: Any, **_: Any) -> None:
     request_id = request_ids.current()
     if request_id is None or _runs_at_once(sender):
         return
-    TaskRequest.objects.get_or_create(task_id=str(task_result.id), defaults={"request_id": request_id})
+    try:
+        # A savepoint of its own: the enqueue's transaction stays usable whatever happens here.
+        with transaction.atomic():
+            TaskRequest.objects.create(task_id=str(task_result.id), request_id=request_id)
+    except DatabaseError as err:  # the task still runs, under an id of its own
+        logger.warning("task %s: its request id was not kept (%s)", task_result.id, type(err).__name__)
 
 
 def task_started_bind(*, sender: Any, task_result: Any, **_: Any) -> None:
