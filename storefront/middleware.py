@@ -15,7 +15,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
 from django.shortcuts import render
 
-from storefront import request_stats
+from storefront import request_ids, request_stats
 from storefront.errors import StoreError, error_status
 from storefront.provider_errors import provider_error
 from storefront.request_helpers import is_fragment
@@ -112,7 +112,7 @@ class StoreErrorMiddleware:
         logger.info("store error %s on %s", type(exception).__name__, request.path_info)
         fragment = is_fragment(request)
         template = "storefront/_error.html" if fragment else "storefront/error.html"
-        context = {"error": provider_error(exception)}
+        context = {"error": provider_error(exception), "request_id": request_ids.current()}
         return render(request, template, context, status=error_status(exception, fragment=fragment))
 
 

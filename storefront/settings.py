@@ -71,6 +71,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: everything after it, the error pages and the request's log line run under the request's id.
+    "storefront.request_ids.RequestIdMiddleware",
     "storefront.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
@@ -609,14 +611,27 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         }
     },
-    # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
+        "stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+        # Django's mail to ADMINS on a server error, throttled (storefront/error_reports.py); sends nothing while
+        # ADMINS is empty.
+        "mail_admins": {
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+            "class": "storefront.error_reports.ThrottledAdminEmailHandler",
+        },
+    },
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         # Named so that Django's default plain-text console handlers (DEBUG only) are dropped: their records
         # reach the JSON handler above instead of being written twice, once as prose. INFO as Django has it:
         # below that, django.template writes whole template contexts (passwords and tokens included).
-        "django": {"level": "INFO"},
+        # A view's unhandled exception is logged by django.request (a child): mailed to ADMINS as Django does.
+        "django": {"level": "INFO", "handlers": ["mail_admins"]},
+        # Each failed task, with its traceback (storefront/error_reports.py): mailed the same way.
+        "storefront.task_failures": {"handlers": ["mail_admins"]},
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
         "django.utils.autoreload": {"level": "WARNING"},
@@ -628,6 +643,17 @@ LOGGING = {
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
 # "py.warnings" logger they are JSON lines too.
 logging.captureWarnings(True)
+
+# Errors reach a person (docs/operations.md "Errors"). The error tracker (Sentry or a compatible service) when
+# SENTRY_DSN is set; events are scrubbed of secrets and personal data before they leave (storefront/error_reports.py).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="development" if DEBUG else "production")
+# The deploy's commit: the PaaS's own variable (SOURCE_VERSION at build, HEROKU_SLUG_COMMIT with dyno metadata),
+# or GIT_REV / SENTRY_RELEASE set by hand.
+_RELEASE_VARIABLES = ("SENTRY_RELEASE", "SOURCE_VERSION", "GIT_REV", "HEROKU_SLUG_COMMIT")
+SENTRY_RELEASE = next((value for name in _RELEASE_VARIABLES if (value := env.str(name, default=""))), "")
+# Days the provider call log (storefront.ProviderCall: our request id beside the provider's) is kept.
+PROVIDER_CALL_LOG_DAYS = env.int("PROVIDER_CALL_LOG_DAYS", default=30)
 
 if _PRODUCTION_REFUSALS:
     raise ImproperlyConfigured(" ".join(_PRODUCTION_REFUSALS))

@@ -16,7 +16,7 @@ import requests
 from django.conf import settings
 from django.core.signals import setting_changed
 
-from storefront import request_stats
+from storefront import request_ids, request_stats
 from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
@@ -72,6 +72,7 @@ from storefront.gateway.transport import (
     new_session,
     read_body,
 )
+from storefront.provider_calls import provider_call_record
 
 logger = logging.getLogger("storefront.gateway")
 
@@ -467,12 +468,20 @@ class ResellerGateway:
             logger.warning("provider %s %s skipped: request budget spent (%s)", method, path, err)
             service.breaker.abandoned()
             raise Unavailable("request budget spent") from err
+        # Ours, sent as X-Request-ID and kept beside the provider's own (storefront/request_ids.py).
+        request_id = request_ids.current() or request_ids.generate()
         started = time.perf_counter()
         try:
             service.rate.acquire()
             with service.slots.hold(method, path):
                 response = self._exchange(
-                    method, url, service=service, params=params, json_body=json_body, timeout=bounded
+                    method,
+                    url,
+                    service=service,
+                    params=params,
+                    json_body=json_body,
+                    timeout=bounded,
+                    request_id=request_id,
                 )
         except (RateLimited, Unavailable):
             # Raised before anything was sent (cooling down, over budget, no free slot): it proves nothing.
@@ -482,6 +491,7 @@ class ResellerGateway:
             elapsed = time.perf_counter() - started
             record_provider_call(elapsed)
             logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
+            call_record(service, method, path, None, elapsed, request_id=request_id, provider_request_id=None)
             service.breaker.failed()
             if changes_state and not certainly_not_sent(err):
                 raise OutcomeUnknown() from err
@@ -489,7 +499,16 @@ class ResellerGateway:
         elapsed = time.perf_counter() - started
         record_provider_call(elapsed)
         data = read_body(response)
-        log_answer(method, path, response, data, elapsed)
+        provider_request_id = log_answer(method, path, response, data, elapsed, request_id=request_id)
+        call_record(
+            service,
+            method,
+            path,
+            response.status_code,
+            elapsed,
+            request_id=request_id,
+            provider_request_id=provider_request_id,
+        )
         try:
             answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
         except RateLimited as err:
@@ -515,9 +534,10 @@ class ResellerGateway:
         params: Sequence[tuple[str, str]],
         json_body: Mapping[str, Any] | None,
         timeout: tuple[float, float],
+        request_id: str,
     ) -> requests.Response:
         key = self._metasearch_key if service in (self.search, self.ai) else self._api_key
-        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json", request_ids.HEADER: request_id}
         query = list(params) or None
         if method == "GET":
             session = self.search_session if service in (self.search, self.ai) else self.session
@@ -587,6 +607,28 @@ def key_environment(api_key: str) -> Literal["test", "live", "unknown"]:
     if bare.startswith("live_"):
         return "live"
     return "unknown"
+
+
+def call_record(
+    service: Service,
+    method: str,
+    path: str,
+    status: int | None,
+    seconds: float,
+    *,
+    request_id: str,
+    provider_request_id: str | None,
+) -> None:
+    """The provider call log (storefront/provider_calls.py): what staff search by a customer's reference."""
+    provider_call_record(
+        request_id=request_id,
+        provider_request_id=provider_request_id,
+        service=service.name,
+        method=method,
+        path=path,
+        status=status,
+        seconds=seconds,
+    )
 
 
 def record_provider_call(seconds: float) -> None:

@@ -30,6 +30,7 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
+from storefront import request_ids
 from storefront.breaker import CircuitBreaker
 from storefront.gateway.errors import (
     GatewayError,
@@ -249,8 +250,12 @@ def certainly_not_sent(err: requests.RequestException) -> bool:
     return False
 
 
-def log_answer(method: str, path: str, response: requests.Response, data: Any, elapsed: float) -> None:
-    request_id = response.headers.get("X-Request-Id") or (data.get("request_id") if isinstance(data, dict) else None)
+def log_answer(
+    method: str, path: str, response: requests.Response, data: Any, elapsed: float, *, request_id: str = ""
+) -> str | None:
+    """Log the answer with the provider's `request_id` (returned) and ours: the record carries ours already when
+    the call is part of a request or task (storefront/request_ids.py), else it is added here."""
+    provider_id = response.headers.get("X-Request-Id") or (data.get("request_id") if isinstance(data, dict) else None)
     limits = " ".join(f"{h.lower()}={response.headers[h]}" for h in _RATE_HEADERS if h in response.headers)
     logger.info(
         "provider %s %s %s in %.0f ms request_id=%s %s",
@@ -258,9 +263,11 @@ def log_answer(method: str, path: str, response: requests.Response, data: Any, e
         path,
         response.status_code,
         elapsed * 1000,
-        request_id or "-",
+        provider_id or "-",
         limits,
+        extra={"request_id": request_id} if request_id and request_ids.current() is None else None,
     )
+    return str(provider_id) if provider_id else None
 
 
 def read_body(response: requests.Response) -> Any:
