@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext
 
 from pricing.currencies import CurrencyRule, active_currency, cached_currency_table, currency_table
-from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind
+from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind, Tld
 from pricing.money import Money, format_money
 
 logger = logging.getLogger(__name__)
@@ -378,9 +378,12 @@ def privacy_cost() -> Money | None:
 
 def privacy_quote(*, tld: str, years: int) -> Quote | None:
     """The retail price of WHOIS privacy for a domain under `tld` for `years` (a total, like every quote); None when
-    privacy is not for sale (no cost synced, or no rate for the store's currency)."""
+    privacy is not for sale (no cost synced, the provider's catalogue says the TLD has none, or no rate for the
+    store's currency)."""
     annual = privacy_cost()
     if annual is None or years < 1:
+        return None
+    if Tld.objects.filter(name=_normal_tld(tld), privacy_available=False).exists():
         return None
     return price_book(tlds=[tld]).privacy_price(tld=tld, years=years, annual_cost=annual)
 
@@ -435,3 +438,10 @@ def rate_problem() -> str | None:
             "Until then no domain is for sale."
         )
     return None
+
+
+def tld_restrictions(*, tlds: Iterable[str]) -> dict[str, str]:
+    """The registry requirements the provider's catalogue named, by TLD (without the dot); TLDs without any are left
+    out."""
+    names = {_normal_tld(tld) for tld in tlds}
+    return dict(Tld.objects.filter(name__in=names).exclude(restrictions="").values_list("name", "restrictions"))
