@@ -93,6 +93,8 @@ class RegistrationFailureKind(models.TextChoices):
     ALREADY_YOURS = "already_yours", "Already the customer's"
     # Another checkout of the same customer is registering it right now.
     IN_PROGRESS = "in_progress", "In another checkout"
+    # The TLD's registry requirements (a nexus for .us) were missing; `Registration.requirements` names them.
+    RESTRICTED = "restricted", "TLD requirements missing"
     # Any other refusal; the provider's message says why.
     REJECTED = "rejected", "Other refusal"
 
@@ -132,6 +134,9 @@ class Registration(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     failure_kind = models.CharField(max_length=32, blank=True, choices=FailureKind.choices)
     provider_message = models.TextField(blank=True)
+    requirements = models.CharField(
+        max_length=300, blank=True, help_text="What the TLD's registry needed that was missing (the refusal's fields)."
+    )
     order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="registrations")
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.

@@ -106,7 +106,18 @@ def registration_outcome(registration: Registration) -> Outcome:
         return _RELEASED
     if registration.status == Registration.Status.UNKNOWN:
         return _UNKNOWN
+    if registration.failure_kind == Registration.FailureKind.RESTRICTED:
+        return _restricted(registration)
     return _FAILURES.get(registration.failure_kind, _FAILURES[Registration.FailureKind.REJECTED])
+
+
+def _restricted(registration: Registration) -> Outcome:
+    tld = registration.domain_name.partition(".")[2]
+    detail = gettext(
+        "The registry of .%(tld)s needs details from the registrant that cannot be given through this store "
+        "(%(needs)s). You have not been charged. Contact support if you need this domain."
+    ) % {"tld": tld, "needs": registration.requirements or gettext("not named by the domain service")}
+    return Outcome(gettext("Extra details needed"), "bad", detail)
 
 
 # --- An order's status ----------------------------------------------------------------------------------------

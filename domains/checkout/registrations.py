@@ -42,10 +42,12 @@ from storefront.gateway import (
     PremiumName,
     RateLimited,
     RegistrationRefused,
+    TldRestricted,
     Unauthorized,
     Unavailable,
     ValidationRejected,
     gateway,
+    missing_field_words,
 )
 from storefront.gateway import Order as ListedOrder
 
@@ -216,6 +218,14 @@ def _register(registration: Registration) -> Registration:
             failure_kind=Registration.FailureKind.INVALID_CUSTOMER,
             message=err.provider_message or str(err.message),
         )
+    except TldRestricted as err:
+        return _settle(
+            registration,
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.RESTRICTED,
+            message=err.provider_message,
+            requirements=missing_field_words(err.missing),
+        )
     except ValidationRejected as err:
         kind, refusal = _explain_refusal(registration, err)
         return _settle(
@@ -294,12 +304,14 @@ def _settle(
     order: Order | None = None,
     provider_order_id: int | None = None,
     from_statuses: tuple[str, ...] = (Registration.Status.PENDING,),
+    requirements: str = "",
 ) -> Registration:
     """Record an outcome, only if the row is still in one of `from_statuses` (nobody settled it meanwhile)."""
     fields = {
         "status": status,
         "failure_kind": failure_kind,
         "provider_message": message,
+        "requirements": requirements[:300],
         "updated_at": timezone.now(),
     }
     if order is not None:
