@@ -110,8 +110,11 @@ class PriceBook:
         rate: Decimal | None,
         store_currency: str,
         currencies: dict[str, CurrencyRule] | None = None,
+        restrictions: dict[str, str] | None = None,
     ) -> None:
         self.costs = costs  # sold TLDs only, current terms only, in the provider's currency
+        # The registry requirements the provider's catalogue names, by TLD (only those that have any).
+        self.restrictions = restrictions or {}
         self.rules = rules
         self.rate = rate
         self.store_currency = store_currency
@@ -216,6 +219,10 @@ class PriceBook:
             )
         return facts
 
+    def restriction(self, *, tld: str) -> str:
+        """What the TLD's registry requires of the registrant, in the provider's words; "" when nothing is known."""
+        return self.restrictions.get(_normal_tld(tld), "")
+
     def price_text(self, *, tld: str) -> str | None:
         """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
         key = (_normal_tld(tld), get_language(), self.currency())
@@ -317,10 +324,14 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])
     costs: dict[str, dict[tuple[str, int], Money]] = {}
     # Plain tuples, not model instances: the whole book is thousands of rows and is read on many requests.
-    for tld, operation, years, amount, currency in rows.values_list(
-        "tld__name", "operation", "years", "amount", "currency"
+    restrictions: dict[str, str] = {}
+    # The TLD's restrictions ride along on its cost rows: no query of their own on a search page.
+    for tld, operation, years, amount, currency, restriction in rows.values_list(
+        "tld__name", "operation", "years", "amount", "currency", "tld__restrictions"
     ):
         costs.setdefault(tld, {})[(operation, years)] = Money(amount, currency)
+        if restriction:
+            restrictions[tld] = restriction
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
     return PriceBook(
         costs=costs,
@@ -329,6 +340,7 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         store_currency=settings.STORE_CURRENCY,
         # Read now, for what is charged; a store-currency page needs no rates (and reads none).
         currencies=currency_table() if active_currency() != settings.STORE_CURRENCY else {},
+        restrictions=restrictions,
     )
 
 
