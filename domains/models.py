@@ -49,6 +49,11 @@ class Order(models.Model):
     # `privacy_expires_at` (empty: never bought), shown while `privacy_enabled`.
     privacy_enabled = models.BooleanField(default=False)
     privacy_expires_at = models.DateTimeField(null=True, blank=True)
+    # The registrant's email check (domains/orders/verification.py): the provider emails a link after each
+    # registration and suspends the domain if it is not confirmed within 14 days. Started when this store registered
+    # it (empty for domains it did not); confirmed when the customer tells us they clicked the link.
+    verification_started_at = models.DateTimeField(null=True, blank=True)
+    verification_confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]

@@ -350,10 +350,19 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
     try:
         with transaction.atomic():
             order = Order.objects.create(
-                order_id=order_id, customer=customer, domain_name=domain_name, status=Order.Status.ACTIVE
+                order_id=order_id,
+                customer=customer,
+                domain_name=domain_name,
+                status=Order.Status.ACTIVE,
+                verification_started_at=timezone.now(),
             )
     except IntegrityError:
         order = Order.objects.get(order_id=order_id)
+        # Our copy was made by the listing sync first: the registration still starts the registrant's check.
+        Order.objects.filter(pk=order.pk, verification_started_at__isnull=True).update(
+            verification_started_at=timezone.now()
+        )
+        order.refresh_from_db()
     if order.expiry_timestamp is None and customer.customer_id is not None:
         try:
             listed = _find_in_listing(customer_id=customer.customer_id, domain_name=domain_name)
