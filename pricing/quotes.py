@@ -111,10 +111,13 @@ class PriceBook:
         store_currency: str,
         currencies: dict[str, CurrencyRule] | None = None,
         restrictions: dict[str, str] | None = None,
+        without_privacy: frozenset[str] = frozenset(),
     ) -> None:
         self.costs = costs  # sold TLDs only, current terms only, in the provider's currency
         # The registry requirements the provider's catalogue names, by TLD (only those that have any).
         self.restrictions = restrictions or {}
+        # TLDs where the provider's catalogue says WHOIS privacy is not offered.
+        self.without_privacy = without_privacy
         self.rules = rules
         self.rate = rate
         self.store_currency = store_currency
@@ -325,13 +328,16 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
     costs: dict[str, dict[tuple[str, int], Money]] = {}
     # Plain tuples, not model instances: the whole book is thousands of rows and is read on many requests.
     restrictions: dict[str, str] = {}
-    # The TLD's restrictions ride along on its cost rows: no query of their own on a search page.
-    for tld, operation, years, amount, currency, restriction in rows.values_list(
-        "tld__name", "operation", "years", "amount", "currency", "tld__restrictions"
+    without_privacy: set[str] = set()
+    # What the catalogue says of each TLD rides along on its cost rows: no query of its own on a search page.
+    for tld, operation, years, amount, currency, restriction, privacy in rows.values_list(
+        "tld__name", "operation", "years", "amount", "currency", "tld__restrictions", "tld__privacy_available"
     ):
         costs.setdefault(tld, {})[(operation, years)] = Money(amount, currency)
         if restriction:
             restrictions[tld] = restriction
+        if privacy is False:
+            without_privacy.add(tld)
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
     return PriceBook(
         costs=costs,
@@ -341,6 +347,7 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         # Read now, for what is charged; a store-currency page needs no rates (and reads none).
         currencies=currency_table() if active_currency() != settings.STORE_CURRENCY else {},
         restrictions=restrictions,
+        without_privacy=frozenset(without_privacy),
     )
 
 
@@ -395,9 +402,10 @@ def privacy_quote(*, tld: str, years: int) -> Quote | None:
     annual = privacy_cost()
     if annual is None or years < 1:
         return None
-    if Tld.objects.filter(name=_normal_tld(tld), privacy_available=False).exists():
+    book = price_book(tlds=[tld])
+    if _normal_tld(tld) in book.without_privacy:
         return None
-    return price_book(tlds=[tld]).privacy_price(tld=tld, years=years, annual_cost=annual)
+    return book.privacy_price(tld=tld, years=years, annual_cost=annual)
 
 
 def privacy_requote(*, tld: str, years: int, quoted: Money) -> Requote:
