@@ -72,10 +72,14 @@ def verification_for_registered(*, customer: Customer, domains: Iterable[str]) -
     names = sorted(set(domains))
     if not names:
         return None
-    starts = Order.objects.filter(
-        customer=customer, domain_name__in=names, verification_started_at__isnull=False
-    ).values_list("verification_started_at", flat=True)
-    started = min(starts, default=None) or timezone.now()
+    starts = [
+        started
+        for started in Order.objects.filter(customer=customer, domain_name__in=names).values_list(
+            "verification_started_at", flat=True
+        )
+        if started is not None
+    ]
+    started = min(starts, default=timezone.now())
     return Verification(email=customer.email, deadline=verification_deadline(started), domains=tuple(names))
 
 
