@@ -7,6 +7,7 @@ import pytest
 
 from storefront.gateway import PriceList, RegistrationRefused, ResellerGateway, TldRestricted, Unavailable, gateway
 from tests.storefront.scripted_server import Answer, ScriptedServer
+from tests.storefront.test_gateway_contract import CUSTOMER
 
 OPENAPI_SHAPE = {
     "dotcom": {
@@ -164,3 +165,14 @@ def test_the_catalogue_shape_from_the_sandbox_reads_like_the_map(sandbox_url, sa
     assert catalogue.tlds["com"].register[1] == openapi.tlds["com"].register[1] == Decimal("12.99")
     assert catalogue.tlds["ai"].min_term == openapi.tlds["ai"].min_term == 2
     assert catalogue.tlds["com"].privacy_available is True
+
+
+def test_the_sandboxs_restriction_refusal_is_read_as_one(sandbox_url, sandbox_partner, sandbox_control):
+    sandbox_control.update(
+        "CatalogueTld", {"partner": sandbox_partner, "tld": "io"}, restrictions={"nexus_category": "US nexus"}
+    )
+    customer_id = gateway().customer_signup(**CUSTOMER).customer_id
+    with pytest.raises(TldRestricted) as caught:
+        gateway().domain_register(customer_id=customer_id, domain_name="restricted-name.io", duration=1)
+    assert caught.value.missing == ["nexus_category"]
+    assert caught.value.status == 422

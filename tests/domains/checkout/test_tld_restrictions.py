@@ -6,13 +6,16 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.utils import translation
 
 from billing.models import Payment
 from domains.models import Registration
+from domains.presentation import registration_outcome
 from storefront.gateway import TldRestricted
 from tests.billing.conftest import GOOD_CARD
 from tests.domains.checkout.test_checkout_payment import start_paying
 from tests.domains.conftest import cart_of, line, put_in_cart
+from tests.factories import RegistrationFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -47,3 +50,18 @@ def test_a_restricted_tld_names_what_it_needs_and_charges_nothing(client, buyer,
     assert "(nexus category)" in done
     assert "You have not been charged: the amount held on your card was released." in done
     assert name in cart_of(client)  # it stays, as other refused lines do
+
+
+def test_the_sentence_is_worded_in_the_readers_language_when_shown(customer):
+    registration = RegistrationFactory(
+        customer=customer,
+        domain_name="shop.us",
+        status=Registration.Status.FAILED,
+        failure_kind=Registration.FailureKind.RESTRICTED,
+        requirements="nexus category",
+    )
+    outcome = registration_outcome(registration)  # built first, as the confirmation email's context is
+    with translation.override("es"):
+        assert str(outcome.label) == "Faltan datos"
+        assert str(outcome.detail).startswith("El registro de .us pide datos del titular")
+        assert "(nexus category)" in str(outcome.detail)
