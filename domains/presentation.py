@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils import formats
-from django.utils.functional import Promise
+from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from billing.models import Payment, PaymentLine
@@ -106,7 +106,22 @@ def registration_outcome(registration: Registration) -> Outcome:
         return _RELEASED
     if registration.status == Registration.Status.UNKNOWN:
         return _UNKNOWN
+    if registration.failure_kind == Registration.FailureKind.RESTRICTED:
+        return _restricted(registration)
     return _FAILURES.get(registration.failure_kind, _FAILURES[Registration.FailureKind.REJECTED])
+
+
+def _restricted(registration: Registration) -> Outcome:
+    tld = registration.domain_name.partition(".")[2]
+
+    def detail() -> str:
+        # Worded when shown, in the reader's language (the confirmation email is built before switching to it).
+        return gettext(
+            "The registry of .%(tld)s needs details from the registrant that cannot be given through this store "
+            "(%(needs)s). You have not been charged. Contact support if you need this domain."
+        ) % {"tld": tld, "needs": registration.requirements or gettext("not named by the domain service")}
+
+    return Outcome(gettext_lazy("Extra details needed"), "bad", lazy(detail, str)())
 
 
 # --- An order's status ----------------------------------------------------------------------------------------

@@ -32,6 +32,13 @@ class Tld(models.Model):
     sold = models.BooleanField(default=True, help_text="Off when the provider's price list no longer has it.")
     first_seen_at = models.DateTimeField(auto_now_add=True)
     dropped_at = models.DateTimeField(null=True, blank=True)
+    # From the provider's TLD catalogue (one of its two price-list shapes); the other shape says neither.
+    privacy_available = models.BooleanField(
+        null=True, blank=True, help_text="Whether the provider offers WHOIS privacy here; empty: not said (offered)."
+    )
+    restrictions = models.TextField(
+        blank=True, help_text="The registry's requirements (e.g. a nexus for .us), in the provider's words."
+    )
 
     class Meta:
         ordering = ["name"]

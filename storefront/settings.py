@@ -374,6 +374,8 @@ RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)
 
 # --- The provider: spellings, MetaSearch key, rate limits ------------------------------------------------------
 # The provider's docs write the base URL with and without /api/v1, and MetaSearch's with /v1/search: both work.
+# MetaSearch is documented under two names and hosts, the same GET /v1/search: https://metasearch.namify.host (the
+# demo's) and "SuperSonic", https://supersonic.namify.host. Set either here; nothing else names the host.
 RESELLER_BASE_URL = RESELLER_BASE_URL.strip().rstrip("/").removesuffix("/api/v1").rstrip("/")
 RESELLER_METASEARCH_URL = RESELLER_METASEARCH_URL.strip().rstrip("/").removesuffix("/v1/search").rstrip("/")
 # MetaSearch may use a token of its own (the provider's demo does); empty: the main key (the gateway decides).

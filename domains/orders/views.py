@@ -61,6 +61,7 @@ from domains.orders.renewal_flow import (
 )
 from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
+from domains.verification import verification_confirm, verification_pending
 from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
@@ -133,6 +134,8 @@ def _render_detail(
         "privacy_token": uuid.uuid4(),
         "privacy_off": PRIVACY_OFF_SENTENCE,
         "privacy_instead": PRIVACY_OFF_INSTEAD,
+        "verification": verification_pending(order=order),
+        "suspended": page.row.display_status == Order.Status.SUSPENDED,
     }
     response = render(request, "domains/order_detail.html", context, status=status)
     if transfer_code:
@@ -478,3 +481,13 @@ def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse
     # A payment that never comes (the payment page left) is said so after a while, not waited for forever.
     context = {"outcome": outcome, "polls": polls + 1, "waiting": outcome.in_progress and polls < RENEWAL_WAIT_POLLS}
     return render(request, template, context)
+
+
+@login_required
+@require_POST
+def order_verification_confirmed(request: HttpRequest, order_id: int) -> HttpResponse:
+    """The customer says the registrant confirmed the provider's email: the notice and the reminders stop."""
+    order = _get_order_for_user(request, order_id)
+    verification_confirm(order=order)
+    messages.success(request, _("Thanks. We won't remind you about confirming the registrant's email address again."))
+    return redirect("order_detail", order_id=order.order_id)

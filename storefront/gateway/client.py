@@ -20,6 +20,7 @@ from storefront import request_ids, request_stats
 from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
+from storefront.gateway.price_lists import price_list_from
 from storefront.gateway.protocol import Gateway
 from storefront.gateway.results import (
     EDITABLE_RECORD_TYPES,
@@ -41,13 +42,11 @@ from storefront.gateway.results import (
     PrivacyChanged,
     RecordType,
     Registered,
-    TldPrices,
     TransferCode,
     TransferLock,
     _ack,
     _contacts,
     _customer_details,
-    _decimal,
     _dns_record,
     _domain_deleted,
     _domain_details,
@@ -56,7 +55,6 @@ from storefront.gateway.results import (
     _list,
     _metasearch_result,
     _order,
-    _price_map,
     _privacy_changed,
     _str,
     _transfer_lock,
@@ -177,23 +175,8 @@ class ResellerGateway:
     # Pricing ------------------------------------------------------------------------------------------------
 
     def pricing(self) -> PriceList:
-        """The partner's cost prices, in USD (the provider quotes no other currency)."""
-        data = self._get("/api/v1/pricing", endpoint="pricing")
-        tlds: dict[str, TldPrices] = {}
-        privacy = None
-        for slug, value in data.items():
-            if slug == "privacy_protection":
-                privacy = _decimal(value)
-            elif isinstance(value, dict) and slug.startswith("dot") and len(slug) > 3:
-                tld = slug.removeprefix("dot")
-                tlds[tld] = TldPrices(
-                    tld=tld,
-                    register=_price_map(value.get("register")),
-                    renew=_price_map(value.get("renew")),
-                    transfer=_price_map(value.get("transfer")),
-                    restore=_price_map(value.get("restore")),
-                )
-        return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
+        """The partner's cost prices, in either documented shape (storefront/gateway/price_lists.py)."""
+        return price_list_from(self._get("/api/v1/pricing", endpoint="pricing"))
 
     # Customers ----------------------------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from storefront.gateway.errors import (
     GatewayError,
     OutcomeUnknown,
     RateLimited,
+    TldRestricted,
     Unauthorized,
     Unavailable,
     ValidationRejected,
@@ -296,7 +297,7 @@ def interpret(response: requests.Response, data: Any, *, endpoint: str, changes_
             raise Unavailable("unreadable answer", status=status)
         if not _is_error_body(data):
             return data
-        raise _refusal(endpoint=endpoint, text=text, status=status)
+        raise _refusal(endpoint=endpoint, text=text, status=status, data=data)
     if status >= 500:
         kind = refusal_class(endpoint=endpoint, text=text)
         if issubclass(kind, ValidationRejected) and kind is not ValidationRejected:
@@ -308,13 +309,30 @@ def interpret(response: requests.Response, data: Any, *, endpoint: str, changes_
     if data is None:
         # A 4xx that is not the provider's JSON (a proxy's page): the request was turned away unhandled.
         raise Unavailable(status=status)
-    raise _refusal(endpoint=endpoint, text=text, status=status)
+    raise _refusal(endpoint=endpoint, text=text, status=status, data=data)
 
 
-def _refusal(*, endpoint: str, text: str, status: int) -> GatewayError:
+def _refusal(*, endpoint: str, text: str, status: int, data: Any = None) -> GatewayError:
+    missing = missing_fields(data) if endpoint == "register" else []
+    if missing:
+        return TldRestricted(text, missing=missing, status=status)
     if not text:
         return ValidationRejected(status=status)
     return refusal_class(endpoint=endpoint, text=text)(text, status=status)
+
+
+def missing_fields(data: Any) -> list[str]:
+    """The fields a register refusal names as missing (a TLD's requirements). The docs say only that the 422 names
+    them: read a `missing_fields` list, or Laravel's validation shape `{message, errors: {field: [texts]}}`."""
+    if not isinstance(data, dict):
+        return []
+    named = data.get("missing_fields")
+    if isinstance(named, list):
+        return [str(field) for field in named if field]
+    errors = data.get("errors")
+    if isinstance(errors, dict):
+        return [str(field) for field in errors if field]
+    return []
 
 
 def _is_error_body(data: dict[str, Any]) -> bool:
