@@ -178,6 +178,12 @@ class Setup(models.Model):
         help_text="Every state-changing POST without an Idempotency-Key of the caller's own is refused (400 "
         "idempotency_error). The SDK's automatic keys do not count. A test aid, not something Stripe does.",
     )
+    strict = models.BooleanField(
+        default=False,
+        help_text="Answer as Stripe does at the pinned API version only: a request made for another version "
+        "(its Stripe-Version header) is refused, and so are parameters that earlier versions took "
+        "(payment_method_types on Checkout Sessions).",
+    )
     refund_flow = models.CharField(
         max_length=20,
         choices=RefundFlow.choices,
