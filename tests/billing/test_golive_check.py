@@ -67,7 +67,7 @@ def test_a_ready_store_passes_every_check(ready):
         "check --deploy",
     ):
         assert line(output, name).startswith("ok"), output
-    assert "Ready to take real money." in output
+    assert "Every check passed, with test keys" in output
 
 
 def test_without_a_webhook_endpoint_for_the_store_it_fails_naming_the_webhook(priced, stripe_sandbox):
