@@ -121,12 +121,12 @@ def test_strict_mode_refuses_other_versions_and_earlier_parameters(live_server):
             {"price_data": {"currency": "usd", "unit_amount": 1299, "product_data": {"name": "a.com"}}, "quantity": 1}
         ],
     }
-    assert client.v1.checkout.sessions.create(params=params).ui_mode == "hosted_page"  # type: ignore[arg-type]
+    assert client.v1.checkout.sessions.create(params=params).ui_mode == "hosted_page"
     with pytest.raises(stripe.InvalidRequestError) as earlier:
-        client.v1.checkout.sessions.create(params={**params, "payment_method_types": ["card"]})  # type: ignore[typeddict-unknown-key]
+        client.v1.checkout.sessions.create(params={**params, "payment_method_types": ["card"]})
     assert earlier.value.error.code == "parameter_unknown"
     with pytest.raises(stripe.InvalidRequestError) as other_version:
-        client.v1.checkout.sessions.create(params=params, options={"stripe_version": "2024-06-20"})  # type: ignore[arg-type]
+        client.v1.checkout.sessions.create(params=params, options={"stripe_version": "2024-06-20"})
     assert other_version.value.error.code == "api_version_invalid"
     control("PUT", "setup", {"strict": False})
-    assert client.v1.checkout.sessions.create(params={**params, "payment_method_types": ["card"]})  # type: ignore[typeddict-unknown-key]
+    assert client.v1.checkout.sessions.create(params={**params, "payment_method_types": ["card"]})

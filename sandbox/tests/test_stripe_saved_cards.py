@@ -157,18 +157,18 @@ def test_an_off_session_charge_that_may_redirect_is_refused_without_a_return_url
         "off_session": True,
     }
     with pytest.raises(stripe.InvalidRequestError) as refused:
-        client.v1.payment_intents.create(params=bare)  # type: ignore[arg-type]
+        client.v1.payment_intents.create(params=bare)
     assert refused.value.http_status == 400
     assert refused.value.error.message.startswith("A `return_url` must be specified because this Payment Intent")
     assert not Event.objects.filter(type="payment_intent.succeeded").exists()
     never = client.v1.payment_intents.create(
-        params={**bare, "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}}  # type: ignore[typeddict-item]
+        params={**bare, "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}}
     )
     assert never.status == "succeeded"
     assert never.automatic_payment_methods.allow_redirects == "never"
-    with_url = client.v1.payment_intents.create(params={**bare, "return_url": "https://shop.example/back/"})  # type: ignore[arg-type]
+    with_url = client.v1.payment_intents.create(params={**bare, "return_url": "https://shop.example/back/"})
     assert with_url.status == "succeeded" and with_url.automatic_payment_methods.allow_redirects == "always"
-    cards_only = client.v1.payment_intents.create(params={**bare, "allowed_payment_method_types": ["card"]})  # type: ignore[arg-type]
+    cards_only = client.v1.payment_intents.create(params={**bare, "allowed_payment_method_types": ["card"]})
     assert cards_only.status == "succeeded" and cards_only.allowed_payment_method_types == ["card"]
     assert cards_only.automatic_payment_methods is None
 

@@ -84,7 +84,7 @@ def test_an_endpoint_missing_an_event_type_fails(priced, stripe_sandbox):
         stripe_client.call(
             "webhook endpoint create",
             lambda client: client.v1.webhook_endpoints.create(
-                params={"url": store_webhook_url(), "enabled_events": list(HANDLED_EVENTS[1:])},  # type: ignore[typeddict-item]
+                params={"url": store_webhook_url(), "enabled_events": list(HANDLED_EVENTS[1:])},
                 options={"idempotency_key": "partial-endpoint"},
             ),
         )

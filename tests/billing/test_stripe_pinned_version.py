@@ -57,7 +57,7 @@ def test_the_strict_sandbox_refuses_the_old_off_session_request(saved_card, stri
     }
     with pytest.raises(stripe.InvalidRequestError) as refused:
         stripe_client.stripe_client().v1.payment_intents.create(
-            params=bare,  # type: ignore[arg-type]
+            params=bare,
             options={"idempotency_key": f"old-request-{uuid.uuid4()}"},
         )
     assert "A `return_url` must be specified" in refused.value.error.message
