@@ -84,6 +84,15 @@ class Dispute(StripeObject):
         proxy = True
 
 
+class WebhookEndpoint(StripeObject):
+    """The endpoints registered through the API (what a store's go-live check reads); staff may delete one here."""
+
+    objects = _OneKind("webhook_endpoint")
+
+    class Meta:
+        proxy = True
+
+
 class IdempotentAnswer(models.Model):
     """The first answer to a POST with an Idempotency-Key: a retry with the same key and parameters gets it again."""
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 import stripe
+from django.contrib.auth.models import User
+from django.test import Client
 
 from sandbox.stripe_api.models import Event
 from sandbox.tests.stripe_helpers import SESSION, Api, authorised, control, sdk, session
@@ -130,3 +132,19 @@ def test_strict_mode_refuses_other_versions_and_earlier_parameters(live_server):
     assert other_version.value.error.code == "api_version_invalid"
     control("PUT", "setup", {"strict": False})
     assert client.v1.checkout.sessions.create(params={**params, "payment_method_types": ["card"]})
+
+
+def test_staff_see_and_delete_webhook_endpoints_in_the_admin(api):
+    """As removing an endpoint in Stripe's Dashboard: the store's golive_check then names the missing webhook."""
+    made = api.post(
+        "webhook_endpoints", {"url": "https://shop.example/payments/stripe/webhook/", "enabled_events[0]": "*"}
+    ).json()
+    staff = Client()
+    staff.force_login(User.objects.create_superuser("staff", "staff@example.org", "x"))
+    listed = staff.get("/admin/stripe_api/webhookendpoint/").content.decode()
+    assert made["id"] in listed and "https://shop.example/payments/stripe/webhook/" in listed
+    staff.post(
+        "/admin/stripe_api/webhookendpoint/",
+        {"action": "delete_selected", "_selected_action": [made["id"]], "post": "yes"},
+    )
+    assert api.get("webhook_endpoints").json()["data"] == []
