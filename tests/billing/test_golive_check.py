@@ -145,3 +145,18 @@ def test_send_to_sends_a_test_email(ready, monkeypatch):
     assert status == 0, output
     assert "a test email was sent to me@example.org" in line(output, "Email")
     assert [message.to for message in mail.outbox] == [["me@example.org"]]
+
+
+@pytest.mark.parametrize(
+    ("key", "url", "said"),
+    [
+        ("nk_live_abc", "https://dev.namify.host", "a live key but RESELLER_BASE_URL (https://dev.namify.host)"),
+        ("nk_test_abc", "https://namify.host", "a test key but RESELLER_BASE_URL (https://namify.host)"),
+    ],
+)
+def test_a_provider_key_of_the_other_environment_than_its_address_fails(key, url, said):
+    # The check alone: refused before any call, so nothing is sent to the provider's real addresses.
+    with override_settings(RESELLER_SANDBOX=False, RESELLER_API_KEY=key, RESELLER_BASE_URL=url):
+        with pytest.raises(golive_check.Failed) as failed:
+            golive_check.provider_key()
+    assert said in str(failed.value)

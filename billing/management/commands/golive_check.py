@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlparse
 
 from django.conf import settings
 from django.core import checks
@@ -24,6 +25,8 @@ class Failed(Exception):
     """A check that did not pass; its message says what is wrong and what to do."""
 
 
+# The provider's own sandbox (README, "Connecting the real provider"): test keys only.
+PROVIDER_SANDBOX_HOST = "dev.namify.host"
 # Mail backends that send nothing anyone receives.
 _NOT_SENDING = ("console", "locmem", "filebased", "dummy", "mailbox")
 
@@ -103,6 +106,15 @@ def _provider_failed(what: str, err: GatewayError) -> Failed:
 def provider_key() -> str:
     if not settings.RESELLER_API_KEY:
         raise Failed("RESELLER_API_KEY is not set.")
+    if not settings.RESELLER_SANDBOX:
+        key_kind = key_environment(settings.RESELLER_API_KEY)
+        url_kind = "test" if urlparse(settings.RESELLER_BASE_URL).hostname == PROVIDER_SANDBOX_HOST else "live"
+        if key_kind in ("test", "live") and key_kind != url_kind:
+            raise Failed(
+                f"RESELLER_API_KEY is a {key_kind} key but RESELLER_BASE_URL ({settings.RESELLER_BASE_URL}) is the "
+                f"provider's {'sandbox' if url_kind == 'test' else 'production'} address: use the key and address of "
+                "one environment."
+            )
     try:
         hello = gateway().hello()
     except GatewayError as err:
