@@ -89,15 +89,16 @@ class SignupUnconfirmed(SignupError):
     )
 
 
-def customer_register(*, details: dict[str, str], email: str, password: str) -> Customer:
+def customer_register(*, details: dict[str, str], email: str, password: str, language: str = "") -> Customer:
     """Our account for a new customer, its address not yet confirmed. Raises EmailTaken.
 
+    `language`: the one the customer signed up in, kept for their pages and emails until they choose another.
     `details`: every contact field of Customer.contact() (as written, and the ASCII forms the provider is sent)."""
     email = email.strip()
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=email.lower(), email=email, password=password)
-            customer = Customer.objects.create(user=user, customer_id=None, **details)
+            customer = Customer.objects.create(user=user, customer_id=None, language=language, **details)
             EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
             activity_record(action="signup", customer=customer)
     except IntegrityError as err:

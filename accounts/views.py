@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
@@ -87,7 +88,10 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
 
     try:
         customer = services.customer_register(
-            details=form.details(), email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+            details=form.details(),
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password"],
+            language=translation.get_language() or "",
         )
     except services.EmailTaken:
         form.add_error(

@@ -99,7 +99,7 @@ MIDDLEWARE = [
     "accounts.middleware.KnownBrowserMiddleware",
     # Prices in the signed-in customer's currency (remembered in the session: no query per page).
     "accounts.currency.CustomerCurrencyMiddleware",
-    # Remembers the signed-in customer's language for the emails the worker sends later.
+    # The signed-in customer's chosen language for their pages (the browser's never replaces it; accounts/language.py).
     "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
