@@ -33,6 +33,7 @@ rendering: ContextVar[list[Any] | None] = ContextVar("accounts_rendering", defau
 VERIFY_NEXT_KEY = "accounts:verify-next"
 # Set on a request whose email confirmation our receiver already told the customer about (a request attribute).
 CONFIRMATION_TOLD = "accounts_confirmation_told"
+_TOLD_BY_THE_SIGNUP_PAGE = ("account/messages/logged_in.txt", "account/messages/email_confirmation_sent.txt")
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -91,6 +92,9 @@ class AccountAdapter(DefaultAccountAdapter):
     ) -> None:
         # A confirmation that finished a signup already says so, once (accounts/receivers.py): not a second banner.
         if message_template == "account/messages/email_confirmed.txt" and getattr(request, CONFIRMATION_TOLD, False):
+            return
+        # Signing up leads to the page that says the link was sent and the customer is signed in: no banners on top.
+        if message_template in _TOLD_BY_THE_SIGNUP_PAGE and getattr(request, "signing_up", False):
             return
         super().add_message(request, level, message_template, message_context, extra_tags, message=message)
 
