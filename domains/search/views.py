@@ -52,6 +52,7 @@ from storefront.gateway import (
     Unavailable,
     ValidationRejected,
 )
+from storefront.lookalikes import lookalike_kind
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import HtmxHttpRequest, is_fragment
@@ -339,6 +340,7 @@ class Row:
     featured: bool = False
     order_id: int | None = None  # the customer's own order of this domain ("yours")
     unicode: str = ""  # the name as a person reads it (`café.com`) when it differs from `domain`
+    lookalike: str = ""  # "mixed" or "latin" when it can be mistaken for another name (storefront/lookalikes.py)
 
     @property
     def shown(self) -> str:
@@ -406,6 +408,7 @@ def _row(
         featured=featured,
         order_id=order_id,
         unicode=_unicode_form(result.domain_name),
+        lookalike=lookalike_kind(result.domain_name),
     )
 
 
@@ -440,8 +443,8 @@ def rows_html(rows: Iterable[Row]) -> SafeString:
 
 def _row_html(row: Row, language: str | None, prefix: str) -> str:
     shape = (_row_shape.__wrapped__ if settings.DEBUG else _row_shape)(
-        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode), language,
-        prefix,
+        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode),
+        row.lookalike, language, prefix,
     )  # fmt: skip
     values = {
         _DOMAIN: html_escape(row.domain),
@@ -463,6 +466,7 @@ def _row_shape(
     free_first_year: bool,
     linked: bool,
     internationalised: bool,
+    lookalike: str,
     language: str | None,
     prefix: str,
 ) -> tuple[str, ...]:
@@ -476,5 +480,6 @@ def _row_shape(
         featured=featured,
         order_id=_ORDER_ID if linked else None,
         unicode=_UNICODE if internationalised else "",
+        lookalike=lookalike,
     )
     return tuple(_PLACEHOLDERS.split(render_to_string(_ROW_TEMPLATE, {"row": model}).strip()))
