@@ -16,7 +16,6 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
@@ -88,10 +87,7 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
 
     try:
         customer = services.customer_register(
-            details=form.details(),
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password"],
-            language=translation.get_language() or "",
+            details=form.details(), email=form.cleaned_data["email"], password=form.cleaned_data["password"]
         )
     except services.EmailTaken:
         form.add_error(
@@ -105,10 +101,8 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
     # with getattr), not an attribute HttpRequest declares.
     request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
-    # Where the confirmation link brings the customer back; without one, the adapter decides then (the checkout
-    # when the session holds a cart).
-    if next_url:
-        request.session[VERIFY_NEXT_KEY] = next_url
+    # Where the confirmation link brings the customer back (without one, the adapter decides: accounts/adapter.py).
+    request.session[VERIFY_NEXT_KEY] = next_url
     return response
 
 
