@@ -72,9 +72,10 @@ def language_choose(request: HttpRequest) -> HttpResponse:
     response = set_language(request)
     language = _supported(request.POST.get("language") or "")
     user = getattr(request, "user", None)
-    # Staff acting as the customer read the pages in a language of their own: the customer's choice stays theirs.
-    if language and user is not None and user.is_authenticated and not getattr(user, "is_hijacked", False):
-        Customer.objects.filter(user_id=user.pk).exclude(language=language).update(language=language)
+    if language and user is not None and user.is_authenticated:
+        # Staff acting as the customer read the pages in the language they pick; the customer's choice stays theirs.
+        if not getattr(user, "is_hijacked", False):
+            Customer.objects.filter(user_id=user.pk).exclude(language=language).update(language=language)
         request.session[SESSION_KEY] = language
     return response
 

@@ -160,3 +160,4 @@ def test_a_language_chosen_while_acting_is_not_the_customers(acting_client, cust
     acting_client.post("/i18n/setlang/", {"language": "es", "next": "/orders/"})
     customer.refresh_from_db()
     assert customer.language == "en"
+    assert acting_client.get("/orders/")["Content-Language"] == "es"  # staff read in the language they picked
