@@ -40,7 +40,8 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
     if customer is None or email_address.email.lower() != customer.user.email.lower():
         return
     # Whatever follows says the address is confirmed: allauth's own "confirmed" banner would be a second one.
-    setattr(request, CONFIRMATION_TOLD, True)
+    if request is not None:
+        setattr(request, CONFIRMATION_TOLD, True)
     try:
         services.customer_provider_signup(customer=customer)
     except services.SignupPending as err:
