@@ -89,3 +89,11 @@ def test_the_sign_in_banner_says_tu_in_spanish(client, make_local_customer):
     )
     banners = [str(message) for message in get_messages(response.wsgi_request)]
     assert banners == ["Has iniciado sesión."], customer
+
+
+def test_allauths_other_emails_end_with_the_stores_signature_not_its_greeting(client, make_local_customer, settings):
+    make_local_customer("ada@example.org")
+    client.post("/accounts/password/reset/", {"email": "ada@example.org"})
+    (message,) = mail.outbox
+    assert "Hello from" not in message.body and "Thank you for using" not in message.body
+    assert f"--\n{settings.STORE_NAME}" in message.body
