@@ -209,7 +209,8 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
         if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
             charge = gettext("Your card was charged %(amount)s.") % {"amount": format_money(charged)}
             return "success", f"{done} {charge}"
-        return "success", f"{done} {gettext('Your payment is being completed.')}"
+        completing = gettext("Your payment is being completed.")
+        return "success", f"{done} {completing}"
     if payment.status == Payment.Status.CREATED:
         return "info", gettext(
             "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
@@ -230,7 +231,8 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
             if reason is not None
             else gettext("The domain could not be renewed.")
         )
-        return "error", f"{failed} {gettext('You have not been charged: the hold on your card was released.')}"
+        released = gettext("You have not been charged: the hold on your card was released.")
+        return "error", f"{failed} {released}"
     return "warning", gettext(
         "We could not confirm the renewal with the domain service yet. Your card is only charged once it is "
         "confirmed; please check back shortly."

@@ -101,7 +101,7 @@ MIDDLEWARE = [
     "accounts.middleware.KnownBrowserMiddleware",
     # Prices in the signed-in customer's currency (remembered in the session: no query per page).
     "accounts.currency.CustomerCurrencyMiddleware",
-    # Remembers the signed-in customer's language for the emails the worker sends later.
+    # The signed-in customer's chosen language for their pages (the browser's never replaces it; accounts/language.py).
     "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -535,6 +535,10 @@ RATE_LIMITS = {
         "renew": "30/600",  # per customer, renewal confirmations (each reads the domains at the provider)
         "promotion_code": "20/600",  # per address, promotion codes tried in the cart (no guessing from a list)
         "tax_number": "10/600",  # per customer, VAT numbers saved (each may ask VIES)
+        # per address, the provider's server errors on what one caller typed (a search): past it that caller's
+        # searches are refused unsent for the window; the shared breaker counts one of them at most
+        # (storefront/gateway/input_faults.py)
+        "provider_input_faults": "3/300",
     }.items()
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.

@@ -68,6 +68,7 @@ from storefront.gateway import GatewayError, OutcomeUnknown
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, is_fragment
+from storefront.typed_text import control_characters_removed
 
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
@@ -192,7 +193,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = OrdersFilterForm(request.GET)
     form.is_valid()
     # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
-    q = form.cleaned_data.get("q") or request.GET.get("q", "").strip()[:80]
+    q = form.cleaned_data.get("q") or control_characters_removed(request.GET.get("q", "")).strip()[:80]
     customer = customer_for_user(request.user)
     # Several domains are renewed together in one payment: not where the store bills offline.
     context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}

@@ -52,6 +52,7 @@ from storefront.gateway import (
     Unavailable,
     ValidationRejected,
 )
+from storefront.lookalikes import lookalike_kind
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import HtmxHttpRequest, is_fragment
@@ -340,6 +341,7 @@ class Row:
     order_id: int | None = None  # the customer's own order of this domain ("yours")
     unicode: str = ""  # the name as a person reads it (`café.com`) when it differs from `domain`
     restriction: str = ""  # the TLD registry's requirements, from the provider's catalogue, when it names any
+    lookalike: str = ""  # "mixed" or "latin" when it can be mistaken for another name (storefront/lookalikes.py)
 
     @property
     def shown(self) -> str:
@@ -408,6 +410,7 @@ def _row(
         order_id=order_id,
         unicode=_unicode_form(result.domain_name),
         restriction=book.restriction(tld=tld) if status in ("available", "in_cart", "unpriced") else "",
+        lookalike=lookalike_kind(result.domain_name),
     )
 
 
@@ -443,8 +446,8 @@ def rows_html(rows: Iterable[Row]) -> SafeString:
 
 def _row_html(row: Row, language: str | None, prefix: str) -> str:
     shape = (_row_shape.__wrapped__ if settings.DEBUG else _row_shape)(
-        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode), language,
-        prefix, bool(row.restriction),
+        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode),
+        row.lookalike, language, prefix, bool(row.restriction),
     )  # fmt: skip
     values = {
         _DOMAIN: html_escape(row.domain),
@@ -467,6 +470,7 @@ def _row_shape(
     free_first_year: bool,
     linked: bool,
     internationalised: bool,
+    lookalike: str,
     language: str | None,
     prefix: str,
     restricted: bool = False,
@@ -482,5 +486,6 @@ def _row_shape(
         order_id=_ORDER_ID if linked else None,
         unicode=_UNICODE if internationalised else "",
         restriction=_RESTRICTION if restricted else "",
+        lookalike=lookalike,
     )
     return tuple(_PLACEHOLDERS.split(render_to_string(_ROW_TEMPLATE, {"row": model}).strip()))

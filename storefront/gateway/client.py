@@ -20,6 +20,7 @@ from storefront import request_ids, request_stats
 from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
+from storefront.gateway.input_faults import caller_fault_record, caller_faults_check, control_characters_refuse
 from storefront.gateway.price_lists import price_list_from
 from storefront.gateway.protocol import Gateway
 from storefront.gateway.results import (
@@ -263,7 +264,9 @@ class ResellerGateway:
     def domain_availability(self, *, search_terms: str | Sequence[str], tlds: Sequence[str] = ()) -> list[DomainResult]:
         params: list[tuple[str, str]] = _term_params(search_terms)
         params += [("tlds[]", tld) for tld in tlds]
-        data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.availability)
+        data = self._get(
+            "/api/v1/domains/availability", params, endpoint="search", service=self.availability, caller_input=True
+        )
         return [_domain_result(row) for row in _list(data, "results")]
 
     def metasearch(
@@ -286,6 +289,7 @@ class ResellerGateway:
             endpoint="search",
             service=self.ai if aisuggest else self.search,
             timeout=(self.search_timeout[0], read_timeout) if read_timeout else self.search_timeout,
+            caller_input=True,
         )
         meta = data.get("meta") or {}
         return MetaSearch(
@@ -312,7 +316,7 @@ class ResellerGateway:
         params = [("customer_id", str(int(customer_id))), ("page", str(int(page)))]
         if search:
             params.append(("search", search))
-        data = self._get("/api/v1/domains/orders", params, endpoint="orders")
+        data = self._get("/api/v1/domains/orders", params, endpoint="orders", caller_input=bool(search))
         orders = [_order(row) for row in _list(data, "orders")]
         return OrderPage(
             total_orders=int(data.get("total_orders") or 0),
@@ -418,9 +422,18 @@ class ResellerGateway:
         endpoint: str,
         service: Service | None = None,
         timeout: tuple[float, float] | None = None,
+        caller_input: bool = False,
     ) -> dict[str, Any]:
         # Retried by the session's urllib3 Retry (a GET changes nothing); see transport.new_session.
-        return self._call("GET", path, params=params, endpoint=endpoint, service=service or self.main, timeout=timeout)
+        return self._call(
+            "GET",
+            path,
+            params=params,
+            endpoint=endpoint,
+            service=service or self.main,
+            timeout=timeout,
+            caller_input=caller_input,
+        )
 
     def _send(
         self, method: str, path: str, body: Mapping[str, Any], *, endpoint: str, service: Service | None = None
@@ -438,9 +451,15 @@ class ResellerGateway:
         params: Sequence[tuple[str, str]] = (),
         json_body: Mapping[str, Any] | None = None,
         timeout: tuple[float, float] | None = None,
+        caller_input: bool = False,
     ) -> dict[str, Any]:
+        """`caller_input`: the call carries what the request's caller typed (a search), so a server error in answer
+        may be that input's fault: it counts against the caller first (storefront/gateway/input_faults.py)."""
         changes_state = method != "GET"
         url = service.base_url + path
+        control_characters_refuse(params, json_body)
+        if caller_input:
+            caller_faults_check()
         if not service.breaker.allows_call():
             logger.warning("provider %s %s skipped: the %s circuit is open", method, path, service.name)
             raise Unavailable(status=None)
@@ -499,8 +518,12 @@ class ResellerGateway:
             err.retry_after = service.rate.cool_down(err.retry_after)
             service.breaker.succeeded()  # it answered: the service is up, only busy
             raise
-        except Unavailable:
-            service.breaker.failed()
+        except Unavailable as err:
+            answered_5xx = err.status is not None and err.status >= 500
+            if caller_input and answered_5xx and not caller_fault_record():
+                service.breaker.abandoned()  # this caller's input again: it says nothing new about the service
+            else:
+                service.breaker.failed()
             raise
         except GatewayError:
             service.breaker.succeeded()  # the service answered deliberately: it is up
