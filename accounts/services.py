@@ -37,7 +37,7 @@ from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
 
 from accounts import passwords
@@ -94,12 +94,15 @@ class SignupUnconfirmed(SignupError):
 def customer_register(*, details: dict[str, str], email: str, password: str) -> Customer:
     """Our account for a new customer, its address not yet confirmed. Raises EmailTaken.
 
+    The language active while they sign up is theirs, kept for their pages and emails until they choose another.
     `details`: every contact field of Customer.contact() (as written, and the ASCII forms the provider is sent)."""
     email = email.strip()
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=email.lower(), email=email, password=password)
-            customer = Customer.objects.create(user=user, customer_id=None, **details)
+            customer = Customer.objects.create(
+                user=user, customer_id=None, language=translation.get_language() or "", **details
+            )
             EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
             activity_record(action="signup", customer=customer)
     except IntegrityError as err:

@@ -101,8 +101,8 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
     # with getattr), not an attribute HttpRequest declares.
     request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
-    # Where the confirmation link brings the customer back (the checkout, the cart kept in this session).
-    request.session[VERIFY_NEXT_KEY] = next_url or reverse("checkout")
+    # Where the confirmation link brings the customer back (without one, the adapter decides: accounts/adapter.py).
+    request.session[VERIFY_NEXT_KEY] = next_url
     return response
 
 

@@ -81,6 +81,10 @@ def saved_card_charge(
                 "payment_method": card.payment_method_id,
                 "confirm": True,
                 "off_session": True,
+                # At Stripe's current API version an intent without a restriction takes the Dashboard's payment
+                # methods, some of which redirect, and a confirm without a `return_url` is then refused: the
+                # customer is not there to be redirected anyway, and the saved payment method is a card.
+                "allowed_payment_method_types": ["card"],
                 "capture_method": capture_method,
                 "description": description[:500],
                 "metadata": metadata,

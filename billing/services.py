@@ -55,6 +55,7 @@ from billing.errors import (
 )
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
+from billing.minimum_charge import minimum_charge_check
 from billing.models import Payment, PaymentLine, SavedCard
 from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
@@ -111,6 +112,7 @@ def payment_start(
     if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
         raise PaymentError("lines must share one currency and cost 0 or more")
     _check_chargeable(lines)
+    minimum_charge_check(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
@@ -456,6 +458,7 @@ def payment_authorise_saved(*, customer: Customer, lines: Sequence[LineToPay], c
     currency = lines[0].price.currency
     if any(line.price.currency != currency for line in lines):
         raise PaymentError("lines must share one currency")
+    minimum_charge_check(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.stripe_session_id:
         # This checkout was sent to the payment page: never also charged off-session.

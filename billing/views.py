@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 
@@ -27,7 +26,7 @@ from billing.forms import CardSetupForm
 from billing.models import Document, Payment
 from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.services import payment_settle_later
-from billing.webhooks import webhook_event_receive
+from billing.webhooks import webhook_event_parse, webhook_event_receive
 from storefront.errors import StoreError
 from storefront.request_helpers import AuthenticatedHttpRequest
 
@@ -44,13 +43,17 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
         return HttpResponse("webhook secret not configured", status=503, content_type="text/plain")
     try:
         payload = request.body.decode("utf-8")
-        stripe.Webhook.construct_event(
+        stripe.WebhookSignature.verify_header(
             payload, request.headers.get("Stripe-Signature", ""), settings.STRIPE_WEBHOOK_SECRET
         )
-        event = json.loads(payload)
     except (ValueError, stripe.SignatureVerificationError) as err:
         logger.warning("stripe webhook refused: %s", type(err).__name__)
         return HttpResponse("invalid payload or signature", status=400, content_type="text/plain")
+    try:
+        event = webhook_event_parse(payload)
+    except ValueError as err:  # NotAnEvent, or not JSON at all
+        logger.warning("stripe webhook refused, signed but not a Stripe event: %s", err)
+        return HttpResponse("not a Stripe event", status=400, content_type="text/plain")
     webhook_event_receive(event=event)
     return HttpResponse("ok", content_type="text/plain")
 

@@ -49,6 +49,11 @@ class Order(models.Model):
     # `privacy_expires_at` (empty: never bought), shown while `privacy_enabled`.
     privacy_enabled = models.BooleanField(default=False)
     privacy_expires_at = models.DateTimeField(null=True, blank=True)
+    # The registrant's email check (domains/orders/verification.py): the provider emails a link after each
+    # registration and suspends the domain if it is not confirmed within 14 days. Started when this store registered
+    # it (empty for domains it did not); confirmed when the customer tells us they clicked the link.
+    verification_started_at = models.DateTimeField(null=True, blank=True)
+    verification_confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
@@ -93,6 +98,8 @@ class RegistrationFailureKind(models.TextChoices):
     ALREADY_YOURS = "already_yours", "Already the customer's"
     # Another checkout of the same customer is registering it right now.
     IN_PROGRESS = "in_progress", "In another checkout"
+    # The TLD's registry requirements (a nexus for .us) were missing; `Registration.requirements` names them.
+    RESTRICTED = "restricted", "TLD requirements missing"
     # Any other refusal; the provider's message says why.
     REJECTED = "rejected", "Other refusal"
 
@@ -132,6 +139,9 @@ class Registration(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     failure_kind = models.CharField(max_length=32, blank=True, choices=FailureKind.choices)
     provider_message = models.TextField(blank=True)
+    requirements = models.CharField(
+        max_length=300, blank=True, help_text="What the TLD's registry needed that was missing (the refusal's fields)."
+    )
     order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="registrations")
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.

@@ -137,9 +137,9 @@ class CostInline(admin.TabularInline):
 
 @admin.register(Tld)
 class TldAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "sold", "first_seen_at", "dropped_at"]
-    list_filter = ["sold"]
-    search_fields = ["name"]
+    list_display = ["__str__", "sold", "privacy_available", "restrictions", "first_seen_at", "dropped_at"]
+    list_filter = ["sold", "privacy_available"]
+    search_fields = ["name", "restrictions"]
     inlines = [CostInline]
 
 

@@ -25,6 +25,7 @@ from billing.emails import checkout_thread
 from domains.checkout.outcome_lines import outcome_lines_of_checkout
 from domains.checkout.registrations import MESSAGE_CONFIRMED_LATE
 from domains.models import Registration
+from domains.verification import verification_for_registered
 from storefront.brand import brand_context, from_email
 from storefront.outbox import email_queue
 
@@ -104,6 +105,10 @@ def build_confirmation(
         "registered": [line for line in news if line.status == Registration.Status.REGISTERED],
         "checking": [line for line in lines if line.status == Registration.Status.UNKNOWN],
     }
+    registered = context["registered"]
+    context["verification"] = verification_for_registered(
+        customer=customer, domains=[line.domain_name for line in registered]
+    )
     with customer_language(customer):
         subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
         text = render_to_string("domains/email/checkout_body.txt", context)

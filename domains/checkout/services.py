@@ -1,8 +1,9 @@
 """Checkout: review the cart with fresh availability, place the order once, and follow each line's outcome.
 
 The review checks every line's availability with at most one provider call whatever the number of lines: a line
-added to the cart within the search cache's lifetime reuses that fresh MetaSearch answer, and the others are asked
-of the availability endpoint together (it takes many names at once). A visitor who is not signed in (or whose
+that a fresh MetaSearch answer in the search cache calls taken or premium is dropped on its word, and every other
+line is asked of the availability endpoint together (it takes many names at once; MetaSearch marks no premium
+name, the availability endpoint does). A visitor who is not signed in (or whose
 account is not linked to the provider yet) cannot buy from the review, so it asks the provider nothing for them. It
 re-quotes every line's retail price (`pricing.quotes.requote`): the price the customer was quoted stands unless
 selling at it would now lose money (then today's price is shown as a change); a lower price today is passed on. What
@@ -230,7 +231,10 @@ def _recheck(basket: Cart, *, ask_provider: bool) -> list[Change]:
     rows: dict[str, Buyable] = {}
     if ask_provider and lines:
         names = [line.domain_name for line in lines]
-        rows.update(search_rows_cached(names))
+        # MetaSearch's word is taken only when it says no: as documented it marks no premium name (its `pricing` is
+        # null whenever `available` is false), so a name it calls available is asked of the availability endpoint,
+        # whose `premium` flag says what `register` would refuse after the customer paid.
+        rows.update({name: row for name, row in search_rows_cached(names).items() if not row.sellable})
         unchecked = [name for name in names if name not in rows]
         if unchecked:
             rows.update(availability_of(unchecked))

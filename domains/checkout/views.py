@@ -26,7 +26,9 @@ from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
 from domains.checkout.outcome_lines import outcome_lines
 from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, checkout_progress, checkout_review
+from domains.models import Registration
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
+from domains.verification import Verification, verification_for_registered
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import provider_error
@@ -119,6 +121,13 @@ def _place(request: HttpRequest) -> HttpResponse:
     return redirect("checkout_done", checkout_id=checkout_id)
 
 
+def _verification(request: AuthenticatedHttpRequest, registered: list[Registration]) -> Verification | None:
+    customer = customer_for_user(request.user)
+    if customer is None:
+        return None
+    return verification_for_registered(customer=customer, domains=[line.domain_name for line in registered])
+
+
 @login_required
 @require_safe
 def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
@@ -138,6 +147,7 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
         "waiting": progress.waiting,
         "payment": progress.payment,
         "receipt": progress.receipt,
+        "verification": _verification(request, progress.registered),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("pricing", "0005_tax_registration_and_rates"),
+        ("pricing", "0007_rate_bounds"),
     ]
 
     operations = [
