@@ -56,7 +56,7 @@ from billing.errors import (
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.minimum_charge import minimum_charge_check
-from billing.models import Payment, PaymentLine, SavedCard
+from billing.models import Dispute, Payment, PaymentLine, SavedCard
 from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
 from pricing.money import Money
@@ -707,8 +707,10 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
             payment.amount_captured = stripe_client.from_minor(intent.amount_received, intent.currency)
             full = payment.amount_captured == payment.amount_authorised
             payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
-            # What held it (an unknown line, a lost answer) is settled now.
-            payment.needs_attention, payment.attention_reason = False, ""
+            # What held it (an unknown line, a lost answer) is settled now; a dispute recorded meanwhile (its event
+            # came before this capture's answer was reconciled) keeps the payment in front of staff, with its reason.
+            if not payment.disputes.filter(status__in=Dispute.OPEN_STATUSES).exists():
+                payment.needs_attention, payment.attention_reason = False, ""
             ledger_capture_book(
                 payment=payment,
                 source_id=stripe_client.charge_id(intent),
