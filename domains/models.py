@@ -360,3 +360,36 @@ class LegalAcceptance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.checkout_id} accepted {self.accepted_at:%Y-%m-%d %H:%M}"
+
+
+class RenewalPriceNotice(models.Model):
+    """A customer told that a domain of theirs on auto-renew will renew at a higher price (domains/renewal_prices.py):
+    one per rise, that is per order, currency, price last paid and new price (the constraint makes a second run of
+    the reminder job a no-op). Auto-renew charges the new price only once its notice is NOTICE_DAYS old; prices are a
+    year's, retail, in the customer's currency."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="price_notices")
+    currency = models.CharField(max_length=3)
+    # What the customer last paid for a year of it (a renewal, or the renewal price quoted when they registered it).
+    old_price = models.DecimalField(max_digits=12, decimal_places=2)
+    new_price = models.DecimalField(max_digits=12, decimal_places=2)
+    notified_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-notified_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["order", "currency", "old_price", "new_price"], name="one_price_notice_per_rise"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.order.domain_name}: {self.old_price} → {self.new_price} {self.currency}"
+
+    @property
+    def old(self) -> Money:
+        return Money(self.old_price, self.currency)
+
+    @property
+    def new(self) -> Money:
+        return Money(self.new_price, self.currency)

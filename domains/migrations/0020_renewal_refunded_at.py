@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("domains", "0018_order_registrant_verification"),
+        ("domains", "0019_renewal_price_notice"),
     ]
 
     operations = [
