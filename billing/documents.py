@@ -21,6 +21,10 @@ from pricing.tax import REVERSE_CHARGE_WORDING, percent, taxes_by_rate
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
 URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
+EINVOICE_URL_NAMES = {
+    Document.Kind.RECEIPT: ("billing:receipt_facturx", "billing:receipt_xrechnung"),
+    Document.Kind.CREDIT_NOTE: ("billing:credit_note_facturx", "billing:credit_note_xrechnung"),
+}
 
 
 # --- Issuing ------------------------------------------------------------------------------------------------------
@@ -98,6 +102,9 @@ class DocumentRow:
     total: Money  # a credit note's is what is given back
     url: str
     refers_to: str = ""
+    # The e-invoice downloads (Factur-X PDF, XRechnung XML), when the document comes as one.
+    facturx_url: str = ""
+    xrechnung_url: str = ""
 
     @property
     def is_credit_note(self) -> bool:
@@ -174,6 +181,28 @@ def tax_summary(payment: Payment, lines: list[DocumentLine]) -> TaxSummary:
 def seller() -> Seller:
     address = [line.strip() for line in settings.STORE_LEGAL_ADDRESS.splitlines() if line.strip()]
     return Seller(name=settings.STORE_LEGAL_NAME or settings.STORE_NAME, address_lines=address)
+
+
+# Of an ISO 3166 code, the VAT number's prefix where the two differ.
+_VAT_PREFIX_COUNTRY = {"EL": "GR", "XI": "GB"}
+
+
+def seller_country(document: Document) -> str:
+    """The seller's country: STORE_LEGAL_COUNTRY, else the prefix of the VAT number the document carries."""
+    if settings.STORE_LEGAL_COUNTRY:
+        return str(settings.STORE_LEGAL_COUNTRY)
+    prefix = document.payment.seller_tax_id[:2].upper()
+    return _VAT_PREFIX_COUNTRY.get(prefix, prefix) if prefix.isalpha() else ""
+
+
+def einvoices_offered(document: Document) -> bool:
+    """Whether the document also comes as an e-invoice (billing/einvoices.py): to a business (a VAT number recorded
+    at the purchase, or the customer buys as a business) or a customer who asked for them; and only once the store
+    can say which country it sells from (an e-invoice must)."""
+    payment = document.payment
+    customer = payment.customer
+    wanted = bool(payment.buyer_tax_number) or customer.is_business or customer.wants_einvoices
+    return wanted and bool(seller_country(document))
 
 
 def document_for_user(*, user: Any, kind: str, number: int) -> Document | None:
@@ -277,6 +306,16 @@ def _refers_to(document: Document) -> str:
     return gettext("Receipt %(number)s: %(item)s") % {"number": document.receipt.number, "item": ", ".join(items)}
 
 
+def _einvoice_urls(document: Document) -> dict[str, str]:
+    if not einvoices_offered(document):
+        return {}
+    facturx, xrechnung = EINVOICE_URL_NAMES[Document.Kind(document.kind)]
+    return {
+        "facturx_url": reverse(facturx, args=[document.number]),
+        "xrechnung_url": reverse(xrechnung, args=[document.number]),
+    }
+
+
 # Rows on one page of the Billing page.
 DOCUMENTS_PER_PAGE = 25
 
@@ -298,7 +337,7 @@ def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCU
     start = (page - 1) * per_page
     documents = list(
         Document.objects.filter(store=settings.STORE_NAME, payment__customer=customer)
-        .select_related("receipt")
+        .select_related("receipt", "payment__customer")
         # "credit_note" sorts before "receipt".
         .order_by("-issued_at", "kind", "-number")[start : start + per_page + 1]
     )
@@ -310,6 +349,7 @@ def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCU
             document.total,
             document_url(document),
             refers_to=_refers_to(document),
+            **_einvoice_urls(document),
         )
         for document in documents[:per_page]
     ]
