@@ -15,11 +15,11 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-import facturx
+import facturx  # type: ignore[import-untyped]  # no types, no stubs: Any
 from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import pgettext
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 
 from accounts.models import Customer
 from billing.documents import DocumentLine, credit_note_context, receipt_context, seller_country

@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 from decimal import Decimal
 
-import facturx
+import facturx  # type: ignore[import-untyped]  # no types, no stubs: Any
 import pytest
 from django.test import Client, override_settings
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 from pypdf import PdfReader
 
 from billing.documents import einvoices_offered
