@@ -265,6 +265,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         # Lines paid for at checkout that did not register: their part of the authorisation was released.
         "not_charged": [line for line in lines if line.status not in CHARGED],
         "url": document_url(receipt, absolute=True),
+        **_einvoice_urls(receipt),
     }
 
 
@@ -293,6 +294,7 @@ def credit_note_context(note: Document) -> dict[str, Any]:
         "seller": seller(),
         "url": document_url(note, absolute=True),
         "receipt_url": document_url(note.receipt, absolute=True),
+        **_einvoice_urls(note),
     }
 
 

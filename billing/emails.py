@@ -6,6 +6,7 @@ sends (billing/pdf.py), not in the request that issued it."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -16,6 +17,8 @@ from accounts.language import customer_language
 from billing.documents import credit_note_context, einvoices_offered, receipt_context
 from billing.models import Document
 from storefront.outbox import AttachedFile, EmailAttachment, email_attachment_register, email_queue
+
+logger = logging.getLogger(__name__)
 
 PDF_MAKER = "billing_document_pdf"
 # A business customer's document comes as its Factur-X PDF: the same PDF with its e-invoice XML inside.
@@ -55,15 +58,24 @@ email_attachment_register(PDF_MAKER, document_pdf_attachment)
 
 
 def document_facturx_attachment(params: dict[str, Any]) -> AttachedFile | None:
-    """The document's Factur-X PDF (its PDF with the e-invoice inside), in its customer's language."""
+    """The document's Factur-X PDF (its PDF with the e-invoice inside), in its customer's language. When the
+    e-invoice cannot be made (the store's country unset since, or an XML its schema refuses: logged as an error for
+    staff), the plain PDF: the customer's receipt is never held back by its e-invoice."""
     from billing.einvoices import facturx_pdf  # WeasyPrint: only when sending
     from billing.pdf import PDF_CONTENT_TYPE, document_pdf_filename
 
     document = Document.objects.select_related("payment__customer", "receipt").filter(pk=params["document_id"]).first()
     if document is None:
         return None
+    if not einvoices_offered(document):
+        return document_pdf_attachment(params)
     with customer_language(document.payment.customer):
-        return AttachedFile(document_pdf_filename(document), facturx_pdf(document), PDF_CONTENT_TYPE)
+        try:
+            pdf = facturx_pdf(document)
+        except Exception:  # factur-x raises plain Exception for an XML its schema refuses
+            logger.exception("e-invoice of %s %s not made; the plain PDF is attached", document.kind, document.number)
+            return document_pdf_attachment(params)
+        return AttachedFile(document_pdf_filename(document), pdf, PDF_CONTENT_TYPE)
 
 
 email_attachment_register(FACTURX_MAKER, document_facturx_attachment)

@@ -19,6 +19,7 @@ from saxonche import PySaxonProcessor  # type: ignore[import-not-found]  # a com
 
 from billing.documents import einvoices_offered
 from billing.einvoices import XRECHNUNG_ID, cii_xml, xrechnung_xml
+from billing.emails import document_facturx_attachment
 from billing.lines import LineToPay
 from billing.models import Document
 from billing.refunds import refund_line
@@ -199,6 +200,7 @@ def test_the_owner_downloads_both_from_the_billing_page_and_nobody_else_can(pay,
     facturx_url, xrechnung_url = f"/payments/receipts/{number}/factur-x/", f"/payments/receipts/{number}/xrechnung/"
     assert f'href="{facturx_url}"' in page and f'href="{xrechnung_url}"' in page
 
+    assert f'href="{facturx_url}"' in owner.get(f"/payments/receipts/{number}/").content.decode()
     response = owner.get(facturx_url)
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     assert response["Cache-Control"] == "private, no-store"
@@ -253,3 +255,15 @@ def test_a_consumers_receipt_email_attaches_the_plain_pdf(pay, customer, mailout
     [message] = [sent for sent in mailoutbox if f"{receipt.number}" in sent.subject]
     [(_filename, content, _mimetype)] = message.attachments
     assert b"factur-x.xml" not in content
+
+
+def test_an_e_invoice_that_cannot_be_made_when_the_email_is_sent_leaves_the_plain_pdf(pay, customer, settings):
+    _as(customer, "FR", "FR40303265045")
+    receipt = pay().receipt
+    # The store's country unset after the receipt was queued, and no VAT number to read it from.
+    settings.STORE_LEGAL_COUNTRY = ""
+    receipt.payment.seller_tax_id = ""
+    receipt.payment.save(update_fields=["seller_tax_id"])
+    attached = document_facturx_attachment({"document_id": receipt.pk})
+    assert attached is not None and attached.content.startswith(b"%PDF")
+    assert b"factur-x.xml" not in attached.content
