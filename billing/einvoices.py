@@ -17,13 +17,13 @@ from typing import Any
 
 import facturx  # type: ignore[import-untyped]  # no types, no stubs: Any
 from django.conf import settings
-from django.utils import timezone
-from django.utils.translation import pgettext
+from django.utils import timezone, translation
 from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 
 from accounts.models import Customer
 from billing.documents import DocumentLine, credit_note_context, receipt_context, seller_country
 from billing.models import Document
+from billing.pdf import document_pdf, document_pdf_filename
 from pricing.tax import REVERSE_CHARGE_WORDING
 
 XML_CONTENT_TYPE = "application/xml"
@@ -205,16 +205,13 @@ def xrechnung_xml(document: Document) -> bytes:
 def facturx_pdf(document: Document) -> bytes:
     """The document's PDF (PDF/A-3) with its CII XML embedded as factur-x.xml: one file a person reads and an
     accounting program imports."""
-    from billing.pdf import document_pdf  # WeasyPrint: only when a file is made
-
     xml = cii_xml(document)
     pdf = document_pdf(document, variant="pdf/a-3b")
     return facturx.generate_from_binary(
-        pdf, xml, flavor="factur-x", level="en16931", check_xsd=False, lang=document.payment.customer.language or None
+        pdf, xml, flavor="factur-x", level="en16931", check_xsd=False, lang=translation.get_language()
     )
 
 
 def xrechnung_filename(document: Document) -> str:
-    # Translators: part of a file name; lower case, words joined by hyphens, no accents.
-    kind = pgettext("file name", "credit-note") if document.is_credit_note else pgettext("file name", "receipt")
-    return f"{kind}-{document.number}-xrechnung.xml"
+    """`receipt-12-xrechnung.xml`: the document's file name (in the active language) and the format."""
+    return document_pdf_filename(document).removesuffix(".pdf") + "-xrechnung.xml"
