@@ -61,6 +61,7 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Document:
             payment=payment,
             amount=payment.amount_captured,
             currency=payment.currency,
+            buyer_reference=payment.customer.buyer_reference,
         )
 
 
@@ -80,6 +81,7 @@ def credit_note_issue(*, payment: Payment, refund_id: str, amount: Decimal, stor
             amount=amount,
             currency=payment.currency,
             refund_id=refund_id,
+            buyer_reference=receipt.buyer_reference,
         )
 
 

@@ -139,8 +139,9 @@ def _data(document: Document) -> dict[str, Any]:
         "BT-2": dt.datetime.combine(issued, dt.time()),
         "BT-3": CREDIT_NOTE if document.is_credit_note else INVOICE,
         "BT-5": document.currency,
-        # XRechnung asks for a buyer reference: the customer's own, else their number with the store.
-        "BT-10": customer.buyer_reference or f"C{customer.pk}",
+        # XRechnung asks for a buyer reference: the customer's own as the document recorded it, else their number
+        # with the store.
+        "BT-10": document.buyer_reference or f"C{customer.pk}",
         "BG-4": _party(
             name=context["seller"].name,
             vat=payment.seller_tax_id,

@@ -129,6 +129,10 @@ def test_a_reverse_charged_business_receipt_is_a_valid_en16931_invoice_with_its_
     assert _cii(xml, "//ram:BuyerTradeParty//ram:ID[@schemeID='VA']/text()") == ["FR40303265045"]
     assert _cii(xml, "//ram:BuyerTradeParty/ram:Name/text()") == ["Exemple SARL"]
     assert _cii(xml, "//ram:BuyerReference/text()") == ["PO-4711"]
+    # The reference is the one held when the receipt was issued, not whatever the customer typed since.
+    _as(customer, "FR", "FR40303265045", buyer_reference="PO-9999")
+    receipt.refresh_from_db()
+    assert _cii(cii_xml(receipt), "//ram:BuyerReference/text()") == ["PO-4711"]
     assert _cii(xml, "//ram:IncludedSupplyChainTradeLineItem//ram:LineTotalAmount/text()") == ["12.99", "25.00"]
 
 
