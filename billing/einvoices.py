@@ -66,8 +66,12 @@ def _party(
     contact: dict[str, str],
     subdivision: str = "",
 ) -> dict[str, Any]:
+    email = contact.get("email", "")
     party: dict[str, Any] = {
         "name": name[:255],
+        # The electronic address (BT-34, BT-49; XRechnung requires both): the contact's email, scheme EM.
+        "einvoicing_addr": email,
+        "einvoicing_addr_schemeid": "EM" if email else "",
         "vat_identifier": vat,
         "addr_l1": lines[0] if lines else "",
         "addr_l2": lines[1] if len(lines) > 1 else "",

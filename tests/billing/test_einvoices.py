@@ -37,6 +37,7 @@ LEGAL = {
     "STORE_LEGAL_CITY": "Hamburg",
     "STORE_LEGAL_PHONE": "+49 40 123456",
     "STORE_LEGAL_COUNTRY": "DE",
+    "SUPPORT_EMAIL": "rechnung@beispiel.example",
 }
 LINES = [
     LineToPay("example.com", "example.com, register 1 year", Money(Decimal("12.99"), "EUR"), {"years": 1}),
@@ -192,6 +193,18 @@ def test_the_xrechnung_of_a_receipt_is_valid_ubl_with_xrechnungs_identifier(pay,
     tree = etree.fromstring(ubl)
     assert tree.xpath("/*/cbc:CustomizationID/text()", namespaces=UBL) == [XRECHNUNG_ID]
     assert tree.xpath("/*/cbc:BuyerReference/text()", namespaces=UBL) == [f"C{customer.pk}"]
+    # What XRechnung asks for besides EN 16931: both electronic addresses, the seller's contact, payment means.
+    assert tree.xpath("//cac:AccountingCustomerParty/cac:Party/cbc:EndpointID/text()", namespaces=UBL) == [
+        customer.email
+    ]
+    assert tree.xpath("//cac:AccountingSupplierParty//cac:Contact/cbc:Telephone/text()", namespaces=UBL) == [
+        "+49 40 123456"
+    ]
+    assert tree.xpath("//cac:AccountingSupplierParty/cac:Party/cbc:EndpointID/text()", namespaces=UBL) == [
+        "rechnung@beispiel.example"
+    ]
+    assert tree.xpath("//cac:AccountingSupplierParty/cac:Party/cbc:EndpointID/@schemeID", namespaces=UBL) == ["EM"]
+    assert tree.xpath("//cac:PaymentMeans/cbc:PaymentMeansCode/text()", namespaces=UBL) == ["48"]
     assert tree.xpath("//cac:LegalMonetaryTotal/cbc:PayableAmount/text()", namespaces=UBL) == ["0.00"]
     assert tree.xpath("//cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount/text()", namespaces=UBL) == ["37.99"]
 
