@@ -177,6 +177,8 @@ class CustomerAdmin(LargeListAdmin):
         "tax_number",
         "tax_number_check",
         "tax_number_checked_at",
+        "buyer_reference",
+        "wants_einvoices",
     )
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
@@ -184,7 +186,19 @@ class CustomerAdmin(LargeListAdmin):
         ("Contact (as the provider holds it)", {"fields": CONTACT_FIELDS, "description": CONTACT_READ_ONLY}),
         # The customer's own (checked for format and check digits, and by VIES where enabled, on /account/tax/):
         # staff read it here.
-        ("Tax", {"fields": ("is_business", "tax_number", "tax_number_check", "tax_number_checked_at")}),
+        (
+            "Tax",
+            {
+                "fields": (
+                    "is_business",
+                    "tax_number",
+                    "tax_number_check",
+                    "tax_number_checked_at",
+                    "buyer_reference",
+                    "wants_einvoices",
+                )
+            },
+        ),
         ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )
     actions = ("discard_unconfirmed",)

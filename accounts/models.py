@@ -62,6 +62,10 @@ class Customer(models.Model):
         choices=[("", "Format only"), ("valid", "Confirmed by VIES"), ("not_checked", "Not checked (VIES away)")],
     )
     tax_number_checked_at = models.DateTimeField(null=True, blank=True)
+    # What the customer's e-invoices carry as the buyer's reference (BT-10: a purchase order number, a cost centre,
+    # a public buyer's routing id), and whether they asked for e-invoices without buying as a business.
+    buyer_reference = models.CharField(max_length=100, blank=True)
+    wants_einvoices = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # The name and its English-letter spelling, casefolded and without accents ("josé muñoz jose munoz"): what the
     # admin's name search looks in, so "jose" or "munoz" finds José Muñoz on any database. Kept by save().

@@ -20,7 +20,14 @@ class Saved(enum.Enum):
     REFUSED = "refused"  # VIES says the number is not registered: nothing saved
 
 
-def tax_details_save(*, customer: Customer, is_business: bool, number: TaxNumber | None) -> Saved:
+def tax_details_save(
+    *,
+    customer: Customer,
+    is_business: bool,
+    number: TaxNumber | None,
+    buyer_reference: str = "",
+    wants_einvoices: bool = False,
+) -> Saved:
     """Save the customer's tax details; with the online check on, an EU number is asked about first."""
     check = ""
     if is_business and number is not None and settings.TAX_VIES_CHECK and number.country in EU_COUNTRIES:
@@ -32,7 +39,18 @@ def tax_details_save(*, customer: Customer, is_business: bool, number: TaxNumber
     customer.tax_number = number.number if is_business and number is not None else ""
     customer.tax_number_check = check if customer.tax_number else ""
     customer.tax_number_checked_at = timezone.now() if check else None
-    customer.save(update_fields=["is_business", "tax_number", "tax_number_check", "tax_number_checked_at"])
+    customer.buyer_reference = buyer_reference.strip()
+    customer.wants_einvoices = wants_einvoices
+    customer.save(
+        update_fields=[
+            "is_business",
+            "tax_number",
+            "tax_number_check",
+            "tax_number_checked_at",
+            "buyer_reference",
+            "wants_einvoices",
+        ]
+    )
     activity_record(
         action="tax_details_changed",
         customer=customer,

@@ -1,4 +1,5 @@
-"""The account's tax details form: business or not, and the VAT/GST number, checked for format and check digits."""
+"""The account's tax details form: business or not, the VAT/GST number (checked for format and check digits), and
+what the e-invoices carry: the buyer's reference, and whether a customer who is not a business wants them."""
 
 from __future__ import annotations
 
@@ -24,6 +25,18 @@ class TaxDetailsForm(forms.Form):
         max_length=32,
         help_text=_("With its country prefix for EU numbers, e.g. DE136695976."),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    buyer_reference = forms.CharField(
+        label=_("Buyer reference or purchase order number (optional)"),
+        required=False,
+        max_length=100,
+        help_text=_("Shown on your e-invoices, e.g. your purchase order number or the routing ID your accounts use."),
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    wants_einvoices = forms.BooleanField(
+        label=_("Send me e-invoices (Factur-X and XRechnung) even though I do not buy as a business"),
+        required=False,
     )
 
     def __init__(self, *args: Any, country: str, **kwargs: Any) -> None:

@@ -271,11 +271,20 @@ def account_tax(request: AuthenticatedHttpRequest) -> HttpResponse:
     customer = customer_for_user(request.user)
     if customer is None:
         raise Http404
-    initial = {"is_business": customer.is_business, "tax_number": customer.tax_number}
+    initial = {
+        "is_business": customer.is_business,
+        "tax_number": customer.tax_number,
+        "buyer_reference": customer.buyer_reference,
+        "wants_einvoices": customer.wants_einvoices,
+    }
     form = TaxDetailsForm(request.POST or None, initial=initial, country=customer.country)
     if request.method == "POST" and form.is_valid():
         saved = tax_details.tax_details_save(
-            customer=customer, is_business=form.cleaned_data["is_business"], number=form.number
+            customer=customer,
+            is_business=form.cleaned_data["is_business"],
+            number=form.number,
+            buyer_reference=form.cleaned_data["buyer_reference"],
+            wants_einvoices=form.cleaned_data["wants_einvoices"],
         )
         if saved is not tax_details.Saved.REFUSED:
             messages.success(request, TAX_OUTCOMES[saved])

@@ -23,6 +23,10 @@ from pricing.tax import REVERSE_CHARGE_WORDING, percent, taxes_by_rate
 
 CHARGED = (PaymentLine.Status.REGISTERED, PaymentLine.Status.REFUNDED)
 URL_NAMES = {Document.Kind.RECEIPT: "billing:receipt", Document.Kind.CREDIT_NOTE: "billing:credit_note"}
+EINVOICE_URL_NAMES = {
+    Document.Kind.RECEIPT: ("billing:receipt_facturx", "billing:receipt_xrechnung"),
+    Document.Kind.CREDIT_NOTE: ("billing:credit_note_facturx", "billing:credit_note_xrechnung"),
+}
 
 
 # --- Issuing ------------------------------------------------------------------------------------------------------
@@ -59,6 +63,7 @@ def receipt_issue(*, payment: Payment, store: str | None = None) -> Document:
             payment=payment,
             amount=payment.amount_captured,
             currency=payment.currency,
+            buyer_reference=payment.customer.buyer_reference,
         )
 
 
@@ -78,6 +83,7 @@ def credit_note_issue(*, payment: Payment, refund_id: str, amount: Decimal, stor
             amount=amount,
             currency=payment.currency,
             refund_id=refund_id,
+            buyer_reference=receipt.buyer_reference,
         )
 
 
@@ -100,6 +106,9 @@ class DocumentRow:
     total: Money  # a credit note's is what is given back
     url: str
     refers_to: str = ""
+    # The e-invoice downloads (Factur-X PDF, XRechnung XML), when the document comes as one.
+    facturx_url: str = ""
+    xrechnung_url: str = ""
 
     @property
     def is_credit_note(self) -> bool:
@@ -178,6 +187,28 @@ def seller() -> Seller:
     return Seller(name=settings.STORE_LEGAL_NAME or settings.STORE_NAME, address_lines=address)
 
 
+# Of an ISO 3166 code, the VAT number's prefix where the two differ.
+_VAT_PREFIX_COUNTRY = {"EL": "GR", "XI": "GB"}
+
+
+def seller_country(document: Document) -> str:
+    """The seller's country: STORE_LEGAL_COUNTRY, else the prefix of the VAT number the document carries."""
+    if settings.STORE_LEGAL_COUNTRY:
+        return str(settings.STORE_LEGAL_COUNTRY)
+    prefix = document.payment.seller_tax_id[:2].upper()
+    return _VAT_PREFIX_COUNTRY.get(prefix, prefix) if prefix.isalpha() else ""
+
+
+def einvoices_offered(document: Document) -> bool:
+    """Whether the document also comes as an e-invoice (billing/einvoices.py): to a business (a VAT number recorded
+    at the purchase, or the customer buys as a business) or a customer who asked for them; and only once the store
+    can say which country it sells from (an e-invoice must)."""
+    payment = document.payment
+    customer = payment.customer
+    wanted = bool(payment.buyer_tax_number) or customer.is_business or customer.wants_einvoices
+    return wanted and bool(seller_country(document))
+
+
 def document_for_user(*, user: Any, kind: str, number: int) -> Document | None:
     """This store's document `number` of `kind` if it belongs to `user`, else None (the view answers 404 either way)."""
     return (
@@ -240,6 +271,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         "not_charged": [line for line in lines if line.status not in CHARGED],
         "vat_unconfirmed_note": VAT_UNCONFIRMED_NOTE,
         "url": document_url(receipt, absolute=True),
+        **_einvoice_urls(receipt),
     }
 
 
@@ -268,6 +300,7 @@ def credit_note_context(note: Document) -> dict[str, Any]:
         "seller": seller(),
         "url": document_url(note, absolute=True),
         "receipt_url": document_url(note.receipt, absolute=True),
+        **_einvoice_urls(note),
     }
 
 
@@ -279,6 +312,16 @@ def _refers_to(document: Document) -> str:
         payment_id=document.payment_id, kind=LedgerEntry.Kind.REFUND, source_id=document.refund_id
     ).values_list("line__description", flat=True)
     return gettext("Receipt %(number)s: %(item)s") % {"number": document.receipt.number, "item": ", ".join(items)}
+
+
+def _einvoice_urls(document: Document) -> dict[str, str]:
+    if not einvoices_offered(document):
+        return {}
+    facturx, xrechnung = EINVOICE_URL_NAMES[Document.Kind(document.kind)]
+    return {
+        "facturx_url": reverse(facturx, args=[document.number]),
+        "xrechnung_url": reverse(xrechnung, args=[document.number]),
+    }
 
 
 # Rows on one page of the Billing page.
@@ -302,7 +345,7 @@ def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCU
     start = (page - 1) * per_page
     documents = list(
         Document.objects.filter(store=settings.STORE_NAME, payment__customer=customer)
-        .select_related("receipt")
+        .select_related("receipt", "payment__customer")
         # "credit_note" sorts before "receipt".
         .order_by("-issued_at", "kind", "-number")[start : start + per_page + 1]
     )
@@ -314,6 +357,7 @@ def billing_documents(*, customer: Customer, page: int = 1, per_page: int = DOCU
             document.total,
             document_url(document),
             refers_to=_refers_to(document),
+            **_einvoice_urls(document),
         )
         for document in documents[:per_page]
     ]

@@ -371,6 +371,9 @@ class Document(models.Model):
     currency = models.CharField(max_length=3)
     # A credit note's refund at the payment service (the ledger's source of its entries).
     refund_id = models.CharField(max_length=255, blank=True)
+    # The buyer's reference (a purchase order number…) their tax details held when the document was issued: what its
+    # e-invoice carries (BT-10), however often they change it since. A credit note carries its receipt's.
+    buyer_reference = models.CharField(max_length=100, blank=True)
     issued_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

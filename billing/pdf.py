@@ -77,8 +77,9 @@ def _context(document: Document) -> tuple[str, dict[str, Any], str]:
     return "billing/_receipt_document.html", receipt_context(document), title
 
 
-def document_pdf(document: Document) -> bytes:
-    """The document as a PDF, in the active language (the caller chooses it: the customer's, for an email)."""
+def document_pdf(document: Document, *, variant: str | None = None) -> bytes:
+    """The document as a PDF, in the active language (the caller chooses it: the customer's, for an email);
+    `variant` is WeasyPrint's PDF variant (the e-invoice's is PDF/A-3b, billing/einvoices.py)."""
     template, context, title = _context(document)
     html = render_to_string(
         "billing/document_pdf.html",
@@ -93,7 +94,9 @@ def document_pdf(document: Document) -> bytes:
     # Relative addresses ({% static %}) resolve against the site, which the fetcher answers from disk.
     base_url = settings.SITE_URL.rstrip("/") + "/"
     with _RENDERING:
-        pdf = HTML(string=html, base_url=base_url, url_fetcher=StaticFilesOnly(base_url=base_url)).write_pdf()
+        pdf = HTML(string=html, base_url=base_url, url_fetcher=StaticFilesOnly(base_url=base_url)).write_pdf(
+            pdf_variant=variant
+        )
     assert pdf is not None  # write_pdf returns bytes when given no target
     return pdf
 

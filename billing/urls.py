@@ -1,5 +1,5 @@
-"""The payments URLs: Stripe's webhook, receipts and credit notes (pages and PDFs), the Billing page, the saved card
-(add, remove)."""
+"""The payments URLs: Stripe's webhook, receipts and credit notes (pages, PDFs and e-invoices), the Billing page,
+the saved card (add, remove)."""
 
 from django.urls import path
 
@@ -24,6 +24,19 @@ urlpatterns = [
         {"kind": Document.Kind.CREDIT_NOTE},
         name="credit_note_pdf",
     ),
+    *[
+        path(
+            f"payments/{segment}/<int:number>/{form_segment}/",
+            views.document_einvoice_download,
+            {"kind": kind, "form": form},
+            name=f"{name}_{form}",
+        )
+        for segment, kind, name in (
+            ("receipts", Document.Kind.RECEIPT, "receipt"),
+            ("credit-notes", Document.Kind.CREDIT_NOTE, "credit_note"),
+        )
+        for form_segment, form in (("factur-x", "facturx"), ("xrechnung", "xrechnung"))
+    ],
     path("account/billing/", views.billing, name="billing"),
     path("payments/card/remove/", views.card_remove, name="card_remove"),
     path("payments/card/add/", views.card_add, name="card_add"),

@@ -20,7 +20,14 @@ from accounts.models import Customer, customer_for_user
 from billing import cards
 from billing.card_setup import card_setup_settle, card_setup_start
 from billing.collection import collection_session_open, payment_due_of_user, payments_due
-from billing.documents import billing_documents, credit_note_context, document_for_user, receipt_context
+from billing.documents import (
+    billing_documents,
+    credit_note_context,
+    document_for_user,
+    einvoices_offered,
+    receipt_context,
+)
+from billing.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.forms import CardSetupForm
 from billing.models import Document, Payment
@@ -103,6 +110,24 @@ def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: 
     response = HttpResponse(document_pdf(found), content_type=PDF_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{document_pdf_filename(found)}"'
     # A customer's bill: kept by no shared cache.
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@login_required
+@require_GET
+def document_einvoice_download(request: AuthenticatedHttpRequest, kind: str, number: int, form: str) -> HttpResponse:
+    """The receipt or credit note as an e-invoice (`form`: the Factur-X PDF or the XRechnung XML), to its owner only
+    and when the document comes as one (anything else: 404, before anything is made)."""
+    found = document_for_user(user=request.user, kind=kind, number=number)
+    if found is None or not einvoices_offered(found):
+        raise Http404("No such e-invoice")
+    if form == "facturx":
+        content, content_type, filename = facturx_pdf(found), PDF_CONTENT_TYPE, document_pdf_filename(found)
+    else:
+        content, content_type, filename = xrechnung_xml(found), XML_CONTENT_TYPE, xrechnung_filename(found)
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "private, no-store"
     return response
 

@@ -315,6 +315,13 @@ STORE_PRIMARY_COLOR = env.str("STORE_PRIMARY_COLOR", default="")
 # in the footer and the legal pages. Default: the store's name, no address.
 STORE_LEGAL_NAME = env.str("STORE_LEGAL_NAME", default=STORE_NAME)
 STORE_LEGAL_ADDRESS = env.str("STORE_LEGAL_ADDRESS", default="").replace("\\n", "\n")
+# What the e-invoices (docs/e-invoices.md) carry of the seller besides: its country (ISO 3166 code; empty: the VAT
+# number's prefix, and without either no e-invoice is made), post code, city and a telephone number (XRechnung asks
+# for the last three).
+STORE_LEGAL_COUNTRY = env.str("STORE_LEGAL_COUNTRY", default="").upper()
+STORE_LEGAL_POSTCODE = env.str("STORE_LEGAL_POSTCODE", default="")
+STORE_LEGAL_CITY = env.str("STORE_LEGAL_CITY", default="")
+STORE_LEGAL_PHONE = env.str("STORE_LEGAL_PHONE", default="")
 # Where customers reach a person: shown in the footer and wherever a page says "contact support".
 SUPPORT_EMAIL = env.str("SUPPORT_EMAIL", default="")
 SUPPORT_URL = env.str("SUPPORT_URL", default="")

@@ -109,3 +109,13 @@ def test_vies_away_records_not_checked_and_says_so(signed_in, customer, vies, an
 
 def test_the_page_needs_a_sign_in():
     assert Client().get("/account/tax/").status_code == 302
+
+
+def test_the_buyer_reference_and_the_wish_for_e_invoices_are_saved_and_shown(signed_in, customer):
+    page = signed_in.get("/account/tax/").content.decode()
+    assert 'name="buyer_reference"' in page and 'name="wants_einvoices"' in page
+    response = signed_in.post("/account/tax/", {"buyer_reference": " PO-4711 ", "wants_einvoices": "on"})
+    assert response.status_code == 302
+    customer.refresh_from_db()
+    assert (customer.is_business, customer.buyer_reference, customer.wants_einvoices) == (False, "PO-4711", True)
+    assert 'value="PO-4711"' in signed_in.get("/account/tax/").content.decode()
