@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("billing", "0011_payment_line_tax"),
+        ("billing", "0012_payment_vat_refund_due"),
     ]
 
     operations = [
