@@ -86,7 +86,7 @@ URLS = [
     Url("billing:credit_note_facturx", ("GET",), lambda t: [987654]),
     Url("billing:credit_note_xrechnung", ("GET",), lambda t: [987654]),
     Url("billing:billing", ("GET",)),
-    Url("billing:card_remove", ("POST",)),
+    Url("billing:card_remove", ("GET", "POST")),
     Url("billing:card_add", ("POST",)),
     Url("billing:card_added", ("GET",)),
     Url("billing:pay_due", ("GET",), lambda t: [t.checkout_id]),  # a checkout that is not one of the customer's
