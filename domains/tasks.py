@@ -5,10 +5,11 @@ from __future__ import annotations
 from django_tasks import task
 
 from domains import alerts
+from storefront.queues import BULK
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=BULK)
 def send_staff_alerts() -> int:
     return alerts.staff_alerts_send()
 

@@ -7,22 +7,23 @@ from django_tasks import task
 
 from storefront.claims import claims_prune
 from storefront.outbox import outbox_send, outbox_send_due
+from storefront.queues import BULK, DEFAULT
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=DEFAULT)
 def send_email(*, email_id: int) -> bool:
     """One queued email, as soon as the change it reports is committed (then the next ones of its thread)."""
     return outbox_send(email_id=email_id)
 
 
-@task()
+@task(queue_name=DEFAULT)
 def send_due_emails() -> int:
     """Every email that is due: a lost enqueue, a failed attempt whose wait is over, a thread's next email."""
     return outbox_send_due()
 
 
-@task()
+@task(queue_name=BULK)
 def prune_claims() -> int:
     """Remove the one-time claims that expired (each holds only while it lasts)."""
     return claims_prune()

@@ -14,6 +14,7 @@ from billing.tasks import process_stripe_event, settle_payment
 from domains.checkout.tasks import reconcile_registrations
 from domains.models import Registration
 from storefront.gateway import gateway
+from storefront.queues import QUEUES
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.conftest import cart_of, line, put_in_cart
 from tests.pricing.conftest import markup
@@ -219,7 +220,7 @@ def test_the_return_page_only_asks_the_worker_so_a_slow_provider_holds_no_reques
     client, buyer, stripe_sandbox, fake_gateway, settings
 ):
     # The production task queue (rows in our database), not the tests' immediate one: nothing runs in the request.
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
     names = [fresh() for _ in range(20)]
     put_in_cart(client, *(line(name) for name in names))
     payment, *_ = start_paying(client)
