@@ -5,7 +5,9 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 import logging
+import os
 import re
+import tempfile
 from decimal import Decimal, InvalidOperation
 from email.utils import getaddresses
 from pathlib import Path
@@ -601,6 +603,22 @@ TASK_RETRY_ATTEMPTS = env.int("TASK_RETRY_ATTEMPTS", default=6)
 # Paid work (the paid queue: registering what a customer paid for, capturing) is tried again every 15 seconds for
 # this many minutes of an outage, so it resumes within a minute of the service coming back (storefront/background.py).
 TASK_PAID_RETRY_MINUTES = env.float("TASK_PAID_RETRY_MINUTES", default=60.0)
+
+# --- Metrics and readiness (docs/operations.md) --------------------------------------------------------------
+# /metrics answers only a request with `Authorization: Bearer <METRICS_TOKEN>` (404 otherwise, and always while it is
+# empty). With a token, every process on the host (gunicorn's workers, the task workers) writes its figures to
+# PROMETHEUS_MULTIPROC_DIR, a directory they share, and a scrape adds them up (storefront/metrics.py); the default
+# is one under the system's temporary directory. gunicorn.conf.py sets the same default before its workers start.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+if METRICS_TOKEN:
+    _metrics_dir = Path(
+        env.str("PROMETHEUS_MULTIPROC_DIR", default=str(Path(tempfile.gettempdir()) / "storefront-metrics"))
+    )
+    _metrics_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_metrics_dir)
+# /readyz reports the provider's state from the last real call of the process; with none this recent, it asks the
+# provider itself, at most once per this many seconds per process (storefront/health.py).
+READYZ_PROVIDER_PROBE_SECONDS = env.float("READYZ_PROVIDER_PROBE_SECONDS", default=60.0)
 
 DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
 

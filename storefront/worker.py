@@ -40,6 +40,7 @@ from django_tasks.signals import task_finished, task_started
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
+from storefront.metrics import process_exited
 from storefront.models import TaskLease, WorkerBeat
 from storefront.outbox import email_queue_admins
 
@@ -295,3 +296,4 @@ def worker_run(worker: LeasingWorker) -> None:
                 wait = min(wait * 2, _OUTAGE_WAIT_MAX)
     finally:
         worker.stop_renewing()
+        process_exited()

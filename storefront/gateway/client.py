@@ -72,6 +72,8 @@ from storefront.gateway.transport import (
     new_session,
     read_body,
 )
+from storefront.metrics import provider_call_observed
+from storefront.provider_state import provider_observed
 
 logger = logging.getLogger("storefront.gateway")
 
@@ -480,29 +482,32 @@ class ResellerGateway:
             raise
         except requests.RequestException as err:
             elapsed = time.perf_counter() - started
-            record_provider_call(elapsed)
+            record_provider_call(elapsed, service=service.name, outcome="unreachable")
             logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
             service.breaker.failed()
             if changes_state and not certainly_not_sent(err):
                 raise OutcomeUnknown() from err
             raise Unavailable(type(err).__name__) from err
         elapsed = time.perf_counter() - started
-        record_provider_call(elapsed)
         data = read_body(response)
         log_answer(method, path, response, data, elapsed)
         try:
             answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
         except RateLimited as err:
+            record_provider_call(elapsed, service=service.name, outcome="rate_limited")
             # The caller is told the whole shared wait (Retry-After plus jitter): asking sooner fails fast anyway.
             err.retry_after = service.rate.cool_down(err.retry_after)
             service.breaker.succeeded()  # it answered: the service is up, only busy
             raise
         except Unavailable:
+            record_provider_call(elapsed, service=service.name, outcome="unavailable")
             service.breaker.failed()
             raise
         except GatewayError:
+            record_provider_call(elapsed, service=service.name, outcome="refused")
             service.breaker.succeeded()  # the service answered deliberately: it is up
             raise
+        record_provider_call(elapsed, service=service.name, outcome="ok")
         service.breaker.succeeded()
         return answer
 
@@ -589,9 +594,12 @@ def key_environment(api_key: str) -> Literal["test", "live", "unknown"]:
     return "unknown"
 
 
-def record_provider_call(seconds: float) -> None:
-    """Per-request accounting, read by the request log."""
+def record_provider_call(seconds: float, *, service: str, outcome: str) -> None:
+    """Per-request accounting (read by the request log), the call's metric (/metrics), and the service's state as
+    this process last saw it (readiness reports it)."""
     request_stats.add_provider_call(seconds)
+    provider_call_observed(service=service, outcome=outcome, seconds=seconds)
+    provider_observed(service=service, outcome=outcome)
 
 
 @cache
