@@ -55,11 +55,25 @@ class _ThisProcess(Collector):
         yield from REGISTRY.collect()
 
 
-def metrics_text() -> bytes:
+def _observed() -> CollectorRegistry:
+    """What the processes observed: every process on the host in multiprocess mode, else this one."""
     registry = CollectorRegistry(auto_describe=False)
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry.register(_ThisProcess())
+    return registry
+
+
+def metrics_text() -> bytes:
+    registry = _observed()
     registry.register(DatabaseCollector())
     return generate_latest(registry)
+
+
+def breakers_open() -> dict[str, bool]:
+    """Each service's breaker: open in some live process (as storefront_breaker_open says), by service."""
+    for family in _observed().collect():
+        if family.name == "storefront_breaker_open":
+            return {sample.labels["service"]: sample.value >= 1 for sample in family.samples}
+    return {}
