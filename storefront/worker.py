@@ -50,7 +50,7 @@ logger = logging.getLogger("storefront.worker")
 TASK_RUNS_MAX = 3
 # How often a worker looks for abandoned tasks (any worker may; the requeue is a conditional update); at least once a
 # lease.
-REAP_EVERY_SECONDS = 30.0
+REAP_EVERY_SECONDS = 10.0
 # The worker's waits while its database is away: 1, 2, 4 ... seconds, at most this long.
 _OUTAGE_WAIT_MAX = 30.0
 # How often a worker writes its heartbeat (storefront.WorkerBeat); one unseen for a day is forgotten.
