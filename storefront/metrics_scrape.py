@@ -39,10 +39,10 @@ class DatabaseCollector(Collector):
         ages: dict[str, float] = {}
         for beat in beats:
             age = max(0.0, (now - beat.seen_at).total_seconds())
-            for queue in beat.queues.split(","):
-                ages[queue] = min(age, ages.get(queue, age))
-        for queue, age in sorted(ages.items()):
-            seen.add_metric([queue], age)
+            for name in beat.queues.split(","):
+                ages[name] = min(age, ages.get(name, age))
+        for name, age in sorted(ages.items()):
+            seen.add_metric([name], age)
         yield seen
         for name, documentation, read in scrape_gauges:
             yield GaugeMetricFamily(name, documentation, value=read())
