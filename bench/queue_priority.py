@@ -70,6 +70,13 @@ def _stop(*processes: subprocess.Popen) -> None:
         process.wait(timeout=60)
 
 
+def _wait_for_workers(count: int) -> None:
+    from storefront.models import WorkerBeat
+
+    while WorkerBeat.objects.count() < count:
+        time.sleep(0.1)
+
+
 def _enqueue_bulk() -> None:
     from django.utils import timezone
     from django_tasks_db.models import DBTaskResult, get_date_max
@@ -118,7 +125,8 @@ def _paid_behind_bulk(env: dict[str, str]) -> None:
         _enqueue_bulk()
         processes = [_start(env, options) for options in workers]
         try:
-            time.sleep(3)  # the workers are up and the bulk worker busy
+            _wait_for_workers(len(workers))  # running (each has written its first heartbeat), the bulk one busy
+            time.sleep(1)
             figures = []
             for _ in range(RUNS):
                 waiting = _bulk_waiting()
@@ -143,7 +151,7 @@ def _killed_worker(env: dict[str, str]) -> None:
 
     process = _start(env, WORKER)
     try:
-        time.sleep(3)
+        _wait_for_workers(1)
         now = timezone.now()
         row = DBTaskResult.objects.create(
             task_path="billing.tasks.settle_payment",
