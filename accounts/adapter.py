@@ -31,6 +31,9 @@ from storefront.request_helpers import client_address, safe_next
 # instead of queueing it again.
 rendering: ContextVar[list[Any] | None] = ContextVar("accounts_rendering", default=None)
 VERIFY_NEXT_KEY = "accounts:verify-next"
+# Set on a request whose email confirmation our receiver already told the customer about (a request attribute).
+CONFIRMATION_TOLD = "accounts_confirmation_told"
+_TOLD_BY_THE_SIGNUP_PAGE = ("account/messages/logged_in.txt", "account/messages/email_confirmation_sent.txt")
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -70,10 +73,30 @@ class AccountAdapter(DefaultAccountAdapter):
         return reverse(settings.LOGIN_REDIRECT_URL)
 
     def get_email_verification_redirect_url(self, email_address: Any) -> str:
-        # Back where the customer was heading at signup (the checkout, with the cart in the same session).
+        # Back where the customer was heading at signup; else the checkout when this browser holds a cart (the
+        # session keeps it), else the search: never an empty checkout.
         request = self.request
-        stored = request.session.pop(VERIFY_NEXT_KEY, "") if request is not None else ""
-        return safe_next(request, stored) or reverse("checkout")
+        if request is None:
+            return reverse("home")
+        stored = safe_next(request, request.session.pop(VERIFY_NEXT_KEY, ""))
+        return stored or reverse("checkout" if request.session.get("cart") else "home")
+
+    def add_message(
+        self,
+        request: HttpRequest,
+        level: int,
+        message_template: str | None = None,
+        message_context: dict[str, Any] | None = None,
+        extra_tags: str = "",
+        message: str | None = None,
+    ) -> None:
+        # A confirmation that finished a signup already says so, once (accounts/receivers.py): not a second banner.
+        if message_template == "account/messages/email_confirmed.txt" and getattr(request, CONFIRMATION_TOLD, False):
+            return
+        # Signing up leads to the page that says the link was sent and the customer is signed in: no banners on top.
+        if message_template in _TOLD_BY_THE_SIGNUP_PAGE and getattr(request, "signing_up", False):
+            return
+        super().add_message(request, level, message_template, message_context, extra_tags, message=message)
 
     def send_confirmation_mail(self, request: HttpRequest, emailconfirmation: Any, signup: bool) -> None:
         if rendering.get() is not None:

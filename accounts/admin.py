@@ -24,6 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 from accounts.activity import ACTIONS, activity_text
 from accounts.contact_changes import PROVIDER_ENDPOINT, contact_change_mark_done, provider_request
 from accounts.models import Activity, ContactChange, Customer
+from accounts.spelling import search_form
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
@@ -157,9 +158,10 @@ class ActivityAdmin(ReadOnlyAdmin, LargeListAdmin):
 class CustomerAdmin(LargeListAdmin):
     list_display = ("email", "name", "provider_customer_id", "signed_up", "country", "is_active")
     list_filter = (ProviderLinkFilter, "created_at")
-    # Any part of the name (a surname; one table, no join); an address searches the start of the email (indexed), a
-    # number the provider's customer id.
-    search_fields = ("name",)
+    # Any part of the name (a surname; one table, no join), accents and case aside: the term, folded as the
+    # customer's `name_search` column is, is looked for there ("jose" finds José Muñoz). An address searches the start
+    # of the email (indexed), a number the provider's customer id.
+    search_fields = ("name_search",)
     search_by_email = ("^user__email",)
     search_by_number = ("customer_id",)
     list_select_related = ("user",)
@@ -189,6 +191,11 @@ class CustomerAdmin(LargeListAdmin):
 
     def get_inlines(self, request: HttpRequest, obj: Customer | None) -> list[type[InlineModelAdmin]]:
         return [*super().get_inlines(request, obj), *_EXTRA_INLINES]
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> tuple[Any, bool]:
+        if "@" not in search_term and not search_term.strip().isdigit():
+            search_term = search_form(search_term)  # as `name_search` holds names
+        return super().get_search_results(request, queryset, search_term)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # customers come from signup, which also creates them at the provider

@@ -2,7 +2,7 @@
 
 Every signed-in page loads its user (Django's `auth.get_user`, through the backend the session names). Django's
 and allauth's backends build an ORM query for it each time; measured inside gunicorn, building it cost about six
-times running it (README "Benchmarks"). This backend reads the same row with one plain SQL statement
+times running it (docs/benchmarks.md). This backend reads the same row with one plain SQL statement
 (storefront/model_reads.py) and is ModelBackend otherwise (an inactive user is no user).
 
 It never signs anyone in (`authenticate` is Django's and allauth's, unchanged): after a sign-in through them, the

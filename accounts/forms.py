@@ -638,7 +638,9 @@ class CustomerAddEmailForm(AddEmailForm):
             raise ValidationError(
                 _(
                     "Your email address is also your contact at the domain registry, which cannot change it yet. "
-                    "Please contact us to change it."
+                    "Please contact us to change it. Changing it restarts the registrant check: the domain service "
+                    "emails the new address a link to confirm, and your domains are suspended if it is not confirmed "
+                    "within 14 days."
                 ),
                 code="email_locked",
             )

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext
 
 from accounts.activity import acting, acting_for_request
 
@@ -29,7 +30,7 @@ class StaffTwoFactorMiddleware:
             and not _demo_login(user)
             and not is_mfa_enabled(user)
         ):
-            messages.warning(request, "Staff accounts need two-factor sign-in. Set it up to open the admin.")
+            messages.warning(request, gettext("Staff accounts need two-factor sign-in. Set it up to open the admin."))
             return redirect("mfa_activate_totp")
         return self.get_response(request)
 

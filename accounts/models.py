@@ -1,11 +1,13 @@
 """The storefront's customer: their contact (as written and as sent to the provider), provider id and language; the
 contact changes waiting for staff; the activity log."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 
-from accounts.spelling import SPELLED_FIELDS
+from accounts.spelling import SPELLED_FIELDS, name_search_form
 from storefront import countries
 
 # The contact as the provider holds it (signup's fields but the email and password), in the provider's order.
@@ -44,8 +46,8 @@ class Customer(models.Model):
     # Set when a signup whose answer was lost, sent again, found the email already at the provider: the first one
     # landed and its id is unknown (the provider has no lookup by email). Staff link it by hand; no more retries.
     signup_conflict_at = models.DateTimeField(null=True, blank=True)
-    # The language the customer last used the site in (settings.LANGUAGES): emails sent later by the worker
-    # (order outcomes, renewal reminders) are written in it. Empty: the site's default.
+    # The language the customer chose (settings.LANGUAGES; at signup, or with the language form): their pages once
+    # signed in and the emails the worker sends later are in it (accounts/language.py). Empty: the site's default.
     language = models.CharField(max_length=16, blank=True, default="")
     # The currency prices are shown and charged in (pricing.currencies), chosen at signup from those the store
     # offers; changeable until the first purchase. Empty (customers from before currencies): the store's.
@@ -61,6 +63,9 @@ class Customer(models.Model):
     )
     tax_number_checked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The name and its English-letter spelling, casefolded and without accents ("josé muñoz jose munoz"): what the
+    # admin's name search looks in, so "jose" or "munoz" finds José Muñoz on any database. Kept by save().
+    name_search = models.CharField(max_length=512, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -70,6 +75,13 @@ class Customer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} <{self.user.email}>"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.name_search = name_search_form(self.name, self.name_ascii)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"name", "name_ascii"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, "name_search"}
+        super().save(*args, **kwargs)
 
     @property
     def email(self) -> str:
@@ -86,8 +98,22 @@ class Customer(models.Model):
 
     @property
     def business_tax_number(self) -> str:
-        """The VAT/GST number reverse charge may rest on: a business's number (checked when saved), else empty."""
-        return self.tax_number if self.is_business else ""
+        """The VAT/GST number reverse charge may rest on: a business's number, else empty. Where the store checks
+        numbers online (settings.TAX_VIES_CHECK, on in production), only one VIES confirmed: a checksum-valid number
+        can be anyone's, and the VAT not collected on it would be owed by the store."""
+        if not self.is_business:
+            return ""
+        if settings.TAX_VIES_CHECK and self.tax_number_check != "valid":
+            return ""
+        return self.tax_number
+
+    @property
+    def tax_number_unconfirmed(self) -> str:
+        """A business's number VIES has not confirmed (it did not answer, or the number predates the check): VAT is
+        charged meanwhile and refunded once it is confirmed. Empty when there is none such."""
+        if self.is_business and self.tax_number and not self.business_tax_number:
+            return self.tax_number
+        return ""
 
     @property
     def country_name(self) -> str:

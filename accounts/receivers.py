@@ -22,6 +22,7 @@ from hijack.signals import hijack_ended, hijack_started
 
 from accounts import services
 from accounts.activity import acting, activity_record, actor_of_request, task_acting_end, task_acting_start
+from accounts.adapter import CONFIRMATION_TOLD
 from accounts.backends import SIGNED_IN_USER_BACKEND
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
@@ -38,6 +39,9 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
     customer = Customer.objects.filter(user=email_address.user, customer_id__isnull=True).first()
     if customer is None or email_address.email.lower() != customer.user.email.lower():
         return
+    # Whatever follows says the address is confirmed: allauth's own "confirmed" banner would be a second one.
+    if request is not None:
+        setattr(request, CONFIRMATION_TOLD, True)
     try:
         services.customer_provider_signup(customer=customer)
     except services.SignupPending as err:
@@ -111,7 +115,12 @@ def log_password_reset(sender: Any, request: Any, user: Any, **kwargs: Any) -> N
 
 
 @receiver(email_changed)
-def log_email_changed(sender: Any, request: Any, user: Any, to_email_address: Any, **kwargs: Any) -> None:
+def log_email_changed(
+    sender: Any, request: Any, user: Any, from_email_address: Any, to_email_address: Any, **kwargs: Any
+) -> None:
+    # allauth also sends this when a new account confirms its first address (from nothing): no change to log.
+    if from_email_address is None or from_email_address.email.lower() == to_email_address.email.lower():
+        return
     _log_for_user(request, user, "email_changed", email=to_email_address.email)
 
 

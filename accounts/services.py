@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
@@ -36,12 +37,13 @@ from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
 
 from accounts import passwords
 from accounts.activity import activity_record
 from accounts.models import Customer
+from storefront.errors import StoreError
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
 from storefront.outbox import email_queue_admins
 
@@ -92,12 +94,15 @@ class SignupUnconfirmed(SignupError):
 def customer_register(*, details: dict[str, str], email: str, password: str) -> Customer:
     """Our account for a new customer, its address not yet confirmed. Raises EmailTaken.
 
+    The language active while they sign up is theirs, kept for their pages and emails until they choose another.
     `details`: every contact field of Customer.contact() (as written, and the ASCII forms the provider is sent)."""
     email = email.strip()
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=email.lower(), email=email, password=password)
-            customer = Customer.objects.create(user=user, customer_id=None, **details)
+            customer = Customer.objects.create(
+                user=user, customer_id=None, language=translation.get_language() or "", **details
+            )
             EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
             activity_record(action="signup", customer=customer)
     except IntegrityError as err:
@@ -182,12 +187,31 @@ def customers_awaiting_provider(*, limit: int = 200) -> list[Customer]:
     )
 
 
+class PanelRefused(StoreError):
+    """The control panel is not opened for this customer now (a refusal an app registered says why)."""
+
+    http_status = 403
+
+
+# Why the panel is closed to a customer ("" when it is not), registered at start-up by the apps that know (the domains
+# app: a refunded domain still in the account). accounts knows nothing of domains (the apps' layers).
+_PANEL_REFUSALS: list[Callable[[Customer], str]] = []
+
+
+def panel_refusal_register(refusal: Callable[[Customer], str]) -> None:
+    if refusal not in _PANEL_REFUSALS:
+        _PANEL_REFUSALS.append(refusal)
+
+
 def panel_login_url(*, email: str) -> str:
     """The control panel's one-time auto-login address for the signed-in customer with this email (a fresh token
-    each time).
+    each time). Raises PanelRefused, before any call, when a registered refusal closes it.
     Never store, log or cache it: it signs the customer in."""
-    issued = gateway().customer_auto_login(email=email)
     customer = Customer.objects.filter(user__email__iexact=email, user__is_active=True).first()
+    for refusal in _PANEL_REFUSALS:
+        if customer is not None and (sentence := refusal(customer)):
+            raise PanelRefused(message=sentence)
+    issued = gateway().customer_auto_login(email=email)
     if customer is not None:
         activity_record(action="panel_opened", customer=customer)
     return f"{settings.RESELLER_PANEL_URL.rstrip('/')}/auto-login?" + urlencode({"token": issued.token})

@@ -36,3 +36,14 @@ def ascii_form(text: str) -> str:
 def ascii_field(name: str) -> str:
     """The name of a spelled field's ASCII form, on the model and in forms ("name" -> "name_ascii")."""
     return f"{name}_ascii"
+
+
+def search_form(text: str) -> str:
+    """`text` as searches compare it: English letters, casefolded ("José MUÑOZ" -> "jose munoz")."""
+    return ascii_form(text).casefold()
+
+
+def name_search_form(*names: str) -> str:
+    """What a name search looks in: each name casefolded as written and in English letters, once each."""
+    forms = (form for name in names for form in (_SPACES.sub(" ", name).strip().casefold(), search_form(name)))
+    return " ".join(dict.fromkeys(form for form in forms if form))

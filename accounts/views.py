@@ -101,8 +101,8 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
     # with getattr), not an attribute HttpRequest declares.
     request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
-    # Where the confirmation link brings the customer back (the checkout, the cart kept in this session).
-    request.session[VERIFY_NEXT_KEY] = next_url or reverse("checkout")
+    # Where the confirmation link brings the customer back (without one, the adapter decides: accounts/adapter.py).
+    request.session[VERIFY_NEXT_KEY] = next_url
     return response
 
 
@@ -186,6 +186,9 @@ def panel(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(back)
     try:
         address = services.panel_login_url(email=request.user.email)
+    except services.PanelRefused as err:
+        messages.error(request, err.message)
+        return redirect(back)
     except GatewayError as err:
         messages.error(
             request, gettext("We could not open your control panel. %(reason)s") % {"reason": provider_error(err)}
@@ -285,7 +288,7 @@ TAX_OUTCOMES = {
     tax_details.Saved.SAVED: _("Your tax details were saved."),
     tax_details.Saved.NOT_CHECKED: _(
         "Your tax details were saved. The EU's VAT register (VIES) did not answer, so your number is recorded as "
-        "not checked yet; you can buy as usual."
+        "not checked yet. You can buy as usual: VAT is charged until your number is confirmed, and refunded then."
     ),
 }
 

@@ -197,6 +197,7 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
                     user_id=user_id,
                     customer_id=provider_id,
                     name=f"Customer {i}",
+                    name_search=f"customer {i}",  # bulk_create skips save(), which keeps it
                     address=f"{i} Main Street",
                     city="Springfield",
                     state="CA",

@@ -92,7 +92,7 @@ class PaymentAdmin(LargeListAdmin):
         "needs_attention",
         "created_at",
     ]
-    list_filter = [NeedsAttentionFilter, "status", "created_at"]
+    list_filter = [NeedsAttentionFilter, "status", "vat_refund_due", "created_at"]
     search_fields = ["stripe_session_id__exact", "stripe_payment_intent_id__exact"]
     search_by_email = ("^customer__user__email",)
     search_by_uuid = ("checkout_id",)

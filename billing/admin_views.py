@@ -32,6 +32,16 @@ class RefundChoice:
     def total(self) -> Money:
         return Money(sum((line.gross_amount for line in self.lines), Decimal(0)), self.payment.currency)
 
+    @property
+    def rows(self) -> list[tuple[PaymentLine, PaymentLine | None]]:
+        """Each line with the line sold with it (a domain's WHOIS privacy, which names it in `domain_name`), which
+        stays charged unless it is ticked too."""
+        return [(line, companion_of(line, self.lines)) for line in self.lines]
+
+
+def companion_of(line: PaymentLine, lines: list[PaymentLine]) -> PaymentLine | None:
+    return next((other for other in lines if other.details.get("domain_name") == line.reference), None)
+
 
 def _ids(raw: str) -> list[int]:
     return [int(part) for part in raw.split(",") if part.strip().isdigit()]
@@ -103,6 +113,13 @@ def _refund_ticked(model_admin: admin.ModelAdmin, request: HttpRequest, choices:
     """Refund the lines ticked among those offered; how many were refunded (each refusal said beside them)."""
     ticked = set(_ids(",".join(request.POST.getlist("line"))))
     refunded = 0
+    for choice in choices:
+        for line, companion in choice.rows:
+            if line.pk in ticked and companion is not None and companion.pk not in ticked:
+                # Said, not refused: keeping privacy paid for a domain given back is a choice staff may make.
+                model_admin.message_user(
+                    request, f"{companion.description} was kept: not refunded with {line.reference}.", messages.WARNING
+                )
     for line in (line for choice in choices for line in choice.lines if line.pk in ticked):
         try:
             refund_line(line=line)

@@ -81,6 +81,10 @@ def saved_card_charge(
                 "payment_method": card.payment_method_id,
                 "confirm": True,
                 "off_session": True,
+                # At Stripe's current API version an intent without a restriction takes the Dashboard's payment
+                # methods, some of which redirect, and a confirm without a `return_url` is then refused: the
+                # customer is not there to be redirected anyway, and the saved payment method is a card.
+                "allowed_payment_method_types": ["card"],
                 "capture_method": capture_method,
                 "description": description[:500],
                 "metadata": metadata,
@@ -107,6 +111,10 @@ def card_save_from_intent(*, payment: Payment, intent: Any) -> SavedCard | None:
     row = SavedCard.objects.filter(customer_id=payment.customer_id, stripe_customer_id=intent.customer).first()
     if row is None:
         return None
+    if row.has_card and row.payment_method_id != method_id:
+        # The customer's chosen renewal card stays (a collection page also saves the card it is paid with).
+        logger.info("payment %s: paid with another card than the saved one, which is kept", payment.pk)
+        return row
     try:
         method = stripe_client.call(
             "payment method retrieve", lambda client: client.v1.payment_methods.retrieve(method_id)

@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from accounts.models import Customer
 from billing import stripe_client
-from billing.ledger import ledger_dispute_book
+from billing.ledger import ledger_dispute_book, line_balance
 from billing.lines import line_disputed, line_refunded
 from billing.models import Dispute, LedgerEntry, Payment, PaymentLine
 from storefront.outbox import email_queue_admins
@@ -80,8 +80,10 @@ def dispute_record(*, payment: Payment, dispute: Any) -> Dispute:
         lines = list({entry.line_id: entry.line for entry in entries}.values()) or list(_charged_lines(payment))
         for line in lines:
             line_disputed(line, open=row.is_open)
-            if status == "lost":
-                line_refunded(line)  # the money went back to the cardholder: as good as a refund for the domain
+            # The money went back to the cardholder: as good as a refund of the lines it took in full (a dispute of
+            # part of a payment leaves its other lines, and a line it took only part of, as they were).
+            if status == "lost" and line_balance(line) <= 0:
+                line_refunded(line)
         if status != before:
             _tell(payment, row, before=before)
     return row

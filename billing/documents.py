@@ -15,7 +15,9 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from accounts.models import Customer
+from billing.figures import line_figure
 from billing.models import Document, DocumentSeries, LedgerEntry, Payment, PaymentLine
+from billing.taxes import VAT_UNCONFIRMED_NOTE
 from pricing.money import Money
 from pricing.tax import REVERSE_CHARGE_WORDING, percent, taxes_by_rate
 
@@ -210,20 +212,21 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         line_notes = tuple(
             dict.fromkeys(notes[entry.source_id] for entry in refunds.get(line.pk, []) if entry.source_id in notes)
         )
+        figure = line_figure(line)  # what the confirmation page and email say of the line, too
         rows.append(
             DocumentLine(
-                description=line.description,
-                amount=line.gross,
-                tax=line.tax,
-                tax_label=line.tax_label,
-                tax_rate=percent(line.tax_rate),
-                reverse_charge=line.reverse_charge,
+                description=figure.description,
+                amount=figure.amount,
+                tax=figure.tax,
+                tax_label=figure.tax_label,
+                tax_rate=percent(figure.tax_rate),
+                reverse_charge=figure.reverse_charge,
                 refunded=Money(given_back, payment.currency) if given_back > 0 else None,
                 credit_notes=line_notes,
                 refunded_at=refunds[line.pk][-1].occurred_at if given_back > 0 else None,
-                list_price=line.list_price if line.discount else None,
-                discount=line.discount_money,
-                promotion_code=line.promotion.code if line.promotion is not None else "",
+                list_price=figure.list_price,
+                discount=figure.discount,
+                promotion_code=figure.promotion_code,
             )
         )
     return {
@@ -235,6 +238,7 @@ def receipt_context(receipt: Document) -> dict[str, Any]:
         "tax": tax_summary(payment, rows),
         # Lines paid for at checkout that did not register: their part of the authorisation was released.
         "not_charged": [line for line in lines if line.status not in CHARGED],
+        "vat_unconfirmed_note": VAT_UNCONFIRMED_NOTE,
         "url": document_url(receipt, absolute=True),
     }
 

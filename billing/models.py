@@ -100,6 +100,9 @@ class Payment(models.Model):
     tax_country = models.CharField(max_length=2, blank=True, help_text="The customer's country tax was charged for.")
     # Whether the lines' prices held their tax (settings.PRICES_INCLUDE_TAX when the payment was made).
     tax_inclusive = models.BooleanField(default=False)
+    # Charged VAT only because VIES could not confirm the buyer's VAT number (with it, the sale is reverse charged):
+    # the VAT is refunded once the number is confirmed (staff: the "VAT to refund" filter).
+    vat_refund_due = models.BooleanField("VAT to refund", default=False, db_index=True)
 
     objects = PaymentQuerySet.as_manager()
 

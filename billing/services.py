@@ -55,8 +55,9 @@ from billing.errors import (
 )
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
-from billing.models import Payment, PaymentLine, SavedCard
-from billing.taxes import lines_taxed, stripe_tax_rate
+from billing.minimum_charge import minimum_charge_check
+from billing.models import Dispute, Payment, PaymentLine, SavedCard
+from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
 from pricing.money import Money
 from pricing.promotions import redemptions_release
@@ -111,6 +112,7 @@ def payment_start(
     if any(line.price.currency != currency or line.price.amount < 0 for line in lines):
         raise PaymentError("lines must share one currency and cost 0 or more")
     _check_chargeable(lines)
+    minimum_charge_check(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.status != Payment.Status.CREATED:
         raise PaymentError(f"payment {payment.pk} is already {payment.status}", code="already_paid")
@@ -193,6 +195,7 @@ def _payment_for(*, customer: Customer, lines: Sequence[LineToPay], checkout_id:
                 buyer_tax_number=customer.business_tax_number,
                 tax_country=customer.country[:2],
                 tax_inclusive=rules.inclusive,
+                vat_refund_due=any(each.tax.tax.amount > 0 for each in taxed) and vat_refund_pending(customer, rules),
             )
             PaymentLine.objects.bulk_create(
                 PaymentLine(
@@ -249,8 +252,10 @@ def _session_params(
         "payment_intent_data": {
             "capture_method": "manual",
             "metadata": metadata,
-            # The card is kept on the Customer for later charges without the customer present (auto-renew).
-            "setup_future_usage": "off_session",
+            # The card is kept on the Customer for later charges without the customer present (auto-renew), when
+            # none is saved yet: a saved card is the one the customer chose for renewals, and paying with another
+            # must not replace it without a word (they replace it themselves: "Use another card" on /account/).
+            **({"setup_future_usage": "off_session"} if saved_card_for(payment.customer) is None else {}),
         },
         # Each line at its price as quoted (its tax inside it when prices include tax), with the Tax Rate that
         # makes Stripe show and charge the same tax as our receipt.
@@ -453,6 +458,7 @@ def payment_authorise_saved(*, customer: Customer, lines: Sequence[LineToPay], c
     currency = lines[0].price.currency
     if any(line.price.currency != currency for line in lines):
         raise PaymentError("lines must share one currency")
+    minimum_charge_check(lines)
     payment = _payment_for(customer=customer, lines=lines, checkout_id=checkout_id, currency=currency)
     if payment.stripe_session_id:
         # This checkout was sent to the payment page: never also charged off-session.
@@ -701,8 +707,10 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
             payment.amount_captured = stripe_client.from_minor(intent.amount_received, intent.currency)
             full = payment.amount_captured == payment.amount_authorised
             payment.status = Payment.Status.CAPTURED if full else Payment.Status.PARTIALLY_CAPTURED
-            # What held it (an unknown line, a lost answer) is settled now.
-            payment.needs_attention, payment.attention_reason = False, ""
+            # What held it (an unknown line, a lost answer) is settled now; a dispute recorded meanwhile (its event
+            # came before this capture's answer was reconciled) keeps the payment in front of staff, with its reason.
+            if not payment.disputes.filter(status__in=Dispute.OPEN_STATUSES).exists():
+                payment.needs_attention, payment.attention_reason = False, ""
             ledger_capture_book(
                 payment=payment,
                 source_id=stripe_client.charge_id(intent),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 
@@ -15,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import Customer, customer_for_user
 from billing import cards
@@ -27,7 +26,7 @@ from billing.forms import CardSetupForm
 from billing.models import Document, Payment
 from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.services import payment_settle_later
-from billing.webhooks import webhook_event_receive
+from billing.webhooks import webhook_event_parse, webhook_event_receive
 from storefront.errors import StoreError
 from storefront.request_helpers import AuthenticatedHttpRequest
 
@@ -44,13 +43,17 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
         return HttpResponse("webhook secret not configured", status=503, content_type="text/plain")
     try:
         payload = request.body.decode("utf-8")
-        stripe.Webhook.construct_event(
+        stripe.WebhookSignature.verify_header(
             payload, request.headers.get("Stripe-Signature", ""), settings.STRIPE_WEBHOOK_SECRET
         )
-        event = json.loads(payload)
     except (ValueError, stripe.SignatureVerificationError) as err:
         logger.warning("stripe webhook refused: %s", type(err).__name__)
         return HttpResponse("invalid payload or signature", status=400, content_type="text/plain")
+    try:
+        event = webhook_event_parse(payload)
+    except ValueError as err:  # NotAnEvent, or not JSON at all
+        logger.warning("stripe webhook refused, signed but not a Stripe event: %s", err)
+        return HttpResponse("not a Stripe event", status=400, content_type="text/plain")
     webhook_event_receive(event=event)
     return HttpResponse("ok", content_type="text/plain")
 
@@ -138,11 +141,18 @@ def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpRe
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Detach the customer's saved card at Stripe and forget it (auto-renew then falls back to reminders)."""
+    """GET (or a POST from an older page): what removing the saved card means, with the button that does it; POST
+    with `confirm`: detach it at Stripe and forget it (auto-renew then falls back to reminders)."""
+    customer = _customer_or_404(request)
+    card = cards.saved_card_for(customer)
+    if card is None:
+        return redirect(_payment_method_section())
+    if request.method != "POST" or request.POST.get("confirm") != "yes":
+        return render(request, "billing/card_remove.html", {"card": card, "back": _payment_method_section()})
     try:
-        removed = cards.card_remove(customer=_customer_or_404(request))
+        removed = cards.card_remove(customer=customer)
     except PaymentError as err:
         messages.error(request, gettext("Your card could not be removed right now.") + " " + str(err.message))
     else:

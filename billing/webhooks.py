@@ -10,6 +10,7 @@ one did. Events that move no money of ours are kept and marked ignored.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +34,27 @@ logger = logging.getLogger(__name__)
 Outcome = WebhookEvent.Outcome
 # An event being processed is left to its worker this long; past it, the worker is taken for dead.
 EVENT_LEASE = dt.timedelta(minutes=10)
+
+
+class NotAnEvent(ValueError):
+    """A body that verified but is not a Stripe event (a list, no `id`, no object): refused before it is stored."""
+
+
+def webhook_event_parse(payload: str) -> dict[str, Any]:
+    """The event in a verified body. Raises NotAnEvent (with what is wrong) unless it is an object with a text `id`,
+    a text `type` and a `data.object`: what storing and processing an event read."""
+    event = json.loads(payload)
+    if not isinstance(event, dict):
+        raise NotAnEvent(f"the body is a JSON {type(event).__name__}, not an object")
+    event_id = event.get("id")
+    if not isinstance(event_id, str) or not event_id.strip():
+        raise NotAnEvent("the body has no event id")
+    if not isinstance(event.get("type"), str):
+        raise NotAnEvent(f"event {event_id[:100]!r} has no type")
+    data = event.get("data")
+    if not isinstance(data, dict) or not isinstance(data.get("object"), dict):
+        raise NotAnEvent(f"event {event_id[:100]!r} has no data.object")
+    return event
 
 
 def webhook_event_record(*, event: dict[str, Any], delivered: bool = True) -> tuple[WebhookEvent, bool]:
@@ -216,6 +238,6 @@ _HANDLERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ]
     for name in names
 }
-# The events that move money of ours: what the endpoint should listen to (README), and what the reconciler reads
-# back from Stripe's list of events.
+# The events that move money of ours: what the endpoint should listen to (docs/payments.md), and what the
+# reconciler reads back from Stripe's list of events.
 HANDLED_EVENTS = tuple(sorted(_HANDLERS))

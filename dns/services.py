@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 
 from accounts.activity import activity_record
 from domains.models import Order
+from domains.orders.payment_marks import order_unlocked_check
 from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import (
     DnsNotActive,
@@ -76,6 +77,8 @@ def _call(order: Order, call, *, changes: bool = False):
     The provider documents no "not active" text, so our own record of the activation decides. A call that
     `changes` the zone forgets its kept reads, whatever the answer (a lost one may have changed it).
     """
+    if changes:
+        order_unlocked_check(order=order)  # a refunded domain's zone is not the customer's to change any more
     if not order.dns_active:
         raise DnsNotActive()
     try:
@@ -100,6 +103,7 @@ def dns_activate(*, order: Order) -> bool:
     The flag is claimed with a conditional update before the provider is called, so a double submit or two
     tabs make one provider call; no database lock is held while the provider answers.
     """
+    order_unlocked_check(order=order)
     claimed = Order.objects.filter(pk=order.pk, dns_active=False).update(dns_active=True)
     if not claimed:
         order.dns_active = True

@@ -236,7 +236,7 @@ def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
             form.add_error(None, _provider_message(err, record))
             status = _error_status(request, err)
         else:
-            return _done(request, order, record.type, f"Added {record.describe()}.")
+            return _done(request, order, record.type, gettext("Added %(record)s.") % {"record": record.describe()})
     elif not order.dns_active:
         return _not_active(request, order, record_type)  # a listing for the CNAME rules found DNS off
     if is_fragment(request):

@@ -14,6 +14,7 @@ registrations: the dashboard stays as fast at 100,000 rows as at ten (tests/doma
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,6 +25,7 @@ from django.db.models.functions import Reverse, Right, StrIndex
 from django.utils import timezone
 
 from billing.ledger import LedgerFigures, ledger_figures
+from billing.report import in_store_currency
 from domains.alerts import Alert, staff_alerts_all
 from domains.models import Order, Registration
 from domains.orders.auto_renew import auto_renew_failures_open
@@ -68,7 +70,7 @@ class TldCount:
 class Dashboard:
     currency: str
     months: list[LedgerFigures]  # the store's currency, oldest first, every month (zeros included)
-    other_currencies: list[LedgerFigures]  # months booked in another currency (rare: a currency change)
+    other_currencies: list[LedgerFigures]  # months in another currency with no rate kept: they cannot be converted
     revenue_chart: BarChart
     renewals: list[RenewalWindow]
     renewals_chart: BarChart
@@ -99,8 +101,17 @@ def _aware(day: dt.date) -> dt.datetime:
 def _months(now: dt.datetime) -> tuple[list[LedgerFigures], list[LedgerFigures]]:
     today = timezone.localdate(now)
     first = _month_start(today, MONTHS - 1)
-    figures = ledger_figures(start=_aware(first), group_by=("month",))
-    ours = {f.month: f for f in figures if f.currency == settings.STORE_CURRENCY}
+    figures = ledger_figures(start=_aware(first), group_by=("month",), per_rate=True)
+    # Each month in the store's currency, every payment converted at its own rate (as the revenue report does): a
+    # month paid in euros by a dollar store is in its bars, not a row of its own beside them.
+    ours: dict[dt.date, LedgerFigures] = {}
+    unconverted: list[LedgerFigures] = []
+    for month in sorted({f.month for f in figures if f.month is not None}):
+        parts = [f for f in figures if f.month == month]
+        converted, left_out = in_store_currency(parts)
+        if converted is not None:
+            ours[month] = dataclasses.replace(converted, month=month)
+        unconverted += [f for f in parts if f.currency in left_out]
     zero = Decimal("0.00")
     months = []
     for back in range(MONTHS - 1, -1, -1):
@@ -109,7 +120,7 @@ def _months(now: dt.datetime) -> tuple[list[LedgerFigures], list[LedgerFigures]]
             ours.get(month)
             or LedgerFigures(settings.STORE_CURRENCY, month, None, None, zero, zero, zero, zero, zero, 0, 0)
         )
-    return months, [f for f in figures if f.currency != settings.STORE_CURRENCY]
+    return months, unconverted
 
 
 def _shortest_renewal(book: PriceBook, tld: str) -> Money | None:

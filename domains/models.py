@@ -49,6 +49,11 @@ class Order(models.Model):
     # `privacy_expires_at` (empty: never bought), shown while `privacy_enabled`.
     privacy_enabled = models.BooleanField(default=False)
     privacy_expires_at = models.DateTimeField(null=True, blank=True)
+    # The registrant's email check (domains/orders/verification.py): the provider emails a link after each
+    # registration and suspends the domain if it is not confirmed within 14 days. Started when this store registered
+    # it (empty for domains it did not); confirmed when the customer tells us they clicked the link.
+    verification_started_at = models.DateTimeField(null=True, blank=True)
+    verification_confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["expires_at", "domain_name"]
@@ -93,6 +98,8 @@ class RegistrationFailureKind(models.TextChoices):
     ALREADY_YOURS = "already_yours", "Already the customer's"
     # Another checkout of the same customer is registering it right now.
     IN_PROGRESS = "in_progress", "In another checkout"
+    # The TLD's registry requirements (a nexus for .us) were missing; `Registration.requirements` names them.
+    RESTRICTED = "restricted", "TLD requirements missing"
     # Any other refusal; the provider's message says why.
     REJECTED = "rejected", "Other refusal"
 
@@ -132,6 +139,9 @@ class Registration(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     failure_kind = models.CharField(max_length=32, blank=True, choices=FailureKind.choices)
     provider_message = models.TextField(blank=True)
+    requirements = models.CharField(
+        max_length=300, blank=True, help_text="What the TLD's registry needed that was missing (the refusal's fields)."
+    )
     order = models.ForeignKey(Order, on_delete=models.SET_NULL, null=True, blank=True, related_name="registrations")
     provider_order_id = models.PositiveBigIntegerField(null=True, blank=True)
     # Groups the lines placed by one checkout, for its confirmation page.
@@ -260,6 +270,9 @@ class Renewal(models.Model):
     failure_kind = models.CharField(max_length=32, blank=True)
     provider_message = models.TextField(blank=True)
     token = models.UUIDField(unique=True)
+    # Its payment given back in full (refunded, or lost to a dispute): the renewal stays made at the provider (no
+    # call undoes it), the record says its money went back. The domain itself is not marked refunded.
+    refunded_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -347,3 +360,36 @@ class LegalAcceptance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.checkout_id} accepted {self.accepted_at:%Y-%m-%d %H:%M}"
+
+
+class RenewalPriceNotice(models.Model):
+    """A customer told that a domain of theirs on auto-renew will renew at a higher price (domains/renewal_prices.py):
+    one per rise, that is per order, currency, price last paid and new price (the constraint makes a second run of
+    the reminder job a no-op). Auto-renew charges the new price only once its notice is NOTICE_DAYS old; prices are a
+    year's, retail, in the customer's currency."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="price_notices")
+    currency = models.CharField(max_length=3)
+    # What the customer last paid for a year of it (a renewal, or the renewal price quoted when they registered it).
+    old_price = models.DecimalField(max_digits=12, decimal_places=2)
+    new_price = models.DecimalField(max_digits=12, decimal_places=2)
+    notified_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-notified_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["order", "currency", "old_price", "new_price"], name="one_price_notice_per_rise"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.order.domain_name}: {self.old_price} → {self.new_price} {self.currency}"
+
+    @property
+    def old(self) -> Money:
+        return Money(self.old_price, self.currency)
+
+    @property
+    def new(self) -> Money:
+        return Money(self.new_price, self.currency)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils import formats
-from django.utils.functional import Promise
+from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from billing.models import Payment, PaymentLine
@@ -106,7 +106,22 @@ def registration_outcome(registration: Registration) -> Outcome:
         return _RELEASED
     if registration.status == Registration.Status.UNKNOWN:
         return _UNKNOWN
+    if registration.failure_kind == Registration.FailureKind.RESTRICTED:
+        return _restricted(registration)
     return _FAILURES.get(registration.failure_kind, _FAILURES[Registration.FailureKind.REJECTED])
+
+
+def _restricted(registration: Registration) -> Outcome:
+    tld = registration.domain_name.partition(".")[2]
+
+    def detail() -> str:
+        # Worded when shown, in the reader's language (the confirmation email is built before switching to it).
+        return gettext(
+            "The registry of .%(tld)s needs details from the registrant that cannot be given through this store "
+            "(%(needs)s). You have not been charged. Contact support if you need this domain."
+        ) % {"tld": tld, "needs": registration.requirements or gettext("not named by the domain service")}
+
+    return Outcome(gettext_lazy("Extra details needed"), "bad", lazy(detail, str)())
 
 
 # --- An order's status ----------------------------------------------------------------------------------------
@@ -194,7 +209,8 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
         if payment.status in (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED):
             charge = gettext("Your card was charged %(amount)s.") % {"amount": format_money(charged)}
             return "success", f"{done} {charge}"
-        return "success", f"{done} {gettext('Your payment is being completed.')}"
+        completing = gettext("Your payment is being completed.")
+        return "success", f"{done} {completing}"
     if payment.status == Payment.Status.CREATED:
         return "info", gettext(
             "Your payment is not confirmed yet. The domain is renewed as soon as it is; reload this page in a moment."
@@ -215,7 +231,8 @@ def renewal_payment_outcome(payment: Payment, renewal: Renewal | None) -> tuple[
             if reason is not None
             else gettext("The domain could not be renewed.")
         )
-        return "error", f"{failed} {gettext('You have not been charged: the hold on your card was released.')}"
+        released = gettext("You have not been charged: the hold on your card was released.")
+        return "error", f"{failed} {released}"
     return "warning", gettext(
         "We could not confirm the renewal with the domain service yet. Your card is only charged once it is "
         "confirmed; please check back shortly."

@@ -1,10 +1,11 @@
-"""Tasks about the whole domains app (django-tasks): the staff alerts, mailed to ADMINS by the worker."""
+"""Tasks about the whole domains app (django-tasks): the staff alerts, mailed to ADMINS by the worker, and the
+registrant verification reminders."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
-from domains import alerts
+from domains import alerts, verification
 from storefront.queues import BULK
 from storefront.scheduler import job_schedule
 
@@ -15,3 +16,14 @@ def send_staff_alerts() -> int:
 
 
 job_schedule("staff-alerts", "0 */6 * * *", send_staff_alerts)
+
+
+@task(queue_name=BULK)
+def send_verification_reminders() -> dict[str, int]:
+    """Remind customers on days 7 and 12 to confirm the registrant's email address (domains/verification.py); each
+    reminder is queued once (its outbox key), so a second run the same day sends nothing."""
+    return {"queued": verification.verification_reminders_send()}
+
+
+# Daily: the reminders are due on a day, not an hour.
+job_schedule("verification-reminders", "23 9 * * *", send_verification_reminders)

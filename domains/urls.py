@@ -27,4 +27,9 @@ urlpatterns = [
     path("orders/<int:order_id>/privacy/", order_views.order_privacy, name="order_privacy"),
     path("orders/<int:order_id>/privacy/buy/", order_views.order_privacy_buy, name="order_privacy_buy"),
     path("orders/<int:order_id>/transfer-code/", order_views.order_transfer_code, name="order_transfer_code"),
+    path(
+        "orders/<int:order_id>/verification-confirmed/",
+        order_views.order_verification_confirmed,
+        name="order_verification_confirmed",
+    ),
 ]

@@ -17,6 +17,7 @@ from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
 from pricing.currencies import currency_table_forget, suggested_ending
+from pricing.eu_rates import EU_RATES_VERSION
 from pricing.models import (
     CostPrice,
     Currency,
@@ -33,6 +34,7 @@ from pricing.money import format_money
 from pricing.promotions import promotion_below_cost
 from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
 from pricing.sync import prices_sync
+from pricing.tax import oss_rates_missing
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin  # the provider's data: staff read it; only a sync writes it
 
@@ -135,9 +137,9 @@ class CostInline(admin.TabularInline):
 
 @admin.register(Tld)
 class TldAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "sold", "first_seen_at", "dropped_at"]
-    list_filter = ["sold"]
-    search_fields = ["name"]
+    list_display = ["__str__", "sold", "privacy_available", "restrictions", "first_seen_at", "dropped_at"]
+    list_filter = ["sold", "privacy_available"]
+    search_fields = ["name", "restrictions"]
     inlines = [CostInline]
 
 
@@ -227,12 +229,11 @@ class PromotionForm(forms.ModelForm):
         )
         below = promotion_below_cost(draft) if draft.value else []
         if below and not data.get("loss_leader") and not data.get("capped_ok"):
+            # One sentence: how many prices, one example, and what to do (a list of every TLD and term buries it).
             raise forms.ValidationError(
-                "This promotion would sell below cost on "
-                + "; ".join(below[:12])
-                + (f" and {len(below) - 12} more" if len(below) > 12 else "")
-                + ". Tick 'Cap at cost' (those lines get the discount only down to their cost), or mark it a loss "
-                "leader with a cap on how many lines may be sold at a loss.",
+                f"This promotion would sell {len(below)} of today's prices below their cost and card fee (e.g. "
+                f"{below[0]}): tick 'Cap at cost' to stop each at its cost and fee, or mark it a loss leader with a "
+                "cap on how many lines may be sold at a loss.",
                 code="below_cost",
             )
         return data
@@ -329,10 +330,22 @@ class TaxRegistrationAdmin(admin.ModelAdmin):
     """The store's own VAT/GST registration (one): printed on receipts and credit notes; without it no tax is
     charged. Payments keep the registration they were made under."""
 
-    list_display = ("name", "tax_id", "country")
+    list_display = ("name", "tax_id", "country", "oss")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return not TaxRegistration.objects.exists()
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "GET":
+            messages.info(
+                request,
+                f"With OSS ticked, EU consumers are charged their country's standard rate as the European Commission "
+                f"published it (eu-vat-rates-data, rates of {EU_RATES_VERSION}); a tax rate of yours wins over it.",
+            )
+            missing = oss_rates_missing()
+            if missing:
+                messages.error(request, f"No VAT rate for {', '.join(missing)}: add one under Tax rates.")
+        return super().changelist_view(request, extra_context)
 
 
 @admin.register(TaxRate)

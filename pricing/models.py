@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -32,6 +32,13 @@ class Tld(models.Model):
     sold = models.BooleanField(default=True, help_text="Off when the provider's price list no longer has it.")
     first_seen_at = models.DateTimeField(auto_now_add=True)
     dropped_at = models.DateTimeField(null=True, blank=True)
+    # From the provider's TLD catalogue (one of its two price-list shapes); the other shape says neither.
+    privacy_available = models.BooleanField(
+        null=True, blank=True, help_text="Whether the provider offers WHOIS privacy here; empty: not said (offered)."
+    )
+    restrictions = models.TextField(
+        blank=True, help_text="The registry's requirements (e.g. a nexus for .us), in the provider's words."
+    )
 
     class Meta:
         ordering = ["name"]
@@ -124,18 +131,26 @@ class PriceRule(models.Model):
             raise ValidationError(problem, code="below_cost")
 
 
+# The largest rate either table takes: past it a price no longer fits the money columns (12 digits), and no currency
+# the store can sell in (Stripe's) is anywhere near it (the Indonesian rupiah is some 16,000 to the dollar). A rate
+# typed with its digits doubled is refused where it is entered, not found at Buy as a failed write.
+RATE_MAX = Decimal(100_000)
+RATE_VALIDATORS = [MinValueValidator(Decimal("0.000001")), MaxValueValidator(RATE_MAX)]
+
+
 class ExchangeRate(models.Model):
     """How many units of the store's currency one unit of the provider's currency (USD) costs us."""
 
     provider_currency = models.CharField(max_length=3, default="USD")
     store_currency = models.CharField(max_length=3)
-    rate = models.DecimalField(max_digits=18, decimal_places=6, validators=[MinValueValidator(Decimal("0.000001"))])
+    rate = models.DecimalField(max_digits=18, decimal_places=6, validators=RATE_VALIDATORS)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["provider_currency", "store_currency"], name="one_rate_per_pair"),
             models.CheckConstraint(condition=Q(rate__gt=0), name="rate_positive"),
+            models.CheckConstraint(condition=Q(rate__lte=RATE_MAX), name="rate_at_most_max"),
         ]
 
     def __str__(self) -> str:
@@ -295,7 +310,7 @@ class Currency(models.Model):
         decimal_places=6,
         null=True,
         blank=True,
-        validators=[MinValueValidator(Decimal("0.000001"))],
+        validators=RATE_VALIDATORS,
         help_text="Units of this currency per one unit of the store's currency.",
     )
     rate_from_feed = models.BooleanField(
@@ -317,7 +332,10 @@ class Currency(models.Model):
         ordering = ["code"]
         verbose_name_plural = "currencies"
         constraints = [
-            models.CheckConstraint(condition=Q(rate__gt=0) | Q(rate__isnull=True), name="currency_rate_positive")
+            models.CheckConstraint(condition=Q(rate__gt=0) | Q(rate__isnull=True), name="currency_rate_positive"),
+            models.CheckConstraint(
+                condition=Q(rate__lte=RATE_MAX) | Q(rate__isnull=True), name="currency_rate_at_most_max"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -341,6 +359,12 @@ class TaxRegistration(models.Model):
     country = models.CharField(max_length=2, help_text="ISO 3166 code of the country the store is registered in.")
     tax_id = models.CharField(max_length=32, help_text="The store's VAT/GST number as printed, e.g. DE136695976.")
     name = models.CharField(max_length=255, help_text="The registered name, as on the registration.")
+    oss = models.BooleanField(
+        "registered for the EU's One-Stop Shop (OSS)",
+        default=False,
+        help_text="Consumers in every EU member state are charged their country's standard VAT rate, from the EU's "
+        "published rates (the eu-vat-rates-data package); a tax rate you add here for a country wins over it.",
+    )
 
     class Meta:
         verbose_name = "tax registration"

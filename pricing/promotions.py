@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from pricing.currencies import rate_for
+from pricing.fees import cost_floor
 from pricing.models import Operation, Promotion, PromotionKind, PromotionRedemption, PromotionScope
 from pricing.money import Money, format_money
 from pricing.quotes import price_book
@@ -122,11 +123,12 @@ def guarded_discount(
     discount = raw_discount(promotion, price)
     if cost is None or cost.currency != price.currency:
         return Money.zero(price.currency), False, True
-    if price.amount - discount.amount >= cost.amount:
+    floor = cost_floor(cost)  # the cost and the card fee on the price charged
+    if price.amount - discount.amount >= floor.amount:
         return discount, False, False
     if promotion.loss_leader and below_cost_left > 0:
         return discount, True, False
-    margin = max(price.amount - cost.amount, Decimal(0))
+    margin = max(price.amount - floor.amount, Decimal(0))
     return Money(margin, price.currency), False, True
 
 
@@ -277,8 +279,9 @@ def line_asks_priced(
 
 
 def promotion_below_cost(promotion: Promotion) -> list[str]:
-    """For staff: each TLD and term where this promotion's discount would take today's price below cost, in words
-    (where it is capped at cost, or, for a loss leader, where its capped lines are sold at a loss)."""
+    """For staff: each TLD and term where this promotion's discount would take today's price below cost and the card
+    fee (pricing/fees.py), in words (where it is capped there, or, for a loss leader, where its capped lines are sold
+    at a loss)."""
     tlds = promotion.tld_list or None
     book = price_book(tlds=tlds)
     operations = [
@@ -296,8 +299,10 @@ def promotion_below_cost(promotion: Promotion) -> list[str]:
                 if quote is None:
                     continue
                 discounted = quote.retail - raw_discount(promotion, quote.retail)
-                if discounted < quote.cost:
+                floor = cost_floor(quote.cost)
+                if discounted < floor:
                     found.append(
-                        f".{tld} {operation} {years}y: {format_money(discounted)} < cost {format_money(quote.cost)}"
+                        f".{tld} {operation} {years}y at {format_money(discounted)}, under its cost and card fee "
+                        f"{format_money(floor)}"
                     )
     return found

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext
 
 from pricing.currencies import CurrencyRule, active_currency, cached_currency_table, currency_table
-from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind
+from pricing.models import CostPrice, ExchangeRate, Operation, PriceRule, PriceSync, RuleKind, Tld
 from pricing.money import Money, format_money
 
 logger = logging.getLogger(__name__)
@@ -110,8 +110,14 @@ class PriceBook:
         rate: Decimal | None,
         store_currency: str,
         currencies: dict[str, CurrencyRule] | None = None,
+        restrictions: dict[str, str] | None = None,
+        without_privacy: frozenset[str] = frozenset(),
     ) -> None:
         self.costs = costs  # sold TLDs only, current terms only, in the provider's currency
+        # The registry requirements the provider's catalogue names, by TLD (only those that have any).
+        self.restrictions = restrictions or {}
+        # TLDs where the provider's catalogue says WHOIS privacy is not offered.
+        self.without_privacy = without_privacy
         self.rules = rules
         self.rate = rate
         self.store_currency = store_currency
@@ -216,6 +222,10 @@ class PriceBook:
             )
         return facts
 
+    def restriction(self, *, tld: str) -> str:
+        """What the TLD's registry requires of the registrant, in the provider's words; "" when nothing is known."""
+        return self.restrictions.get(_normal_tld(tld), "")
+
     def price_text(self, *, tld: str) -> str | None:
         """The storefront's own price line from retail prices, e.g. "$12.99 first year, then $14.99/yr"."""
         key = (_normal_tld(tld), get_language(), self.currency())
@@ -317,10 +327,17 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         rows = rows.filter(tld__name__in=[_normal_tld(t) for t in tlds])
     costs: dict[str, dict[tuple[str, int], Money]] = {}
     # Plain tuples, not model instances: the whole book is thousands of rows and is read on many requests.
-    for tld, operation, years, amount, currency in rows.values_list(
-        "tld__name", "operation", "years", "amount", "currency"
+    restrictions: dict[str, str] = {}
+    without_privacy: set[str] = set()
+    # What the catalogue says of each TLD rides along on its cost rows: no query of its own on a search page.
+    for tld, operation, years, amount, currency, restriction, privacy in rows.values_list(
+        "tld__name", "operation", "years", "amount", "currency", "tld__restrictions", "tld__privacy_available"
     ):
         costs.setdefault(tld, {})[(operation, years)] = Money(amount, currency)
+        if restriction:
+            restrictions[tld] = restriction
+        if privacy is False:
+            without_privacy.add(tld)
     rules = {(r.tld, r.operation): Rule.from_model(r) for r in PriceRule.objects.all()}
     return PriceBook(
         costs=costs,
@@ -329,6 +346,8 @@ def _price_book(*, tlds: Iterable[str] | None = None) -> PriceBook:
         store_currency=settings.STORE_CURRENCY,
         # Read now, for what is charged; a store-currency page needs no rates (and reads none).
         currencies=currency_table() if active_currency() != settings.STORE_CURRENCY else {},
+        restrictions=restrictions,
+        without_privacy=frozenset(without_privacy),
     )
 
 
@@ -378,11 +397,15 @@ def privacy_cost() -> Money | None:
 
 def privacy_quote(*, tld: str, years: int) -> Quote | None:
     """The retail price of WHOIS privacy for a domain under `tld` for `years` (a total, like every quote); None when
-    privacy is not for sale (no cost synced, or no rate for the store's currency)."""
+    privacy is not for sale (no cost synced, the provider's catalogue says the TLD has none, or no rate for the
+    store's currency)."""
     annual = privacy_cost()
     if annual is None or years < 1:
         return None
-    return price_book(tlds=[tld]).privacy_price(tld=tld, years=years, annual_cost=annual)
+    book = price_book(tlds=[tld])
+    if _normal_tld(tld) in book.without_privacy:
+        return None
+    return book.privacy_price(tld=tld, years=years, annual_cost=annual)
 
 
 def privacy_requote(*, tld: str, years: int, quoted: Money) -> Requote:
@@ -435,3 +458,10 @@ def rate_problem() -> str | None:
             "Until then no domain is for sale."
         )
     return None
+
+
+def tld_restrictions(*, tlds: Iterable[str]) -> dict[str, str]:
+    """The registry requirements the provider's catalogue named, by TLD (without the dot); TLDs without any are left
+    out."""
+    names = {_normal_tld(tld) for tld in tlds}
+    return dict(Tld.objects.filter(name__in=names).exclude(restrictions="").values_list("name", "restrictions"))

@@ -24,7 +24,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from pricing.currencies import currency_table_forget
-from pricing.models import Currency
+from pricing.models import RATE_MAX, Currency
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def rates_update(*, now: dt.datetime | None = None) -> FeedResult:
                 missing.append(currency.code)
                 continue
             rate = (quoted / store).quantize(_SIX_PLACES)
-            if rate <= 0:  # a quote too small to keep: the last rate stays rather than prices of zero
+            if not 0 < rate <= RATE_MAX:  # too small (prices of zero) or absurd: the last rate stays
                 missing.append(currency.code)
                 continue
             currency.rate = rate

@@ -108,6 +108,7 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
         added = sorted(set(price_list.tlds) - set(tlds))
         tlds.update((t.name, t) for t in Tld.objects.bulk_create([Tld(name=name) for name in added]))
         Tld.objects.filter(name__in=list(price_list.tlds), sold=False).update(sold=True, dropped_at=None)
+        _store_catalogue_fields(price_list, tlds)
         quoted_tlds = {tlds[name].pk for name in price_list.tlds}
         existing = {(c.tld_id, c.operation, c.years): c for c in CostPrice.objects.all() if c.tld_id in quoted_tlds}
         quoted: set[tuple[int, str, int]] = set()
@@ -172,6 +173,18 @@ def _store(price_list: PriceList, *, started: dt.datetime, sold: set[str]) -> Sy
         dropped=dropped,
         warnings=warnings,
     )
+
+
+def _store_catalogue_fields(price_list: PriceList, tlds: dict[str, Tld]) -> None:
+    """What the catalogue shape says of each TLD (privacy offered, restrictions); the map shape says neither, so
+    its TLDs are left as not said."""
+    changed = []
+    for name, prices in price_list.tlds.items():
+        tld = tlds[name]
+        if (tld.privacy_available, tld.restrictions) != (prices.privacy_available, prices.restrictions):
+            tld.privacy_available, tld.restrictions = prices.privacy_available, prices.restrictions
+            changed.append(tld)
+    Tld.objects.bulk_update(changed, ["privacy_available", "restrictions"], batch_size=500)
 
 
 def _summary(*, tld_count: int, changed: int, added: list[str], dropped: list[str], privacy: Decimal | None) -> str:

@@ -10,7 +10,9 @@ database once per checkout. Rules:
   Article 196 wording (the customer accounts for the VAT);
 - otherwise the customer's region's rate, else their country's (the EU's OSS rule for consumers: the customer's
   country rate; a business in the seller's own country is charged normally);
-- a country with no rate configured: no tax.
+- a country with no rate configured: no tax; a store registered for the EU's One-Stop Shop has every member state's
+  published standard rate (pricing/eu_rates.py) unless staff set their own, and a member state left without one is
+  a start-up error (pricing/checks.py), never 0 % silently.
 
 Tax is rounded per line, half up to the currency's minor unit. With prices shown tax-inclusive the line's price
 already holds its tax: the tax is taken out of it (net + tax = the price); else it is added on top.
@@ -27,6 +29,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext_lazy as _
 
+from pricing.eu_rates import eu_standard_rates
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 
@@ -134,11 +137,27 @@ def line_tax(rules: TaxRules, place: Place, price: Money) -> LineTax:
 
 
 def tax_rules() -> TaxRules:
-    """The store's registration and rates as staff set them in the admin, and the display setting."""
+    """The store's registration and rates as staff set them in the admin, and the display setting. A store registered
+    for the EU's One-Stop Shop charges each member state's standard rate (pricing/eu_rates.py) where staff set none."""
     row = TaxRegistration.objects.first()
     registration = Registration(country=row.country, tax_id=row.tax_id, name=row.name) if row else None
     rates = {(r.country, r.region): Rate(rate=percent(r.rate), label=r.label) for r in TaxRate.objects.all()}
+    if row is not None and row.oss:
+        published = {
+            (country, ""): Rate(rate=percent(rate), label="VAT") for country, rate in eu_standard_rates().items()
+        }
+        rates = {**published, **rates}
     return TaxRules(registration=registration, rates=rates, inclusive=settings.PRICES_INCLUDE_TAX)
+
+
+def oss_rates_missing() -> list[str]:
+    """The EU member states a store registered for the One-Stop Shop has no rate for (its consumers there would be
+    charged no VAT): empty when it is not registered for it, or every state has one."""
+    rules = tax_rules()
+    row = TaxRegistration.objects.first()
+    if row is None or not row.oss:
+        return []
+    return sorted(country for country in EU_COUNTRIES if (country, "") not in rules.rates)
 
 
 TAX_RULES_KEY = "pricing:tax-rules"

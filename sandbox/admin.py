@@ -40,6 +40,8 @@ class CatalogueTldInline(admin.TabularInline):
         "slashed_price",
         "free_first_year",
         "min_term",
+        "privacy_available",
+        "restrictions",
     ]
 
 
@@ -77,6 +79,7 @@ class PartnerAdmin(admin.ModelAdmin):
         "live_balance",
         "search_rate_limit",
         "rate_limit",
+        "price_list_shape",
         "created_at",
     ]
     search_fields = ["name"]

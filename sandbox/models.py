@@ -31,6 +31,10 @@ def hash_secret(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
 
 
+PRICE_LIST_OPENAPI = "openapi"
+PRICE_LIST_CATALOGUE = "catalogue"
+
+
 class Partner(models.Model):
     name = models.CharField(max_length=200, unique=True)
     is_active = models.BooleanField(default=True, help_text="An inactive partner's keys get 403 Forbidden.")
@@ -47,6 +51,14 @@ class Partner(models.Model):
         default=10,
         validators=[MinValueValidator(1)],
         help_text="Requests per second per key for every other endpoint (bursts: twice, for 5 s).",
+    )
+    # The provider documents two shapes for `GET /api/v1/pricing` (the OpenAPI's and the TLD-catalogue page's);
+    # which one the live service sends is not settled, so a client is tried against either.
+    price_list_shape = models.CharField(
+        max_length=16,
+        choices=[(PRICE_LIST_OPENAPI, "OpenAPI: dot<tld> map"), (PRICE_LIST_CATALOGUE, "TLD catalogue: tlds list")],
+        default=PRICE_LIST_OPENAPI,
+        help_text="Which documented shape the pricing endpoint answers in.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -144,6 +156,10 @@ class CatalogueTld(models.Model):
     min_term = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(10)], help_text="Minimum term in years."
     )
+    privacy_available = models.BooleanField(default=True, help_text="Whether WHOIS privacy is offered here.")
+    # The registry's requirements, field name to what it asks (e.g. {"nexus_category": "..."} for .us). The register
+    # call has no field to carry them, so a restricted TLD refuses every registration naming them (a 422).
+    restrictions = models.JSONField(null=True, blank=True, help_text='e.g. {"nexus_category": "US nexus category"}')
 
     class Meta:
         ordering = ["partner", "position", "tld"]

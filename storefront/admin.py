@@ -1,5 +1,5 @@
 """The storefront's admin: the task queue (django-tasks-db's own admin, with the error shown and a retry action),
-the legal texts customers accepted, and the outbox of emails."""
+the legal texts customers accepted, the outbox of emails, and the provider call log."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
-from storefront.models import LegalText, OutgoingEmail
+from storefront.models import LegalText, OutgoingEmail, ProviderCall
 
 # Django's navigation sidebar takes 300 px of a 1280 px screen beside each list's own filters, which cut the lists'
 # last columns off; the breadcrumbs and the index lead everywhere it did.
@@ -127,3 +127,25 @@ class OutgoingEmailAdmin(ReadOnlyAdmin):
     def has_change_permission(self, request: HttpRequest, obj: OutgoingEmail | None = None) -> bool:
         # The action needs change permission on the list; each email stays read-only.
         return obj is None and request.user.has_perm("storefront.change_outgoingemail")
+
+
+@admin.register(ProviderCall)
+class ProviderCallAdmin(LargeListAdmin, ReadOnlyAdmin):
+    """Every call to the provider, kept PROVIDER_CALL_LOG_DAYS days: search by the reference a customer quotes (our
+    request id, shown on the error pages), by the provider's request id (its support's question), or by the
+    customer's email address."""
+
+    list_display = (
+        "created_at",
+        "request_id",
+        "method",
+        "path",
+        "status",
+        "duration_ms",
+        "provider_request_id",
+        "user",
+    )
+    list_filter = ("service", "status")
+    search_fields = ("=request_id", "=provider_request_id")
+    search_by_email = ("^user__email",)
+    list_select_related = ("user",)

@@ -14,9 +14,29 @@ class StorefrontConfig(AppConfig):
 
         after_response.connect()
 
+        # One id per request on every log line, task and provider call (storefront/request_ids.py); failed tasks
+        # reported as errors, under their id: connected first, before the id is unbound at a task's end.
+        from storefront import error_reports, request_ids, task_requests
+
+        request_ids.install_log_record_factory()
+        error_reports.connect_task_failures()
+        task_requests.connect_task_signals()
+        _error_tracker_start()
+
         brand_admin()
         setting_changed.connect(_rebrand)
         post_migrate.connect(_sync_site, sender=self)
+
+
+def _error_tracker_start() -> None:
+    """The error tracker, when SENTRY_DSN is set (storefront/error_reports.py): started here, before the first
+    request or task, in every process (web, worker, scheduler, commands)."""
+    from django.conf import settings
+
+    if settings.SENTRY_DSN:
+        from storefront.error_reports import sentry_init
+
+        sentry_init(dsn=settings.SENTRY_DSN, environment=settings.SENTRY_ENVIRONMENT, release=settings.SENTRY_RELEASE)
 
 
 def _rebrand(*, setting: str, **_: object) -> None:

@@ -65,7 +65,7 @@ def claimed(queryset: QuerySet[M]) -> Iterator[list[M]]:
     """The rows of `queryset` that no other worker holds, kept locked until the block ends.
 
     PostgreSQL (several workers): row locks, skipping rows another worker has, so the slow part inside the
-    block (a mail server) runs once per row. SQLite runs one worker (README), and a transaction there would
+    block (a mail server) runs once per row. SQLite runs one worker (docs/deployment.md), and a transaction there would
     lock out every writer, web requests included, for as long as the block takes: the rows as they are.
     """
     alias = router.db_for_write(queryset.model)

@@ -17,7 +17,7 @@ DOMAIN_DETAILS = "domain_details"
 DOMAIN_DELETE = "domain_delete"
 TRANSFER_LOCK = "transfer_lock"
 
-# Each capability and the endpoints it unlocks (the README's settings table says the same).
+# Each capability and the endpoints it unlocks (docs/configuration.md's table says the same).
 CAPABILITIES: dict[str, str] = {
     CUSTOMER_DETAILS: "GET and PUT /api/v1/customers/details",
     CONTACTS: "GET and POST /api/v1/contacts",

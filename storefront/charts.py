@@ -42,11 +42,11 @@ class BarChart:
     series: list[tuple[str, str]]  # (name, colour): the legend
     width: int = WIDTH
     height: int = HEIGHT
-    baseline: float = HEIGHT - _BOTTOM
+    baseline: float = HEIGHT - _BOTTOM  # the zero line: above the bottom when some value is negative
 
     @property
     def label_y(self) -> float:
-        return self.baseline + 18
+        return self.height - _BOTTOM + 18
 
     @property
     def empty(self) -> bool:
@@ -62,24 +62,27 @@ def bar_chart(
     width: int = WIDTH,
 ) -> BarChart:
     """Grouped bars: one group per label, one bar per series (name, colour, values in the labels' order). Negative
-    values (a month of refunds) are drawn as empty bars: the table beside says the amount. A narrower `width` suits a
-    narrower card (the labels keep their size)."""
-    top = max((value for _, _, values in series for value in values), default=Decimal(0))
-    scale = (HEIGHT - _TOP - _BOTTOM) / float(top) if top > 0 else 0.0
+    values (a month of refunds, a margin below zero) are drawn down from the zero line, which rises to leave them
+    room. A narrower `width` suits a narrower card (the labels keep their size)."""
+    values_all = [value for _, _, values in series for value in values]
+    top = max([*values_all, Decimal(0)])
+    bottom = min([*values_all, Decimal(0)])
+    span = top - bottom
+    scale = (HEIGHT - _TOP - _BOTTOM) / float(span) if span > 0 else 0.0
     slot = (width - _LEFT) / max(len(labels), 1)
     bar_width = slot * (1 - _GAP) / max(len(series), 1)
-    baseline = HEIGHT - _BOTTOM
+    baseline = round(_TOP + float(top) * scale, 1) if span > 0 else HEIGHT - _BOTTOM
     groups = []
     for index, label in enumerate(labels):
         start = _LEFT + index * slot + slot * _GAP / 2
         bars = []
         for position, (name, color, values) in enumerate(series):
             value = values[index]
-            height = max(float(value), 0.0) * scale
+            height = abs(float(value)) * scale
             bars.append(
                 Bar(
                     x=round(start + position * bar_width, 1),
-                    y=round(baseline - height, 1),
+                    y=round(baseline - height if value > 0 else baseline, 1),
                     width=round(bar_width - 1, 1),
                     height=round(height, 1),
                     color=color,
@@ -88,4 +91,5 @@ def bar_chart(
                 )
             )
         groups.append(Group(label=label, label_x=round(start + slot * (1 - _GAP) / 2, 1), bars=bars))
-    return BarChart(title=title, groups=groups, series=[(name, color) for name, color, _ in series], width=width)
+    series_legend = [(name, color) for name, color, _ in series]
+    return BarChart(title=title, groups=groups, series=series_legend, width=width, baseline=baseline)

@@ -15,11 +15,11 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
 from django.shortcuts import render
 
-from storefront import request_stats
+from storefront import request_ids, request_stats
 from storefront.errors import StoreError, error_status
 from storefront.metrics import request_observed
 from storefront.provider_errors import provider_error
-from storefront.request_helpers import is_fragment
+from storefront.request_helpers import client_address, is_fragment
 
 logger = logging.getLogger("storefront.requests")
 
@@ -30,7 +30,9 @@ class RequestLogMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         with request_stats.serving(
-            max_calls=settings.REQUEST_PROVIDER_CALLS_MAX, deadline=settings.REQUEST_PROVIDER_DEADLINE
+            max_calls=settings.REQUEST_PROVIDER_CALLS_MAX,
+            deadline=settings.REQUEST_PROVIDER_DEADLINE,
+            caller=client_address(request),
         ) as calls:
             return self._logged(request, calls)
 
@@ -116,7 +118,7 @@ class StoreErrorMiddleware:
         logger.info("store error %s on %s", type(exception).__name__, request.path_info)
         fragment = is_fragment(request)
         template = "storefront/_error.html" if fragment else "storefront/error.html"
-        context = {"error": provider_error(exception)}
+        context = {"error": provider_error(exception), "request_id": request_ids.current()}
         return render(request, template, context, status=error_status(exception, fragment=fragment))
 
 

@@ -1,6 +1,6 @@
 """One model row read with a plain SQL statement, for reads every request makes (the session, the signed-in user).
 
-Building the ORM's query for such a read cost several times running it (README "Benchmarks"). The statement is
+Building the ORM's query for such a read cost several times running it (docs/benchmarks.md). The statement is
 composed from the model's own table and column names; values go in through each field's `get_db_prep_value` and
 come out through the backend's and the field's converters, as the ORM's compiler does, so the instance is the one
 `Model.objects.get(...)` would return.

@@ -1,6 +1,7 @@
 """The storefront's own records: scheduled runs, the development mailbox, shared counters, accepted legal texts
-the email outbox, task leases and worker heartbeats."""
+the email outbox, task leases and worker heartbeats, and what ties a request to its tasks and provider calls."""
 
+from django.conf import settings
 from django.db import models
 
 
@@ -155,3 +156,45 @@ class OutgoingEmail(models.Model):
     @property
     def pending(self) -> bool:
         return self.sent_at is None and self.dropped_at is None
+
+
+class TaskRequest(models.Model):
+    """The request a task was enqueued from (storefront/request_ids.py): its worker runs it under that request's id,
+    so the task's log lines, provider calls and error reports name it. Keyed by django-tasks' result id."""
+
+    task_id = models.CharField(max_length=64, primary_key=True)
+    request_id = models.CharField(max_length=128, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"task {self.task_id} of request {self.request_id}"
+
+
+class ProviderCall(models.Model):
+    """One call to the provider (storefront/provider_calls.py): our request id beside the provider's own, so staff
+    go from a customer's reference to the provider's support with the id they ask for. Kept
+    PROVIDER_CALL_LOG_DAYS days. The path never holds a secret (queries and bodies are not kept)."""
+
+    request_id = models.CharField("our request id", max_length=128, db_index=True)
+    provider_request_id = models.CharField(max_length=128, blank=True, db_index=True)
+    service = models.CharField(max_length=32)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=255)
+    # None: no answer (a timeout, a refused connection).
+    status = models.PositiveSmallIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="customer",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} {self.status or 'no answer'} ({self.request_id})"

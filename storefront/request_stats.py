@@ -20,6 +20,7 @@ class ProviderCalls:
     started: float = field(default_factory=time.monotonic)
     max_calls: int = 0  # 0: no bound
     deadline: float = 0.0  # seconds after `started`; 0: no bound
+    caller: str = ""  # who sent the request (their address): what they typed is counted against them
 
     def time_left(self) -> float | None:
         if not self.deadline:
@@ -35,9 +36,9 @@ class BudgetSpent(Exception):
 
 
 @contextmanager
-def serving(*, max_calls: int = 0, deadline: float = 0.0) -> Iterator[ProviderCalls]:
+def serving(*, max_calls: int = 0, deadline: float = 0.0, caller: str = "") -> Iterator[ProviderCalls]:
     """Count (and bound) the provider calls of the block; afterwards the thread is outside any request again."""
-    token = _current.set(ProviderCalls(max_calls=max_calls, deadline=deadline))
+    token = _current.set(ProviderCalls(max_calls=max_calls, deadline=deadline, caller=caller))
     try:
         calls = _current.get()
         assert calls is not None
@@ -66,3 +67,9 @@ def add_provider_call(seconds: float) -> None:
     if calls is not None:
         calls.count += 1
         calls.seconds += seconds
+
+
+def caller() -> str:
+    """Who the request being served came from ("" outside a request)."""
+    calls = _current.get()
+    return calls.caller if calls is not None else ""

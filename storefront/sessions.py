@@ -4,7 +4,7 @@ Django's `cached_db` engine, with short cache copies. Settings choose this engin
 Every signed-in page reads its session. With Redis that is one round trip instead of an SQL query; with the
 database cache, the default, nothing is copied (reading the cache table would cost as much as the session table),
 and the session row is read with one plain SQL statement, not an ORM query: building that query cost several
-times running it (measured with bench/profile_search.py: README "Benchmarks").
+times running it (measured with bench/profile_search.py: docs/benchmarks.md).
 
 The database stays the record, so a cache outage loses no session (storefront/cache.py). Two guards keep a
 session that was ended (sign-out, a password change) from being read back from a copy:

@@ -74,6 +74,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: everything after it, the error pages and the request's log line run under the request's id.
+    "storefront.request_ids.RequestIdMiddleware",
     "storefront.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
@@ -102,7 +104,7 @@ MIDDLEWARE = [
     "accounts.middleware.KnownBrowserMiddleware",
     # Prices in the signed-in customer's currency (remembered in the session: no query per page).
     "accounts.currency.CustomerCurrencyMiddleware",
-    # Remembers the signed-in customer's language for the emails the worker sends later.
+    # The signed-in customer's chosen language for their pages (the browser's never replaces it; accounts/language.py).
     "accounts.language.CustomerLanguageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -277,7 +279,7 @@ MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 
 LANGUAGE_CODE = "en"
 # The languages the storefront ships a catalogue for (locale/<code>/LC_MESSAGES/django.po); the customer picks one
-# in the footer, otherwise the browser's Accept-Language decides. Adding one: README "Languages".
+# in the footer, otherwise the browser's Accept-Language decides. Adding one: docs/languages.md.
 LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
@@ -375,6 +377,8 @@ RESELLER_BREAKER_SECONDS = env.float("RESELLER_BREAKER_SECONDS", default=30.0)
 
 # --- The provider: spellings, MetaSearch key, rate limits ------------------------------------------------------
 # The provider's docs write the base URL with and without /api/v1, and MetaSearch's with /v1/search: both work.
+# MetaSearch is documented under two names and hosts, the same GET /v1/search: https://metasearch.namify.host (the
+# demo's) and "SuperSonic", https://supersonic.namify.host. Set either here; nothing else names the host.
 RESELLER_BASE_URL = RESELLER_BASE_URL.strip().rstrip("/").removesuffix("/api/v1").rstrip("/")
 RESELLER_METASEARCH_URL = RESELLER_METASEARCH_URL.strip().rstrip("/").removesuffix("/v1/search").rstrip("/")
 # MetaSearch may use a token of its own (the provider's demo does); empty: the main key (the gateway decides).
@@ -434,10 +438,24 @@ CURRENCY_RATE_STALE_HOURS = env.int("CURRENCY_RATE_STALE_HOURS", default=96)
 # Tax (pricing/tax.py; the store's registration and rates are set in the admin). PRICES_INCLUDE_TAX: the prices
 # shown and quoted include the customer's tax ("incl. VAT"), else tax is added on top ("+ VAT").
 PRICES_INCLUDE_TAX = env.bool("PRICES_INCLUDE_TAX", default=False)
-# The EU's VIES service is asked about a business customer's VAT number when it is saved (off: format and check
-# digits only). VIES being away never blocks a sale: the number is recorded as "not checked".
-TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=False)
+# The EU's VIES service is asked about a business customer's VAT number when it is saved, and reverse charge rests
+# only on a number it confirmed (off: format and check digits only, for development). On by default in production.
+# VIES being away never blocks a sale: the number is recorded as "not checked" and the sale is charged VAT, with a
+# note that it is refunded once the number is confirmed (staff: Payments, filter "VAT to refund").
+TAX_VIES_CHECK = env.bool("TAX_VIES_CHECK", default=not DEBUG)
 TAX_VIES_URL = env.str("TAX_VIES_URL", default="https://ec.europa.eu/taxation_customs/vies/rest-api").rstrip("/")
+# What the payment service keeps of each card payment (percent of it, plus a fixed amount in STORE_CURRENCY): a
+# promotion capped "at cost" stops at the cost plus this fee (pricing/fees.py). Stripe's standard card pricing by
+# default; set your account's rate.
+try:
+    PAYMENT_FEE_PERCENT = Decimal(env.str("PAYMENT_FEE_PERCENT", default="2.9"))
+    PAYMENT_FEE_FIXED = Decimal(env.str("PAYMENT_FEE_FIXED", default="0.30"))
+except InvalidOperation as err:
+    raise ImproperlyConfigured("PAYMENT_FEE_PERCENT and PAYMENT_FEE_FIXED must be numbers, e.g. 2.9 and 0.30.") from err
+if not (PAYMENT_FEE_PERCENT.is_finite() and PAYMENT_FEE_FIXED.is_finite()) or not (
+    0 <= PAYMENT_FEE_PERCENT < 100 and PAYMENT_FEE_FIXED >= 0
+):
+    raise ImproperlyConfigured("PAYMENT_FEE_PERCENT must be from 0 to under 100, PAYMENT_FEE_FIXED 0 or more.")
 PAYMENTS_DISABLED = env.bool("PAYMENTS_DISABLED", default=False)
 STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
@@ -534,12 +552,16 @@ RATE_LIMITS = {
         "renew": "30/600",  # per customer, renewal confirmations (each reads the domains at the provider)
         "promotion_code": "20/600",  # per address, promotion codes tried in the cart (no guessing from a list)
         "tax_number": "10/600",  # per customer, VAT numbers saved (each may ask VIES)
+        # per address, the provider's server errors on what one caller typed (a search): past it that caller's
+        # searches are refused unsent for the window; the shared breaker counts one of them at most
+        # (storefront/gateway/input_faults.py)
+        "provider_input_faults": "3/300",
     }.items()
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
-# --- Background work (the worker and the scheduler; README "Processes") ---------------------------------------
+# --- Background work (the worker and the scheduler; docs/deployment.md) ---------------------------------------
 # Tasks are rows in our own database (django-tasks-db): no broker; `manage.py run_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
 # Three queues, most urgent first (storefront/queues.py): paid, default, bulk; a worker takes the first that has work.
@@ -633,14 +655,27 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         }
     },
-    # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
+        "stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+        # Django's mail to ADMINS on a server error, throttled (storefront/error_reports.py); sends nothing while
+        # ADMINS is empty.
+        "mail_admins": {
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+            "class": "storefront.error_reports.ThrottledAdminEmailHandler",
+        },
+    },
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         # Named so that Django's default plain-text console handlers (DEBUG only) are dropped: their records
         # reach the JSON handler above instead of being written twice, once as prose. INFO as Django has it:
         # below that, django.template writes whole template contexts (passwords and tokens included).
-        "django": {"level": "INFO"},
+        # A view's unhandled exception is logged by django.request (a child): mailed to ADMINS as Django does.
+        "django": {"level": "INFO", "handlers": ["mail_admins"]},
+        # Each failed task, with its traceback (storefront/error_reports.py): mailed the same way.
+        "storefront.task_failures": {"handlers": ["mail_admins"]},
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
         "django.utils.autoreload": {"level": "WARNING"},
@@ -652,6 +687,17 @@ LOGGING = {
 # Python's warnings (a naive datetime saved, say) would otherwise go to stderr as prose: as records on the
 # "py.warnings" logger they are JSON lines too.
 logging.captureWarnings(True)
+
+# Errors reach a person (docs/operations.md "Errors"). The error tracker (Sentry or a compatible service) when
+# SENTRY_DSN is set; events are scrubbed of secrets and personal data before they leave (storefront/error_reports.py).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="development" if DEBUG else "production")
+# The deploy's commit: the PaaS's own variable (SOURCE_VERSION at build, HEROKU_SLUG_COMMIT with dyno metadata),
+# or GIT_REV / SENTRY_RELEASE set by hand.
+_RELEASE_VARIABLES = ("SENTRY_RELEASE", "SOURCE_VERSION", "GIT_REV", "HEROKU_SLUG_COMMIT")
+SENTRY_RELEASE = next((value for name in _RELEASE_VARIABLES if (value := env.str(name, default=""))), "")
+# Days the provider call log (storefront.ProviderCall: our request id beside the provider's) is kept.
+PROVIDER_CALL_LOG_DAYS = env.int("PROVIDER_CALL_LOG_DAYS", default=30)
 
 if _PRODUCTION_REFUSALS:
     raise ImproperlyConfigured(" ".join(_PRODUCTION_REFUSALS))

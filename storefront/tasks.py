@@ -1,5 +1,5 @@
 """The storefront's own background tasks: sending the outbox's emails (storefront/outbox.py), pruning expired
-one-time claims (storefront/claims.py)."""
+one-time claims (storefront/claims.py), pruning the provider call log (storefront/provider_calls.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from django_tasks import task
 
 from storefront.claims import claims_prune
 from storefront.outbox import outbox_send, outbox_send_due
+from storefront.provider_calls import provider_calls_prune
 from storefront.queues import BULK, DEFAULT
 from storefront.scheduler import job_schedule
 
@@ -29,5 +30,12 @@ def prune_claims() -> int:
     return claims_prune()
 
 
+@task(queue_name=BULK)
+def prune_provider_calls() -> int:
+    """Remove provider calls older than PROVIDER_CALL_LOG_DAYS (and the request ids kept for tasks as long)."""
+    return provider_calls_prune()
+
+
 job_schedule("send-emails", "* * * * *", send_due_emails)
 job_schedule("prune-claims", "41 3 * * *", prune_claims)
+job_schedule("prune-provider-calls", "53 3 * * *", prune_provider_calls)

@@ -24,8 +24,9 @@ urlpatterns = [
     path(PRIVACY_URL[1:], flatpages.flatpage, {"url": PRIVACY_URL}, name="legal_privacy"),
     path(AGREEMENT_URL[1:], flatpages.flatpage, {"url": AGREEMENT_URL}, name="legal_agreement"),
     path("mailbox/", mailbox.mailbox, name="mailbox"),
-    # Django's set_language: POST only, CSRF-checked, remembers the choice in a cookie and goes back to `next`.
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The language form: Django's set_language (POST only, CSRF-checked, a cookie, back to `next`), which also
+    # stores a signed-in customer's choice on their record (accounts/language.py).
+    path("i18n/", include("accounts.language_urls")),
     # Django's admin login has no brute-force protection of its own: wrong guesses are limited per address.
     # Staff sign in through the storefront's own sign-in (allauth: rate limits, two-factor); the admin's login
     # page sends there. Still limited per address, as every guess at a staff password would be.

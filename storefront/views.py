@@ -9,11 +9,11 @@ from django.shortcuts import render
 from django.template import loader
 from django.utils import translation
 from django.utils.crypto import constant_time_compare
-from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_safe
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from storefront import request_ids
 from storefront.brand import brand_css
 from storefront.health import cache_state, database_state, provider_states
 from storefront.metrics_scrape import metrics_text
@@ -67,12 +67,19 @@ DATABASE_RETRY_AFTER = 30
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """Django's 500 handler (`handler500`). The database unreachable for a moment is not a bug of the page: it is a
-    503 that says so and asks to try again (drawn without the request's context, which would need the database);
-    anything else is Django's own 500 page, reported as usual."""
+    503 that says so and asks to try again; anything else a 500 page of our own (reported as usual, by Django's
+    logging). Both drawn without the request's context, which would need the database, and both name the
+    request's id for the customer to quote."""
     error = sys.exc_info()[1]
+    context = {
+        "store_name": settings.STORE_NAME,
+        "language_code": translation.get_language() or "en",
+        # The reference the customer quotes to support (storefront/request_ids.py).
+        "request_id": request_ids.current(),
+    }
     if not isinstance(error, DatabaseError):
-        return defaults.server_error(request)
-    context = {"store_name": settings.STORE_NAME, "language_code": translation.get_language() or "en"}
+        page = loader.get_template("storefront/server_error.html").render(context)
+        return HttpResponse(page, status=500)
     page = loader.get_template("storefront/unavailable.html").render(context)
     response = HttpResponse(page, status=503)
     response["Retry-After"] = str(DATABASE_RETRY_AFTER)

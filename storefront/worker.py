@@ -11,7 +11,7 @@ out of memory, its machine gone): nothing would ever run it again. Here every ta
 (storefront.TaskLease), renewed every few seconds by a thread of the worker while the task runs. A task RUNNING
 whose lease lapsed (or that has none and began longer ago than a lease: a worker without leases) was abandoned:
 `tasks_abandoned_requeue` puts it back in the queue, once (a conditional update), and any worker runs it again.
-Every task is idempotent (README "Processes"), so a second run does the work once. A task whose workers died
+Every task is idempotent (docs/deployment.md), so a second run does the work once. A task whose workers died
 TASK_RUNS_MAX times is marked failed instead, and staff are told: it may be what kills them.
 
 The worker's own loop survives its database going away for a while (a restart, a failover): it logs, waits and

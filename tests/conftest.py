@@ -374,11 +374,14 @@ def stripe_sandbox(sandbox_server) -> Iterator[StripeControl]:
     """The payment sandbox (served by the session's sandbox under /stripe/), reset, with billing pointed at it.
 
     It refuses every state-changing call without an idempotency key of our own (a capture, a refund, a session...):
-    a call that loses its answer is asked again with the same key, and a missing key would charge twice.
+    a call that loses its answer is asked again with the same key, and a missing key would charge twice. It is in
+    strict mode: a request made for another API version, or with a parameter of an earlier one, is refused.
     """
     control = StripeControl(sandbox_server.base_url)
     control.reset()
     control.require_idempotency_keys()
+    # Strict: every request the store sends is answered as Stripe does at the SDK's pinned API version only.
+    control.setup(strict=True)
     with override_settings(
         STRIPE_API_BASE=control.api_base,
         STRIPE_SECRET_KEY=STRIPE_TEST_KEY,

@@ -15,6 +15,13 @@ os.environ.pop("RESELLER_API_KEY", None)
 # The provider is the sandbox that the test session starts (tests/conftest.py), as in a demo deployment.
 os.environ["RESELLER_SANDBOX"] = "true"
 os.environ.pop("SANDBOX_URL", None)
+# Production asks the EU's VIES about VAT numbers; the suite never does, except where a test points it at its own
+# scripted server (tests/accounts/test_tax_details.py) and turns the check on.
+os.environ.setdefault("TAX_VIES_CHECK", "false")
+# The suite's prices and promotion caps are the demo catalogue's at cost; the card fee's part of the cost guard is
+# tested with its own values (tests/pricing/test_promotion_fee.py).
+os.environ.setdefault("PAYMENT_FEE_PERCENT", "0")
+os.environ.setdefault("PAYMENT_FEE_FIXED", "0")
 
 from storefront.queues import QUEUES
 from storefront.settings import *  # noqa: F403

@@ -18,7 +18,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_FILE = ROOT / "storefront" / "settings.py"
 
 # The deployment's own configuration, if the shell running the tests has any, must not decide a test.
-_DEPLOYMENT_PREFIXES = ("DJANGO_", "RESELLER_", "SANDBOX_", "STRIPE_", "PAYMENTS_", "PRICE_", "STORE_")
+_DEPLOYMENT_PREFIXES = (
+    "DJANGO_",
+    "RESELLER_",
+    "SANDBOX_",
+    "STRIPE_",
+    "PAYMENTS_",
+    "PRICE_",
+    "STORE_",
+    "TAX_",
+    "PAYMENT_FEE_",
+)
 _DEPLOYMENT_NAMES = ("DATABASE_URL", "CACHE_URL", "SITE_URL")
 
 

@@ -69,6 +69,7 @@ URLS = [
     Url("order_auto_renew", ("POST",), _order),
     Url("order_privacy", ("POST",), _order),
     Url("order_privacy_buy", ("POST",), _order),
+    Url("order_verification_confirmed", ("POST",), _order),
     Url("dns", ("GET",), _order),
     Url("dns_activate", ("POST",), _order),
     Url("dns_add", ("POST",), _order),

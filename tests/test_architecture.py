@@ -1,4 +1,4 @@
-"""The shape the code keeps (README "Architecture"): views are thin, and outside services are reached only through
+"""The shape the code keeps (docs/architecture.md): views are thin, and outside services are reached only through
 their one module. Import rules between apps and features are import-linter's (pyproject.toml, run in CI)."""
 
 from __future__ import annotations
@@ -48,4 +48,4 @@ def test_the_webhook_view_only_verifies_the_signature_with_the_sdk():
     """billing.views imports the SDK for one thing: checking a delivery's signature (no API call)."""
     source = (ROOT / "billing" / "views.py").read_text()
     uses = [line.strip() for line in source.splitlines() if "stripe." in line and "import" not in line]
-    assert all("Webhook.construct_event" in use or "SignatureVerificationError" in use for use in uses), uses
+    assert all("WebhookSignature.verify_header" in use or "SignatureVerificationError" in use for use in uses), uses

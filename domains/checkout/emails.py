@@ -22,9 +22,10 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from billing.emails import checkout_thread
+from domains.checkout.outcome_lines import outcome_lines_of_checkout
 from domains.checkout.registrations import MESSAGE_CONFIRMED_LATE
 from domains.models import Registration
-from domains.presentation import registration_outcome
+from domains.verification import verification_for_registered
 from storefront.brand import brand_context, from_email
 from storefront.outbox import email_queue
 
@@ -99,10 +100,15 @@ def build_confirmation(
         "order_url": order_url,
         "checkout_id": checkout_id,
         "follow_up": follow_up,
-        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in news],
+        # Each line at what it is charged, with the privacy paid with it (the same figures as the receipt's).
+        "lines": outcome_lines_of_checkout(news, checkout_id=checkout_id),
         "registered": [line for line in news if line.status == Registration.Status.REGISTERED],
         "checking": [line for line in lines if line.status == Registration.Status.UNKNOWN],
     }
+    registered = context["registered"]
+    context["verification"] = verification_for_registered(
+        customer=customer, domains=[line.domain_name for line in registered]
+    )
     with customer_language(customer):
         subject = render_to_string("domains/email/checkout_subject.txt", context).strip()
         text = render_to_string("domains/email/checkout_body.txt", context)

@@ -42,10 +42,12 @@ from storefront.gateway import (
     PremiumName,
     RateLimited,
     RegistrationRefused,
+    TldRestricted,
     Unauthorized,
     Unavailable,
     ValidationRejected,
     gateway,
+    missing_field_words,
 )
 from storefront.gateway import Order as ListedOrder
 
@@ -216,6 +218,14 @@ def _register(registration: Registration) -> Registration:
             failure_kind=Registration.FailureKind.INVALID_CUSTOMER,
             message=err.provider_message or str(err.message),
         )
+    except TldRestricted as err:
+        return _settle(
+            registration,
+            status=Registration.Status.FAILED,
+            failure_kind=Registration.FailureKind.RESTRICTED,
+            message=err.provider_message,
+            requirements=missing_field_words(err.missing),
+        )
     except ValidationRejected as err:
         kind, refusal = _explain_refusal(registration, err)
         return _settle(
@@ -294,12 +304,14 @@ def _settle(
     order: Order | None = None,
     provider_order_id: int | None = None,
     from_statuses: tuple[str, ...] = (Registration.Status.PENDING,),
+    requirements: str = "",
 ) -> Registration:
     """Record an outcome, only if the row is still in one of `from_statuses` (nobody settled it meanwhile)."""
     fields = {
         "status": status,
         "failure_kind": failure_kind,
         "provider_message": message,
+        "requirements": requirements[:300],
         "updated_at": timezone.now(),
     }
     if order is not None:
@@ -338,10 +350,19 @@ def _remember_order(*, customer: Customer, order_id: int, domain_name: str) -> O
     try:
         with transaction.atomic():
             order = Order.objects.create(
-                order_id=order_id, customer=customer, domain_name=domain_name, status=Order.Status.ACTIVE
+                order_id=order_id,
+                customer=customer,
+                domain_name=domain_name,
+                status=Order.Status.ACTIVE,
+                verification_started_at=timezone.now(),
             )
     except IntegrityError:
         order = Order.objects.get(order_id=order_id)
+        # Our copy was made by the listing sync first: the registration still starts the registrant's check.
+        Order.objects.filter(pk=order.pk, verification_started_at__isnull=True).update(
+            verification_started_at=timezone.now()
+        )
+        order.refresh_from_db()
     if order.expiry_timestamp is None and customer.customer_id is not None:
         try:
             listed = _find_in_listing(customer_id=customer.customer_id, domain_name=domain_name)

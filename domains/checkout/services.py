@@ -1,8 +1,9 @@
 """Checkout: review the cart with fresh availability, place the order once, and follow each line's outcome.
 
 The review checks every line's availability with at most one provider call whatever the number of lines: a line
-added to the cart within the search cache's lifetime reuses that fresh MetaSearch answer, and the others are asked
-of the availability endpoint together (it takes many names at once). A visitor who is not signed in (or whose
+that a fresh MetaSearch answer in the search cache calls taken or premium is dropped on its word, and every other
+line is asked of the availability endpoint together (it takes many names at once; MetaSearch marks no premium
+name, the availability endpoint does). A visitor who is not signed in (or whose
 account is not linked to the provider yet) cannot buy from the review, so it asks the provider nothing for them. It
 re-quotes every line's retail price (`pricing.quotes.requote`): the price the customer was quoted stands unless
 selling at it would now lose money (then today's price is shown as a change); a lower price today is passed on. What
@@ -36,6 +37,7 @@ from accounts.models import Customer
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Document, Payment
 from billing.services import payment_settle_later, payment_start
+from billing.taxes import customer_tax_status
 from domains.cart.basket import Cart, CartLine, line_quote
 from domains.cart.promotion import cart_code, cart_promotion_apply
 from domains.checkout import registrations
@@ -51,6 +53,7 @@ from pricing.models import Operation
 from pricing.money import Money, format_money
 from pricing.promotions import PromotionRefused, redemptions_release, redemptions_take
 from pricing.quotes import price_book, privacy_requote, requote
+from pricing.tax import shown_tax_rules
 from storefront.claims import claim_once
 from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError
@@ -152,13 +155,15 @@ class Progress:
         return self.payment.receipt if self.payment is not None else None  # issued with the capture
 
 
-def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any]) -> str:
-    """A fingerprint of the reviewed lines (names, terms, prices) and so of their totals, for this checkout.
+def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any], tax: dict[str, str] | None = None) -> str:
+    """A fingerprint of the reviewed lines (names, terms, prices) and of the tax they were shown with (rate, reverse
+    charge: billing.taxes.customer_tax_status), and so of their totals, for this checkout.
 
     Two tabs share the session's review: the digest tells which review the pressed button was on, so a tab
-    showing older prices never buys at the newer ones another tab reviewed.
+    showing older prices or another tax never buys at the newer ones another tab reviewed.
     """
-    canonical = json.dumps({"id": str(checkout_id), "lines": lines}, sort_keys=True, separators=(",", ":"))
+    reviewed: dict[str, Any] = {"id": str(checkout_id), "lines": lines, **({"tax": tax} if tax is not None else {})}
+    canonical = json.dumps(reviewed, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -190,12 +195,13 @@ def checkout_review(*, session: SessionBase, customer: Customer | None) -> Revie
     if not lines or customer is None or checkout_id is None:
         return Review(lines=lines, changes=changes, promotion_code=code, promotion_note=note)
     reviewed = {line.domain_name: line.as_session() for line in lines}
-    session[SESSION_KEY] = {"id": str(checkout_id), "lines": reviewed}
+    tax = customer_tax_status(customer, shown_tax_rules())
+    session[SESSION_KEY] = {"id": str(checkout_id), "lines": reviewed, "tax": tax}
     return Review(
         lines=lines,
         changes=changes,
         checkout_id=checkout_id,
-        digest=review_digest(checkout_id=checkout_id, lines=reviewed),
+        digest=review_digest(checkout_id=checkout_id, lines=reviewed, tax=tax),
         promotion_code=code,
         promotion_note=note,
     )
@@ -225,7 +231,10 @@ def _recheck(basket: Cart, *, ask_provider: bool) -> list[Change]:
     rows: dict[str, Buyable] = {}
     if ask_provider and lines:
         names = [line.domain_name for line in lines]
-        rows.update(search_rows_cached(names))
+        # MetaSearch's word is taken only when it says no: as documented it marks no premium name (its `pricing` is
+        # null whenever `available` is false), so a name it calls available is asked of the availability endpoint,
+        # whose `premium` flag says what `register` would refuse after the customer paid.
+        rows.update({name: row for name, row in search_rows_cached(names).items() if not row.sellable})
         unchecked = [name for name in names if name not in rows]
         if unchecked:
             rows.update(availability_of(unchecked))
@@ -415,7 +424,22 @@ def checkout_place(
         if reviewed is None:
             raise CannotBuy(_REVIEW_AGAIN)
         raise NotPlaced(_("Your cart changed since you reviewed it. Please check it and confirm again."))
-    _check_still_as_reviewed(basket, checkout_id=checkout_id, reviewed=reviewed, digest=digest, versions=legal_versions)
+    _check_still_as_reviewed(
+        basket,
+        checkout_id=checkout_id,
+        reviewed=reviewed,
+        digest=digest,
+        versions=legal_versions,
+        tax=_reviewed_tax(session),
+    )
+    if _reviewed_tax(session) != customer_tax_status(customer):
+        # The tax details changed (another tab, /account/tax/) since the review: its total is not what is charged.
+        raise NotPlaced(
+            _(
+                "Your tax details changed since this page was shown, so the tax on your order changed. Nothing was "
+                "bought: please check the order below and confirm again."
+            )
+        )
     # What the customer accepted is recorded before anything is charged or registered.
     if legal_acceptance_record(customer=customer, checkout_id=checkout_id, ip=ip) is None:
         raise CannotBuy(
@@ -450,11 +474,17 @@ def checkout_place(
 
 
 def _check_still_as_reviewed(
-    basket: Cart, *, checkout_id: uuid.UUID, reviewed: dict[str, Any], digest: str, versions: str
+    basket: Cart,
+    *,
+    checkout_id: uuid.UUID,
+    reviewed: dict[str, Any],
+    digest: str,
+    versions: str,
+    tax: dict[str, str] | None,
 ) -> None:
     """NotPlaced unless this tab showed the session's latest review, at prices that still hold, under the terms
     published now."""
-    if digest != review_digest(checkout_id=checkout_id, lines=reviewed):
+    if digest != review_digest(checkout_id=checkout_id, lines=reviewed, tax=tax):
         # This tab showed another review (older prices, other lines) than the session's latest.
         raise NotPlaced(
             _(
@@ -561,6 +591,12 @@ def _reviewed_lines(session: SessionBase, checkout_id: uuid.UUID) -> dict[str, A
         return None
     lines = stored.get("lines")
     return lines if isinstance(lines, dict) else None
+
+
+def _reviewed_tax(session: SessionBase) -> dict[str, str] | None:
+    stored = session.get(SESSION_KEY)
+    tax = stored.get("tax") if isinstance(stored, dict) else None
+    return tax if isinstance(tax, dict) else None
 
 
 # --- After Buy: the confirmation page ------------------------------------------------------------------------------

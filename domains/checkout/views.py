@@ -21,11 +21,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 from accounts.models import customer_for_user
 from accounts.verification import not_ready_to_buy
 from billing.errors import PaymentError
+from billing.taxes import VAT_UNCONFIRMED_NOTE, vat_refund_pending
 from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
+from domains.checkout.outcome_lines import outcome_lines
 from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, checkout_progress, checkout_review
+from domains.models import Registration
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
-from domains.presentation import registration_outcome
+from domains.verification import Verification, verification_for_registered
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import provider_error
@@ -54,6 +57,8 @@ def _review(request: HttpRequest) -> HttpResponse:
         # Each line with its WHOIS privacy at today's price (None: not sold), or why it cannot be had at all.
         "priced_lines": [(line, offers[line.domain_name]) for line in review.lines],
         "privacy_off": "" if privacy_offered() else PRIVACY_OFF_SENTENCE,
+        # Charged VAT only because VIES has not confirmed the number yet: said before Buy, with the refund to come.
+        "vat_unconfirmed_note": VAT_UNCONFIRMED_NOTE if customer is not None and vat_refund_pending(customer) else "",
         "totals": lines_total(review.lines),
         "changes": review.changes,
         "promotion_code": review.promotion_code,
@@ -116,6 +121,13 @@ def _place(request: HttpRequest) -> HttpResponse:
     return redirect("checkout_done", checkout_id=checkout_id)
 
 
+def _verification(request: AuthenticatedHttpRequest, registered: list[Registration]) -> Verification | None:
+    customer = customer_for_user(request.user)
+    if customer is None:
+        return None
+    return verification_for_registered(customer=customer, domains=[line.domain_name for line in registered])
+
+
 @login_required
 @require_safe
 def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
@@ -128,13 +140,14 @@ def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> 
     )
     context = {
         "checkout_id": checkout_id,
-        "lines": [{"registration": line, "outcome": registration_outcome(line)} for line in progress.lines],
+        "lines": outcome_lines(progress.lines, payment=progress.payment),
         "queued": progress.queued,
         "registered": progress.registered,
         "failed": progress.failed,
         "waiting": progress.waiting,
         "payment": progress.payment,
         "receipt": progress.receipt,
+        "verification": _verification(request, progress.registered),
     }
     template = "domains/_checkout_outcomes.html" if request.htmx else "domains/checkout_done.html"
     return render(request, template, context)

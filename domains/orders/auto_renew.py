@@ -9,7 +9,9 @@ once: the second run finds the same payment, and after the renewal the domain is
 
 A declined charge or a refused renewal switches auto-renew off (the reminders take over), and the customer and
 staff are emailed (through the outbox: domains.orders.emails). While a dispute of one of the customer's payments is
-open, nothing is charged (the domain waits, its switch stays on); a refunded domain is never auto-renewed.
+open, nothing is charged (the domain waits, its switch stays on); a refunded domain is never auto-renewed. A renewal
+price that rose is charged only once the customer was told of it NOTICE_DAYS before (domains/renewal_prices.py):
+until then, at the price they knew.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from domains.models import Order
 from domains.orders import renewals
 from domains.orders.emails import auto_renew_failure_queue
 from domains.orders.payments import renewal_line_to_pay
+from domains.orders.privacy_payments import privacy_extension_line
 from domains.orders.services import order_fetch, renew_quote
+from domains.renewal_prices import auto_renew_cap
 from pricing.currencies import currency_override
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
@@ -226,18 +230,35 @@ def auto_renew_order(*, order: Order, now: dt.datetime | None = None) -> Outcome
         quote = renew_quote(domain_name=order.domain_name, years=terms[0]) if terms else None
     if quote is None:
         return _failed(order, "no_price")
+    price = quote.retail
+    # Never more than the customer knows: a rise told less than NOTICE_DAYS ago (or not yet) is not charged this time.
+    cap = auto_renew_cap(order=order, years=terms[0], now=now)
+    if cap is not None and cap.currency == price.currency and cap < price:
+        logger.info(
+            "auto-renew of order %s charged at %s, not %s: the rise was not told in time", order.order_id, cap, price
+        )
+        price = cap
     request = renewals.RenewRequest(
         duration=terms[0],
         shown_expiry_timestamp=current.expiry_timestamp,
         token=token,
-        price=quote.retail.amount,
+        price=price.amount,
         currency=quote.retail.currency,
         cost=quote.cost.amount,
     )
+    # Privacy paid for on the domain is renewed with it, for as long (charged as a line of its own, bought after the
+    # renewal): a domain renewed to 2028 with privacy paid to 2027 would publish its owner's details for a year.
+    with currency_override(order.customer.currency):
+        privacy = privacy_extension_line(
+            order=order, new_expires_at=renewals.add_years(current.expires_at, terms[0]), currency=request.currency
+        )
     try:
         payment = payment_charge_saved(
             customer=order.customer,
-            lines=[renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL)],
+            lines=[
+                renewal_line_to_pay(order=order, request=request, cause=SaleCause.AUTO_RENEWAL),
+                *([privacy] if privacy is not None else []),
+            ],
             checkout_id=request.token,
         )
     except PaymentUnavailable:

@@ -13,12 +13,13 @@ from django.urls import reverse
 from billing.cards import saved_card_for
 from billing.collection import payment_due_for
 from billing.models import Payment, SavedCard
-from domains.models import Order, Renewal
+from domains.models import Order, Renewal, RenewalPriceNotice
 from domains.orders import renewals
 from domains.orders.auto_renew import AutoRenewWhen, auto_renew_when
 from domains.orders.privacy import PrivacyState, privacy_state
 from domains.orders.services import OrderRow, order_fetch, order_row, renew_options, renew_pricing
 from domains.presentation import failure_reason
+from domains.renewal_prices import NOTICE_DAYS, price_notice_shown
 from pricing.money import Money
 from pricing.quotes import Quote, one_price_book
 from storefront.gateway import GatewayError
@@ -35,6 +36,9 @@ class AutoRenewState:
     failed_at: dt.datetime | None
     failure: str
     when: AutoRenewWhen | None = None  # when auto-renew (on, or if switched on) renews it
+    # The renewal price rose since the customer last paid, and they were told (on auto-renew only: what it charges).
+    price_notice: RenewalPriceNotice | None = None
+    notice_days: int = NOTICE_DAYS
 
 
 @dataclass(frozen=True)
@@ -101,4 +105,5 @@ def _auto_renew_state(order: Order, *, renewable: bool, expires_at: dt.datetime 
         failed_at=order.auto_renew_failed_at,
         failure=failure_reason(order) if order.auto_renew_failed_at else "",
         when=auto_renew_when(expires_at=expires_at),
+        price_notice=price_notice_shown(order) if order.auto_renew and renewable else None,
     )

@@ -9,10 +9,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from domains.orders.services import RENEW_YEARS
+from storefront.typed_text import TypedTextField
 
 
 class OrdersFilterForm(forms.Form):
-    q = forms.CharField(required=False, max_length=80, strip=True)
+    q = TypedTextField(required=False, max_length=80, strip=True)
     page = forms.IntegerField(required=False, min_value=1, max_value=100_000)
 
 

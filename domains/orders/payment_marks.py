@@ -3,7 +3,9 @@ line kinds (billing.lines: `refunded`, `disputed`) in the transaction that recor
 
 A refunded domain (refunded by staff, in Stripe's dashboard, or lost to a dispute) is not renewed here any more, its
 auto-renew is switched off, its pages say so, and staff see it listed (Admin → Orders, "refunded"): the provider has
-no delete call yet, so the registration itself stays until it expires or staff act at the provider.
+no delete call yet, so the registration itself stays until it expires or staff act at the provider. Meanwhile it is
+locked for the customer: the reseller paid the provider for a domain the customer got their money back for, so no
+transfer code, DNS change or control panel (where it could be moved away) is given for it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
+from accounts.models import Customer
+from accounts.services import panel_refusal_register
 from billing.models import PaymentLine
-from domains.models import Order
+from domains.models import Order, Renewal
+from storefront.errors import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -56,3 +62,41 @@ def line_marks(order_of: Callable[[PaymentLine], Order | None]) -> dict[str, Any
             order_disputed_mark(order=order, open=open)
 
     return {"refunded": refunded, "disputed": disputed}
+
+
+def renewal_refunded_mark(*, renewal: Renewal) -> bool:
+    """Mark one renewal's money given back (once). The domain stays as it is: paid up by its registration, renewable,
+    its auto-renew and privacy untouched. True when it changed."""
+    changed = Renewal.objects.filter(pk=renewal.pk, refunded_at__isnull=True).update(refunded_at=timezone.now())
+    if changed:
+        logger.warning("renewal %s (%s): its payment was refunded", renewal.pk, renewal.domain_name)
+    return bool(changed)
+
+
+class DomainRefunded(StoreError):
+    """Asked to change, move or manage a domain whose payment was given back in full: refused before any call."""
+
+    http_status = 403
+    default_message = gettext_lazy(
+        "This domain was refunded, so its transfer code, DNS records and control panel are closed. It stays "
+        "registered until we remove it."
+    )
+
+
+def order_unlocked_check(*, order: Order) -> None:
+    """Raise DomainRefunded when the domain is locked (refunded in full); nothing otherwise."""
+    if order.refunded_at is not None:
+        raise DomainRefunded(f"order {order.order_id} is refunded")
+
+
+def _panel_refusal(customer: Customer) -> str:
+    """The control panel manages every domain of the account, a refunded one among them: closed while one is held."""
+    refunded = orders_refunded().filter(customer=customer).order_by("domain_name").first()
+    if refunded is None:
+        return ""
+    return gettext(
+        "The control panel is closed while %(domain)s, which was refunded, is still registered in your account."
+    ) % {"domain": refunded.domain_name}
+
+
+panel_refusal_register(_panel_refusal)

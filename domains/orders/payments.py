@@ -20,7 +20,7 @@ from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kin
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
 from domains.orders import renewals
-from domains.orders.payment_marks import line_marks
+from domains.orders.payment_marks import line_marks, renewal_refunded_mark
 from pricing.money import Money
 from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
 
@@ -137,5 +137,22 @@ def _order(line: PaymentLine) -> Order | None:
     return Order.objects.filter(order_id=line.details.get("order_id"), customer=line.payment.customer).first()
 
 
-# A renewal given back (refunded, or lost to a dispute) marks its domain refunded too: not renewed here any more.
-line_kind_register(LineKind(RENEWAL, deliver=renew_paid_line, resolve=renewal_resolved, **line_marks(_order)))
+def renewal_line_refunded(line: PaymentLine) -> None:
+    """A renewal given back in full (refunded, or lost to a dispute) undoes that renewal's record, nothing more: the
+    domain was paid for by its registration and stays renewable (marking it refunded would switch its auto-renew
+    off and refuse its privacy for one renewal's money)."""
+    renewal = Renewal.objects.filter(token=renewal_token_of(line)).first()
+    if renewal is not None:
+        renewal_refunded_mark(renewal=renewal)
+
+
+# While a dispute of the renewal is open, its domain is flagged (its auto-renewals wait) as for any of its payments.
+line_kind_register(
+    LineKind(
+        RENEWAL,
+        deliver=renew_paid_line,
+        resolve=renewal_resolved,
+        refunded=renewal_line_refunded,
+        disputed=line_marks(_order)["disputed"],
+    )
+)

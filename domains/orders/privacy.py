@@ -58,6 +58,8 @@ class PrivacyState:
     expires_at: dt.datetime | None
     years: int  # what buying it now covers: up to the domain's expiry
     quote: Quote | None  # None: not for sale now
+    # Paid for, but ending before the domain (renewed since): buying `years` more takes it to the domain's expiry.
+    extends: bool = False
 
 
 def privacy_offered() -> bool:
@@ -80,8 +82,15 @@ def privacy_paid(order: Order, *, now: dt.datetime | None = None) -> bool:
 def privacy_state(*, order: Order) -> PrivacyState:
     """The domain's privacy as our copy has it (the provider's last answer), and its price: no provider call."""
     offered = privacy_offered()
-    years = privacy_years(expires_at=order.expires_at)
     paid = privacy_paid(order)
+    extends = (
+        paid
+        and order.expires_at is not None
+        and order.privacy_expires_at is not None
+        and order.privacy_expires_at < order.expires_at - EXTENSION_SLACK
+    )
+    # The provider adds a purchase to the privacy still paid for: an extension counts from its end.
+    years = privacy_years(expires_at=order.expires_at, now=order.privacy_expires_at if extends else None)
     return PrivacyState(
         offered=offered,
         purchased=paid,
@@ -89,7 +98,12 @@ def privacy_state(*, order: Order) -> PrivacyState:
         expires_at=order.privacy_expires_at,
         years=years,
         quote=privacy_quote(tld=_tld(order.domain_name), years=years) if offered else None,
+        extends=extends,
     )
+
+
+# Privacy ending within this of the domain is taken to cover it (a year's privacy bought a few days after the domain).
+EXTENSION_SLACK = dt.timedelta(days=7)
 
 
 def privacy_record(*, order: Order, privacy: PrivacyProtection) -> None:

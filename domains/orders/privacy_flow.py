@@ -58,7 +58,7 @@ def privacy_buy(
         # This form was sent already (a double click, a reload): its outcome, never a second charge.
         return privacy_payment_outcome(order=order, payment=own)
     state = privacy_state(order=order)
-    if own is None and (state.purchased or _purchase_in_flight(order)):
+    if own is None and ((state.purchased and not state.extends) or _purchase_in_flight(order)):
         # Another tab's form, or a purchase still being sent: privacy is bought once per domain.
         raise PrivacyRefused(
             message=gettext("WHOIS privacy is already paid for on this domain (or being added). Nothing was charged.")

@@ -9,6 +9,7 @@ authorised payments' lines).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from decimal import Decimal
 from typing import Any
@@ -18,8 +19,17 @@ from django.utils.translation import ngettext
 from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, PrivacyPurchase, Registration
-from domains.orders.privacy import PrivacyAlreadySent, privacy_purchase_place, privacy_purchase_reconcile
+from domains.orders.privacy import (
+    EXTENSION_SLACK,
+    PrivacyAlreadySent,
+    privacy_offered,
+    privacy_paid,
+    privacy_purchase_place,
+    privacy_purchase_reconcile,
+    privacy_years,
+)
 from pricing.money import Money
+from pricing.quotes import privacy_quote
 from storefront.domain_names import domain_both_forms
 from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
 
@@ -61,6 +71,23 @@ def privacy_line_to_pay(
         cause=SaleCause.PRIVACY,
         tld=domain_name.rpartition(".")[2].lower(),
         cost=cost,
+    )
+
+
+def privacy_extension_line(*, order: Order, new_expires_at: dt.datetime, currency: str) -> LineToPay | None:
+    """The WHOIS privacy that keeps a paid-for privacy as long as the domain a renewal takes to `new_expires_at`,
+    at today's retail price in `currency` (the caller's currency override): None when privacy is not paid for now,
+    already covers it, is not sold, or has no price in that currency."""
+    if not privacy_offered() or not privacy_paid(order) or order.privacy_expires_at is None:
+        return None
+    if order.privacy_expires_at >= new_expires_at - EXTENSION_SLACK:
+        return None
+    years = privacy_years(expires_at=new_expires_at, now=order.privacy_expires_at)
+    quote = privacy_quote(tld=order.domain_name.rpartition(".")[2].lower(), years=years)
+    if quote is None or quote.retail.currency != currency:
+        return None
+    return privacy_line_to_pay(
+        domain_name=order.domain_name, years=years, price=quote.retail, cost=quote.cost, order_id=order.order_id
     )
 
 

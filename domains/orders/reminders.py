@@ -10,7 +10,8 @@ Only the most urgent reminder that is due goes out (a worker that was down for a
 not the 30-day one as well).
 
 Domains on auto-renew that will be renewed (their customer has a saved card) get none: the storefront renews them
-itself (domains/auto_renew.py). A failed auto-renewal switches auto-renew off, and the reminders resume.
+itself (domains/auto_renew.py). A failed auto-renewal switches auto-renew off, and the reminders resume. Those domains'
+renewal price rises are told in the same email of the day instead, once per rise (domains/renewal_prices.py).
 """
 
 from __future__ import annotations
@@ -29,8 +30,17 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from billing.cards import saved_card_for
-from domains.models import Order, RenewalReminder
+from domains.models import Order, RenewalPriceNotice, RenewalReminder
+from domains.orders.auto_renew import auto_renew_when
 from domains.orders.services import renew_pricing
+from domains.renewal_prices import (
+    NOTICE_DAYS,
+    PriceRise,
+    auto_renew_cap,
+    notice_horizon,
+    price_notice_due,
+    price_notice_record,
+)
 from storefront.brand import brand_context, from_email
 from storefront.outbox import email_queue
 
@@ -64,7 +74,8 @@ def will_auto_renew(order: Order) -> bool:
 
 
 def reminders_record(*, now: dt.datetime | None = None) -> int:
-    """Record the reminders due now, each customer's in one email of the day (queued). Returns how many are new."""
+    """Record the reminders and price notices due now, each customer's in one email of the day (queued). Returns how
+    many are new."""
     now = now or timezone.now()
     window = [min(settings.RENEWAL_REMINDER_DAYS) - _LATE_SLACK_DAYS, max(settings.RENEWAL_REMINDER_DAYS)]
     orders = Order.objects.filter(
@@ -75,12 +86,35 @@ def reminders_record(*, now: dt.datetime | None = None) -> int:
         offset = reminder_due(order=order, now=now)
         if offset is not None and order.expires_at is not None:  # (no expiry is never due: for the type checker)
             due[order.customer_id].append((order, order.expires_at, offset))
-    return sum(_customer_reminders_record(reminders, now=now) for reminders in due.values())
+    rises: dict[int, list[tuple[Order, PriceRise]]] = defaultdict(list)
+    for order in _auto_renewing(now=now):
+        rise = price_notice_due(order)
+        if rise is not None:
+            rises[order.customer_id].append((order, rise))
+    return sum(
+        _customer_reminders_record(due.get(customer_pk, []), rises.get(customer_pk, []), now=now)
+        for customer_pk in sorted(due.keys() | rises.keys())
+    )
 
 
-def _customer_reminders_record(due: list[tuple[Order, dt.datetime, int]], *, now: dt.datetime) -> int:
-    """One customer's reminders due now, recorded with their email of the day; 0 when that email went already."""
-    customer = due[0][0].customer
+def _auto_renewing(*, now: dt.datetime) -> list[Order]:
+    """The domains auto-renew will charge within the notice horizon (their price rises are told ahead)."""
+    orders = Order.objects.filter(
+        auto_renew=True, refunded_at__isnull=True, status__in=_RENEWABLE, expires_at__lte=now + notice_horizon()
+    ).select_related("customer__user")
+    return [
+        order
+        for order in orders.order_by("expires_at", "domain_name")
+        if auto_renew_when(expires_at=order.expires_at, now=now) is not None and will_auto_renew(order)
+    ]
+
+
+def _customer_reminders_record(
+    due: list[tuple[Order, dt.datetime, int]], rises: list[tuple[Order, PriceRise]], *, now: dt.datetime
+) -> int:
+    """One customer's reminders and price notices due now, recorded with their email of the day; 0 when that email
+    went already."""
+    customer = (due or rises)[0][0].customer
     key = f"renewal-reminders:{customer.pk}:{timezone.localdate(now).isoformat()}"
     with transaction.atomic():
         made = []
@@ -90,15 +124,25 @@ def _customer_reminders_record(due: list[tuple[Order, dt.datetime, int]], *, now
                     made.append(RenewalReminder.objects.create(order=order, expires_at=expires_at, days_before=offset))
             except IntegrityError:
                 pass  # recorded (and emailed) by an earlier run
-        if not made:
+        notices = []
+        for order, rise in rises:
+            try:
+                with transaction.atomic():
+                    notices.append(price_notice_record(order=order, rise=rise, now=now))
+            except IntegrityError:
+                pass  # told by an earlier run
+        if not made and not notices:
             return 0
-        if not email_queue(_message(customer=customer, reminders=made, now=now), key=key):
+        message = _message(customer=customer, reminders=made, notices=notices, now=now)
+        if not email_queue(message, key=key):
             transaction.set_rollback(True)  # today's email went already: these wait for tomorrow's
             return 0
-    return len(made)
+    return len(made) + len(notices)
 
 
-def _message(*, customer: Customer, reminders: list[RenewalReminder], now: dt.datetime) -> EmailMultiAlternatives:
+def _message(
+    *, customer: Customer, reminders: list[RenewalReminder], notices: list[RenewalPriceNotice], now: dt.datetime
+) -> EmailMultiAlternatives:
     items = []
     for reminder in reminders:
         order = reminder.order
@@ -118,9 +162,27 @@ def _message(*, customer: Customer, reminders: list[RenewalReminder], now: dt.da
         **brand_context(),
         "customer": customer,
         "items": items,
+        "notices": [_notice_item(notice, now=now) for notice in notices],
         "orders_url": settings.SITE_URL + reverse("orders"),
     }
     with customer_language(customer):
         subject = render_to_string("domains/email/renewal_subject.txt", context).strip()
         text = render_to_string("domains/email/renewal_body.txt", context)
     return EmailMultiAlternatives(subject, text, from_email(), [customer.email])
+
+
+def _notice_item(notice: RenewalPriceNotice, *, now: dt.datetime) -> dict[str, object]:
+    """A price rise as the email tells it: when auto-renew charges, and at which price this time (the price the
+    customer knew, when the charge comes sooner than NOTICE_DAYS after this notice)."""
+    when = auto_renew_when(expires_at=notice.order.expires_at, now=now)
+    short = when is not None and when.at < now + dt.timedelta(days=NOTICE_DAYS)
+    this_time = auto_renew_cap(order=notice.order, years=1, now=when.at) if short and when is not None else None
+    return {
+        "order": notice.order,
+        "old": notice.old,
+        "new": notice.new,
+        "renews_at": when.at if when is not None else None,
+        "this_time": this_time if this_time is not None and this_time < notice.new else None,
+        "days": NOTICE_DAYS,
+        "url": settings.SITE_URL + reverse("order_detail", kwargs={"order_id": notice.order.order_id}),
+    }

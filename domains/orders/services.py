@@ -22,6 +22,7 @@ from accounts.acting import REFUSED_SENTENCE, ActingRefused
 from accounts.activity import activity_record, current_actor
 from accounts.models import Activity, Customer
 from domains.models import Order, Registration
+from domains.orders.payment_marks import order_unlocked_check
 from domains.terms import renew_min_term
 from pricing.models import Operation
 from pricing.money import Money
@@ -326,6 +327,7 @@ def order_transfer_code(*, order: Order) -> TransferCode:
     records that it was shown (never the code); staff acting as the customer are refused before any call."""
     if current_actor().kind == Activity.Actor.STAFF_AS_CUSTOMER:
         raise ActingRefused(message=REFUSED_SENTENCE)
+    order_unlocked_check(order=order)  # a refunded domain must not be moved away
     code = gateway().transfer_auth_code(order_id=order.order_id)
     activity_record(action="transfer_code_shown", order=order)
     return code

@@ -45,6 +45,7 @@ from domains.orders.forms import (
     TransferCodeForm,
 )
 from domains.orders.ownership import get_order_for_user
+from domains.orders.payment_marks import DomainRefunded
 from domains.orders.privacy import PRIVACY_OFF_INSTEAD, PRIVACY_OFF_SENTENCE, privacy_switch
 from domains.orders.privacy_flow import privacy_buy, privacy_paid_return
 from domains.orders.renew_many import ManyToPay, owned_orders, renew_many_outcome, renew_many_request
@@ -61,12 +62,14 @@ from domains.orders.renewal_flow import (
 )
 from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
+from domains.verification import verification_confirm, verification_pending
 from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
 from storefront.provider_errors import ProviderError, provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, is_fragment
+from storefront.typed_text import control_characters_removed
 
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.
@@ -133,6 +136,9 @@ def _render_detail(
         "privacy_token": uuid.uuid4(),
         "privacy_off": PRIVACY_OFF_SENTENCE,
         "privacy_instead": PRIVACY_OFF_INSTEAD,
+        "refunded_locked": DomainRefunded.default_message,
+        "verification": verification_pending(order=order),
+        "suspended": page.row.display_status == Order.Status.SUSPENDED,
     }
     response = render(request, "domains/order_detail.html", context, status=status)
     if transfer_code:
@@ -189,7 +195,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = OrdersFilterForm(request.GET)
     form.is_valid()
     # A search longer than any domain name is cut, not dropped: the box keeps what was typed.
-    q = form.cleaned_data.get("q") or request.GET.get("q", "").strip()[:80]
+    q = form.cleaned_data.get("q") or control_characters_removed(request.GET.get("q", "")).strip()[:80]
     customer = customer_for_user(request.user)
     # Several domains are renewed together in one payment: not where the store bills offline.
     context: dict[str, Any] = {"q": q, "listing": None, "error": "", "account_pending": False}
@@ -413,6 +419,8 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
     error: str | ProviderError = ""
     try:
         code = domain_orders.order_transfer_code(order=order).transfer_code
+    except DomainRefunded as err:
+        error = provider_error(err)
     except GatewayError as err:
         error = provider_error(err, what=_("fetch the transfer code"))
     else:
@@ -478,3 +486,13 @@ def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse
     # A payment that never comes (the payment page left) is said so after a while, not waited for forever.
     context = {"outcome": outcome, "polls": polls + 1, "waiting": outcome.in_progress and polls < RENEWAL_WAIT_POLLS}
     return render(request, template, context)
+
+
+@login_required
+@require_POST
+def order_verification_confirmed(request: HttpRequest, order_id: int) -> HttpResponse:
+    """The customer says the registrant confirmed the provider's email: the notice and the reminders stop."""
+    order = _get_order_for_user(request, order_id)
+    verification_confirm(order=order)
+    messages.success(request, _("Thanks. We won't remind you about confirming the registrant's email address again."))
+    return redirect("order_detail", order_id=order.order_id)

@@ -52,6 +52,7 @@ from storefront.gateway import (
     Unavailable,
     ValidationRejected,
 )
+from storefront.lookalikes import lookalike_kind
 from storefront.provider_errors import provider_error
 from storefront.ratelimit import rate_limit
 from storefront.request_helpers import HtmxHttpRequest, is_fragment
@@ -339,6 +340,8 @@ class Row:
     featured: bool = False
     order_id: int | None = None  # the customer's own order of this domain ("yours")
     unicode: str = ""  # the name as a person reads it (`café.com`) when it differs from `domain`
+    restriction: str = ""  # the TLD registry's requirements, from the provider's catalogue, when it names any
+    lookalike: str = ""  # "mixed" or "latin" when it can be mistaken for another name (storefront/lookalikes.py)
 
     @property
     def shown(self) -> str:
@@ -406,6 +409,8 @@ def _row(
         featured=featured,
         order_id=order_id,
         unicode=_unicode_form(result.domain_name),
+        restriction=book.restriction(tld=tld) if status in ("available", "in_cart", "unpriced") else "",
+        lookalike=lookalike_kind(result.domain_name),
     )
 
 
@@ -423,9 +428,10 @@ def _unicode_form(name: str) -> str:
 _ROW_TEMPLATE = "domains/_search_row.html"
 _DOMAIN, _PRICE, _ORDER_ID = "rowdomainplaceholder", "rowpriceplaceholder", 918273645546372819
 _UNICODE = "rowunicodeplaceholder"
+_RESTRICTION = "rowrestrictionplaceholder"
 # Each shape is kept split at its placeholders (the group keeps them: text, placeholder, text, …), so a row is one
 # join of its parts and values: a value put in is never scanned again, whatever it holds.
-_PLACEHOLDERS = re.compile(f"({_DOMAIN}|{_PRICE}|{_ORDER_ID}|{_UNICODE})")
+_PLACEHOLDERS = re.compile(f"({_DOMAIN}|{_PRICE}|{_ORDER_ID}|{_UNICODE}|{_RESTRICTION})")
 
 
 def search_row_html(row: Row) -> SafeString:
@@ -440,14 +446,15 @@ def rows_html(rows: Iterable[Row]) -> SafeString:
 
 def _row_html(row: Row, language: str | None, prefix: str) -> str:
     shape = (_row_shape.__wrapped__ if settings.DEBUG else _row_shape)(
-        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode), language,
-        prefix,
+        row.status, row.featured, row.mine, row.free_first_year, row.order_id is not None, bool(row.unicode),
+        row.lookalike, language, prefix, bool(row.restriction),
     )  # fmt: skip
     values = {
         _DOMAIN: html_escape(row.domain),
         _PRICE: html_escape(row.price),
         str(_ORDER_ID): str(row.order_id),
         _UNICODE: html_escape(row.unicode),
+        _RESTRICTION: html_escape(row.restriction),
     }
     parts = list(shape)
     for index in range(1, len(parts), 2):
@@ -463,8 +470,10 @@ def _row_shape(
     free_first_year: bool,
     linked: bool,
     internationalised: bool,
+    lookalike: str,
     language: str | None,
     prefix: str,
+    restricted: bool = False,
 ) -> tuple[str, ...]:
     # The language and prefix are in the key; the template reads them from the active ones.
     model = Row(
@@ -476,5 +485,7 @@ def _row_shape(
         featured=featured,
         order_id=_ORDER_ID if linked else None,
         unicode=_UNICODE if internationalised else "",
+        restriction=_RESTRICTION if restricted else "",
+        lookalike=lookalike,
     )
     return tuple(_PLACEHOLDERS.split(render_to_string(_ROW_TEMPLATE, {"row": model}).strip()))

@@ -25,6 +25,7 @@ from sandbox.stripe_api.models import (
     Refund,
     Setup,
     StripeObject,
+    WebhookEndpoint,
 )
 from sandbox.stripe_api.outcomes import Unexpected
 
@@ -163,6 +164,22 @@ class ChargeAdmin(_MoneyActions):
     @admin.display(boolean=True)
     def disputed(self, row: StripeObject) -> bool:
         return row.data["disputed"]
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(_ObjectList):
+    """Deleting one here is what removing it in Stripe's Dashboard does (a store's golive_check then fails)."""
+
+    list_display = ("id", "url", "enabled_events", "created_at")
+    search_fields = ("id",)
+
+    @admin.display(description="url")
+    def url(self, row: StripeObject) -> str:
+        return row.data.get("url", "")
+
+    @admin.display(description="event types")
+    def enabled_events(self, row: StripeObject) -> str:
+        return ", ".join(row.data.get("enabled_events", []))
 
 
 @admin.register(Dispute)

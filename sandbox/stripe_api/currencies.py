@@ -61,6 +61,44 @@ def amount_problem(amount: int, currency: str) -> str | None:
     return None
 
 
+# Stripe's minimum charge per currency (docs.stripe.com/currencies, "Minimum and maximum charge amounts"), in
+# minor units. Other currencies have the equivalent of 0.50 USD at the day's rate, which the sandbox does not know.
+MINIMUM_CHARGE = {
+    "usd": 50,
+    "aed": 200,
+    "aud": 50,
+    "bgn": 100,
+    "brl": 50,
+    "cad": 50,
+    "chf": 50,
+    "czk": 1500,
+    "dkk": 250,
+    "eur": 50,
+    "gbp": 30,
+    "hkd": 400,
+    "huf": 17500,
+    "inr": 50,
+    "jpy": 50,
+    "mxn": 1000,
+    "myr": 200,
+    "nok": 300,
+    "nzd": 50,
+    "pln": 200,
+    "ron": 200,
+    "sek": 300,
+    "sgd": 50,
+    "thb": 1000,
+}
+
+
+def below_minimum(amount: int, currency: str) -> str | None:
+    """The minimum charge as a person reads it (`0.50 USD`) when `amount` is below it, else None."""
+    minimum = MINIMUM_CHARGE.get(currency)
+    if minimum is None or amount >= minimum:
+        return None
+    return shown(minimum, currency)
+
+
 def unsupported_message(currency: str) -> str:
     return f"Invalid currency: {currency}. Stripe currently supports these currencies: {', '.join(sorted(SUPPORTED))}"
 

@@ -84,6 +84,15 @@ class Dispute(StripeObject):
         proxy = True
 
 
+class WebhookEndpoint(StripeObject):
+    """The endpoints registered through the API (what a store's go-live check reads); staff may delete one here."""
+
+    objects = _OneKind("webhook_endpoint")
+
+    class Meta:
+        proxy = True
+
+
 class IdempotentAnswer(models.Model):
     """The first answer to a POST with an Idempotency-Key: a retry with the same key and parameters gets it again."""
 
@@ -177,6 +186,12 @@ class Setup(models.Model):
         default=False,
         help_text="Every state-changing POST without an Idempotency-Key of the caller's own is refused (400 "
         "idempotency_error). The SDK's automatic keys do not count. A test aid, not something Stripe does.",
+    )
+    strict = models.BooleanField(
+        default=False,
+        help_text="Answer as Stripe does at the pinned API version only: a request made for another version "
+        "(its Stripe-Version header) is refused, and so are parameters that earlier versions took "
+        "(payment_method_types on Checkout Sessions).",
     )
     refund_flow = models.CharField(
         max_length=20,

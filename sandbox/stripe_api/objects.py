@@ -8,6 +8,10 @@ from typing import Any
 
 from sandbox.stripe_api.clock import now
 
+# The one API version the sandbox answers as (the storefront's pinned stripe SDK sends it as `Stripe-Version`):
+# every event and webhook endpoint is stamped with it, and the strict mode refuses requests made for another.
+API_VERSION = "2026-10-28.endive"
+
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(12)}"
@@ -86,13 +90,22 @@ def checkout_session(
         "subscription": None,
         "success_url": params.get("success_url"),
         "total_details": {"amount_discount": 0, "amount_shipping": 0, "amount_tax": tax} if totals else None,
-        "ui_mode": "hosted",
+        "ui_mode": "hosted_page",
         "url": url,
     }
 
 
 def payment_intent(
-    *, amount: int, currency: str, capture_method: str, metadata: dict, description: str | None, customer: str | None
+    *,
+    amount: int,
+    currency: str,
+    capture_method: str,
+    metadata: dict,
+    description: str | None,
+    customer: str | None,
+    allowed: list[str] | None = None,
+    automatic: dict | None = None,
+    method_types: list[str] | None = None,
 ) -> dict:
     intent_id = new_id("pi")
     return {
@@ -103,8 +116,9 @@ def payment_intent(
         "amount_details": {"tip": {}},
         "amount_received": 0,
         "application": None,
+        "allowed_payment_method_types": allowed,
         "application_fee_amount": None,
-        "automatic_payment_methods": None,
+        "automatic_payment_methods": automatic,
         "canceled_at": None,
         "cancellation_reason": None,
         "capture_method": capture_method,
@@ -122,7 +136,7 @@ def payment_intent(
         "on_behalf_of": None,
         "payment_method": None,
         "payment_method_options": {},
-        "payment_method_types": ["card"],
+        "payment_method_types": method_types or ["card"],
         "processing": None,
         "receipt_email": None,
         "review": None,
@@ -150,7 +164,7 @@ def event(
     return {
         "id": new_id("evt"),
         "object": "event",
-        "api_version": "2024-06-20",
+        "api_version": API_VERSION,
         "created": now(),
         "data": data,
         "livemode": False,

@@ -126,6 +126,8 @@ SESSION_CREATE: Schema = {
         },
     },
     "adaptive_pricing": {"enabled": BOOL},
+    # The pinned API version's name of Stripe's own page (earlier versions called it `hosted`).
+    "ui_mode": Choice(("hosted_page",)),
 }
 INTENT_CREATE: Schema = {
     "amount": VALUE,
@@ -139,6 +141,10 @@ INTENT_CREATE: Schema = {
     "metadata": MAP,
     "receipt_email": VALUE,
     "setup_future_usage": _SETUP_FUTURE_USAGE,
+    # The current API version's ways to keep a confirm from needing a redirect (sandbox/stripe_api/intent_methods.py).
+    "allowed_payment_method_types": [VALUE],
+    "automatic_payment_methods": {"enabled": BOOL, "allow_redirects": Choice(("always", "never"))},
+    "return_url": VALUE,
 }
 INTENT_CAPTURE: Schema = {"amount_to_capture": VALUE, "metadata": MAP}
 INTENT_CANCEL: Schema = {
@@ -164,6 +170,13 @@ TAX_RATE_CREATE: Schema = {
     "metadata": MAP,
     "tax_type": VALUE,
 }
+TAX_RATE_LIST: Schema = {
+    "active": BOOL,
+    "inclusive": BOOL,
+    "limit": VALUE,
+    "starting_after": VALUE,
+    "ending_before": VALUE,
+}
 _RANGE = {"gt": VALUE, "gte": VALUE, "lt": VALUE, "lte": VALUE}
 EVENT_LIST: Schema = {
     "type": VALUE,
@@ -174,4 +187,13 @@ EVENT_LIST: Schema = {
     "ending_before": VALUE,
     "delivery_success": BOOL,
 }
+WEBHOOK_ENDPOINT_CREATE: Schema = {
+    "url": VALUE,
+    "enabled_events": [VALUE],
+    "description": VALUE,
+    "metadata": MAP,
+    "api_version": VALUE,
+    "connect": BOOL,
+}
+WEBHOOK_ENDPOINT_LIST: Schema = {"limit": VALUE, "starting_after": VALUE, "ending_before": VALUE}
 NONE: Schema = {}  # retrieve, expire, detach: `expand` only

@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from sandbox.stripe_api import pages
-from sandbox.stripe_api.views import checkout, customers, events, intents, refunds, tax_rates
+from sandbox.stripe_api.views import checkout, customers, events, intents, refunds, tax_rates, webhook_endpoints
 from sandbox.stripe_api.views.base import not_found, retrieve
 
 app_name = "stripe_api"
@@ -31,6 +31,8 @@ urlpatterns = [
     path("v1/setup_intents/<str:object_id>", retrieve("setup_intent")),
     path("v1/tax_rates", tax_rates.tax_rates),
     path("v1/tax_rates/<str:object_id>", retrieve("tax_rate")),
+    path("v1/webhook_endpoints", webhook_endpoints.webhook_endpoints),
+    path("v1/webhook_endpoints/<str:endpoint_id>", webhook_endpoints.webhook_endpoint),
     re_path(r"^v1/(?P<rest>.*)$", not_found),
     path("pay/<str:session_id>", pages.pay, name="pay"),
     path("pay/<str:session_id>/authenticate", pages.authenticate, name="authenticate"),

@@ -127,6 +127,7 @@ def charge_off_session(api: Api, customer: str, method: str, amount: int = 2599,
             "confirm": "true",
             "off_session": "true",
             "capture_method": "manual",
+            "allowed_payment_method_types[0]": "card",
             **extra,
         },
     )

@@ -40,7 +40,7 @@ def _refused(api: Api, currency: str, unit_amount: int) -> dict:
         ("krw", 25000, "50000 KRW"),
         ("isk", 500, "10 ISK"),  # two decimals, always 00: 500 is 5 ISK
         ("ugx", 100000, "2000 UGX"),
-        ("huf", 1045, "20.90 HUF"),  # HUF is charged with two decimals (100 is for payouts only)
+        ("huf", 10045, "200.90 HUF"),  # HUF is charged with two decimals (100 is for payouts only)
         ("twd", 80045, "1600.90 TWD"),
         ("kwd", 5120, "10.240 KWD"),  # three decimals, the last one 0
         ("usd", 1299, "25.98 USD"),

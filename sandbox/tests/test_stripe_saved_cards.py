@@ -55,6 +55,7 @@ def charge(client: stripe.StripeClient, customer: str, method: str, key: str = "
             "confirm": True,
             "off_session": True,
             "capture_method": "manual",
+            "allowed_payment_method_types": ["card"],
         },
         options={"idempotency_key": key} if key else None,
     )
@@ -141,3 +142,48 @@ def test_a_session_for_an_unknown_customer_or_with_both_customer_and_email_is_re
     with pytest.raises(stripe.InvalidRequestError):
         client.v1.checkout.sessions.create(params={**base, "customer": known.id, "customer_email": "b@example.org"})
     assert client.v1.checkout.sessions.create(params={**base, "customer": known.id}).customer == known.id
+
+
+def test_an_off_session_charge_that_may_redirect_is_refused_without_a_return_url(client, live_server):
+    """At the pinned API version an intent without a restriction takes the Dashboard's methods, which may redirect:
+    Stripe refuses to confirm it without a `return_url`, in these words, and charges nothing."""
+    customer, intent = pay_and_save(client, live_server, "4242424242424242")
+    bare = {
+        "amount": 2599,
+        "currency": "usd",
+        "customer": customer.id,
+        "payment_method": intent.payment_method,
+        "confirm": True,
+        "off_session": True,
+    }
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        client.v1.payment_intents.create(params=bare)
+    assert refused.value.http_status == 400
+    assert refused.value.error.message.startswith("A `return_url` must be specified because this Payment Intent")
+    assert not Event.objects.filter(type="payment_intent.succeeded").exists()
+    never = client.v1.payment_intents.create(
+        params={**bare, "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}}
+    )
+    assert never.status == "succeeded"
+    assert never.automatic_payment_methods.allow_redirects == "never"
+    with_url = client.v1.payment_intents.create(params={**bare, "return_url": "https://shop.example/back/"})
+    assert with_url.status == "succeeded" and with_url.automatic_payment_methods.allow_redirects == "always"
+    cards_only = client.v1.payment_intents.create(params={**bare, "allowed_payment_method_types": ["card"]})
+    assert cards_only.status == "succeeded" and cards_only.allowed_payment_method_types == ["card"]
+    assert cards_only.automatic_payment_methods is None
+
+
+def test_a_payment_method_of_a_type_the_intent_does_not_allow_is_refused(client, live_server):
+    customer, intent = pay_and_save(client, live_server, "4242424242424242")
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        client.v1.payment_intents.create(
+            params={
+                "amount": 2599,
+                "currency": "usd",
+                "customer": customer.id,
+                "payment_method": intent.payment_method,
+                "confirm": True,
+                "allowed_payment_method_types": ["link"],
+            }
+        )
+    assert refused.value.error.code == "payment_intent_incompatible_payment_method"

@@ -31,6 +31,27 @@ class Refused(Exception):
         self.message = message
 
 
+class Restricted(Refused):
+    """The TLD's registry requirements were not given (the provider: "a register call that misses one is refused
+    with a 422 naming the missing fields"). Named in Laravel's validation shape, under the provider's usual body."""
+
+    def __init__(self, tld: str, restrictions: object) -> None:
+        if isinstance(restrictions, dict):
+            self.fields = [str(name) for name in restrictions]
+        elif isinstance(restrictions, list):
+            self.fields = [str(name) for name in restrictions]
+        else:
+            self.fields = [str(restrictions)]
+        self.tld = tld
+        super().__init__(f"The registration requirements of .{tld} are not met: missing {', '.join(self.fields)}")
+
+    def answer(self) -> JsonResponse:
+        errors = {
+            name: [f"The {name.replace('_', ' ')} field is required for .{self.tld} domains."] for name in self.fields
+        }
+        return JsonResponse({"status": "ERROR", "message": self.message, "errors": errors}, status=422)
+
+
 def transfer_code() -> str:
     """An EPP-style authorisation code: 12 characters with every character class."""
     classes = [string.ascii_uppercase, string.ascii_lowercase, string.digits, "#!@$%*+"]
@@ -91,6 +112,9 @@ def register(request: HttpRequest, ctx: Context) -> JsonResponse:
     duration = as_int(data.get("duration"))
     try:
         order = _register(ctx, customer, domain_name, duration)
+    except Restricted as refusal:
+        _record_failure(ctx, customer, domain_name, duration or 0, refusal.message)
+        return refusal.answer()
     except Refused as refusal:
         _record_failure(ctx, customer, domain_name, duration or 0, refusal.message)
         return error(refusal.message)
@@ -113,6 +137,8 @@ def _register(ctx: Context, customer: Customer, domain_name: str, duration: int 
         raise Refused(UNABLE)
     if duration < entry.min_term:
         raise Refused(UNABLE)
+    if entry.restrictions:
+        raise Restricted(entry.tld, entry.restrictions)
     if not catalogue.check_one(sld, entry).available:
         raise Refused(UNABLE)
     amount = entry.register_cost(duration)

@@ -1,4 +1,8 @@
-"""`GET /api/v1/pricing`: the partner's own cost prices per TLD slug, operation and term, in USD."""
+"""`GET /api/v1/pricing`: the partner's own cost prices, in USD, in the shape the partner's switch names.
+
+The OpenAPI's shape (the default): per TLD slug, operation and term. The TLD-catalogue page's: a `tlds` list with
+prices per year, the terms allowed, whether privacy is offered and the registry's restrictions.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from django.http import HttpRequest, JsonResponse
 
 from sandbox.api import Context, endpoint
 from sandbox.catalogue import MAX_TERM, privacy_price
+from sandbox.models import PRICE_LIST_CATALOGUE, Partner
 
 # The provider quotes these terms (years); a TLD with a minimum term starts at its minimum.
 _TERMS = (1, 2, 3, 5, 10)
@@ -21,6 +26,8 @@ def _terms(min_term: int) -> list[int]:
 
 @endpoint(methods=("GET",), groups=("pricing",))
 def pricing(request: HttpRequest, ctx: Context) -> JsonResponse:
+    if ctx.partner.price_list_shape == PRICE_LIST_CATALOGUE:
+        return JsonResponse(_catalogue_shape(ctx.partner))
     body: dict[str, object] = {}
     for entry in ctx.partner.catalogue.order_by("position", "tld"):
         terms = _terms(entry.min_term)
@@ -32,3 +39,24 @@ def pricing(request: HttpRequest, ctx: Context) -> JsonResponse:
         }
     body["privacy_protection"] = float(privacy_price(ctx.partner))
     return JsonResponse(body)
+
+
+def _catalogue_shape(partner: Partner) -> dict[str, object]:
+    # Per-year list prices, as the catalogue page shows them: a free first year or a first year priced apart from
+    # renewals cannot be said in this shape.
+    return {
+        "tlds": [
+            {
+                "tld": f".{entry.tld}",
+                "registration_price": float(entry.register_price),
+                "renewal_price": float(entry.renew_price),
+                "transfer_price": float(entry.renew_price),
+                "currency": "USD",
+                "min_period": entry.min_term,
+                "max_period": MAX_TERM,
+                "privacy_available": entry.privacy_available,
+                "restrictions": entry.restrictions or None,
+            }
+            for entry in partner.catalogue.order_by("position", "tld")
+        ]
+    }

@@ -33,9 +33,11 @@ from storefront.gateway.errors import (
     Refused,
     RegistrationRefused,
     RenewalRefused,
+    TldRestricted,
     Unauthorized,
     Unavailable,
     ValidationRejected,
+    missing_field_words,
     refusal_class,
 )
 from storefront.gateway.guard import requires_capability
@@ -122,6 +124,7 @@ __all__ = [
     "RenewalRefused",
     "ResellerGateway",
     "TldPrices",
+    "TldRestricted",
     "TransferCode",
     "TransferLock",
     "Unauthorized",
@@ -129,6 +132,7 @@ __all__ = [
     "ValidationRejected",
     "gateway",
     "key_environment",
+    "missing_field_words",
     "normalise_base_url",
     "normalise_metasearch_url",
     "record_provider_call",

@@ -16,10 +16,12 @@ import requests
 from django.conf import settings
 from django.core.signals import setting_changed
 
-from storefront import request_stats
+from storefront import request_ids, request_stats
 from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
+from storefront.gateway.input_faults import caller_fault_record, caller_faults_check, control_characters_refuse
+from storefront.gateway.price_lists import price_list_from
 from storefront.gateway.protocol import Gateway
 from storefront.gateway.results import (
     EDITABLE_RECORD_TYPES,
@@ -41,13 +43,11 @@ from storefront.gateway.results import (
     PrivacyChanged,
     RecordType,
     Registered,
-    TldPrices,
     TransferCode,
     TransferLock,
     _ack,
     _contacts,
     _customer_details,
-    _decimal,
     _dns_record,
     _domain_deleted,
     _domain_details,
@@ -56,7 +56,6 @@ from storefront.gateway.results import (
     _list,
     _metasearch_result,
     _order,
-    _price_map,
     _privacy_changed,
     _str,
     _transfer_lock,
@@ -73,6 +72,7 @@ from storefront.gateway.transport import (
     read_body,
 )
 from storefront.metrics import provider_call_observed
+from storefront.provider_calls import provider_call_record
 from storefront.provider_state import provider_observed
 
 logger = logging.getLogger("storefront.gateway")
@@ -178,23 +178,8 @@ class ResellerGateway:
     # Pricing ------------------------------------------------------------------------------------------------
 
     def pricing(self) -> PriceList:
-        """The partner's cost prices, in USD (the provider quotes no other currency)."""
-        data = self._get("/api/v1/pricing", endpoint="pricing")
-        tlds: dict[str, TldPrices] = {}
-        privacy = None
-        for slug, value in data.items():
-            if slug == "privacy_protection":
-                privacy = _decimal(value)
-            elif isinstance(value, dict) and slug.startswith("dot") and len(slug) > 3:
-                tld = slug.removeprefix("dot")
-                tlds[tld] = TldPrices(
-                    tld=tld,
-                    register=_price_map(value.get("register")),
-                    renew=_price_map(value.get("renew")),
-                    transfer=_price_map(value.get("transfer")),
-                    restore=_price_map(value.get("restore")),
-                )
-        return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
+        """The partner's cost prices, in either documented shape (storefront/gateway/price_lists.py)."""
+        return price_list_from(self._get("/api/v1/pricing", endpoint="pricing"))
 
     # Customers ----------------------------------------------------------------------------------------------
 
@@ -281,7 +266,9 @@ class ResellerGateway:
     def domain_availability(self, *, search_terms: str | Sequence[str], tlds: Sequence[str] = ()) -> list[DomainResult]:
         params: list[tuple[str, str]] = _term_params(search_terms)
         params += [("tlds[]", tld) for tld in tlds]
-        data = self._get("/api/v1/domains/availability", params, endpoint="search", service=self.availability)
+        data = self._get(
+            "/api/v1/domains/availability", params, endpoint="search", service=self.availability, caller_input=True
+        )
         return [_domain_result(row) for row in _list(data, "results")]
 
     def metasearch(
@@ -304,6 +291,7 @@ class ResellerGateway:
             endpoint="search",
             service=self.ai if aisuggest else self.search,
             timeout=(self.search_timeout[0], read_timeout) if read_timeout else self.search_timeout,
+            caller_input=True,
         )
         meta = data.get("meta") or {}
         return MetaSearch(
@@ -330,7 +318,7 @@ class ResellerGateway:
         params = [("customer_id", str(int(customer_id))), ("page", str(int(page)))]
         if search:
             params.append(("search", search))
-        data = self._get("/api/v1/domains/orders", params, endpoint="orders")
+        data = self._get("/api/v1/domains/orders", params, endpoint="orders", caller_input=bool(search))
         orders = [_order(row) for row in _list(data, "orders")]
         return OrderPage(
             total_orders=int(data.get("total_orders") or 0),
@@ -436,9 +424,18 @@ class ResellerGateway:
         endpoint: str,
         service: Service | None = None,
         timeout: tuple[float, float] | None = None,
+        caller_input: bool = False,
     ) -> dict[str, Any]:
         # Retried by the session's urllib3 Retry (a GET changes nothing); see transport.new_session.
-        return self._call("GET", path, params=params, endpoint=endpoint, service=service or self.main, timeout=timeout)
+        return self._call(
+            "GET",
+            path,
+            params=params,
+            endpoint=endpoint,
+            service=service or self.main,
+            timeout=timeout,
+            caller_input=caller_input,
+        )
 
     def _send(
         self, method: str, path: str, body: Mapping[str, Any], *, endpoint: str, service: Service | None = None
@@ -456,9 +453,15 @@ class ResellerGateway:
         params: Sequence[tuple[str, str]] = (),
         json_body: Mapping[str, Any] | None = None,
         timeout: tuple[float, float] | None = None,
+        caller_input: bool = False,
     ) -> dict[str, Any]:
+        """`caller_input`: the call carries what the request's caller typed (a search), so a server error in answer
+        may be that input's fault: it counts against the caller first (storefront/gateway/input_faults.py)."""
         changes_state = method != "GET"
         url = service.base_url + path
+        control_characters_refuse(params, json_body)
+        if caller_input:
+            caller_faults_check()
         if not service.breaker.allows_call():
             logger.warning("provider %s %s skipped: the %s circuit is open", method, path, service.name)
             raise Unavailable(status=None)
@@ -469,12 +472,20 @@ class ResellerGateway:
             logger.warning("provider %s %s skipped: request budget spent (%s)", method, path, err)
             service.breaker.abandoned()
             raise Unavailable("request budget spent") from err
+        # Ours, sent as X-Request-ID and kept beside the provider's own (storefront/request_ids.py).
+        request_id = request_ids.current() or request_ids.generate()
         started = time.perf_counter()
         try:
             service.rate.acquire()
             with service.slots.hold(method, path):
                 response = self._exchange(
-                    method, url, service=service, params=params, json_body=json_body, timeout=bounded
+                    method,
+                    url,
+                    service=service,
+                    params=params,
+                    json_body=json_body,
+                    timeout=bounded,
+                    request_id=request_id,
                 )
         except (RateLimited, Unavailable):
             # Raised before anything was sent (cooling down, over budget, no free slot): it proves nothing.
@@ -484,13 +495,23 @@ class ResellerGateway:
             elapsed = time.perf_counter() - started
             record_provider_call(elapsed, service=service.name, outcome="unreachable")
             logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
+            call_record(service, method, path, None, elapsed, request_id=request_id, provider_request_id=None)
             service.breaker.failed()
             if changes_state and not certainly_not_sent(err):
                 raise OutcomeUnknown() from err
             raise Unavailable(type(err).__name__) from err
         elapsed = time.perf_counter() - started
         data = read_body(response)
-        log_answer(method, path, response, data, elapsed)
+        provider_request_id = log_answer(method, path, response, data, elapsed, request_id=request_id)
+        call_record(
+            service,
+            method,
+            path,
+            response.status_code,
+            elapsed,
+            request_id=request_id,
+            provider_request_id=provider_request_id,
+        )
         try:
             answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
         except RateLimited as err:
@@ -499,9 +520,13 @@ class ResellerGateway:
             err.retry_after = service.rate.cool_down(err.retry_after)
             service.breaker.succeeded()  # it answered: the service is up, only busy
             raise
-        except Unavailable:
+        except Unavailable as err:
             record_provider_call(elapsed, service=service.name, outcome="unavailable")
-            service.breaker.failed()
+            answered_5xx = err.status is not None and err.status >= 500
+            if caller_input and answered_5xx and not caller_fault_record():
+                service.breaker.abandoned()  # this caller's input again: it says nothing new about the service
+            else:
+                service.breaker.failed()
             raise
         except GatewayError:
             record_provider_call(elapsed, service=service.name, outcome="refused")
@@ -520,9 +545,10 @@ class ResellerGateway:
         params: Sequence[tuple[str, str]],
         json_body: Mapping[str, Any] | None,
         timeout: tuple[float, float],
+        request_id: str,
     ) -> requests.Response:
         key = self._metasearch_key if service in (self.search, self.ai) else self._api_key
-        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json", request_ids.HEADER: request_id}
         query = list(params) or None
         if method == "GET":
             session = self.search_session if service in (self.search, self.ai) else self.session
@@ -592,6 +618,28 @@ def key_environment(api_key: str) -> Literal["test", "live", "unknown"]:
     if bare.startswith("live_"):
         return "live"
     return "unknown"
+
+
+def call_record(
+    service: Service,
+    method: str,
+    path: str,
+    status: int | None,
+    seconds: float,
+    *,
+    request_id: str,
+    provider_request_id: str | None,
+) -> None:
+    """The provider call log (storefront/provider_calls.py): what staff search by a customer's reference."""
+    provider_call_record(
+        request_id=request_id,
+        provider_request_id=provider_request_id,
+        service=service.name,
+        method=method,
+        path=path,
+        status=status,
+        seconds=seconds,
+    )
 
 
 def record_provider_call(seconds: float, *, service: str, outcome: str) -> None:

@@ -144,6 +144,30 @@ class MinimumTerm(ValidationRejected):
         )
 
 
+class TldRestricted(ValidationRejected):
+    """A registration refused for the TLD's registry requirements (a nexus for .us, EU residence for .eu): the
+    provider's 422 names the missing fields. The register call has no field to give them, so the store cannot."""
+
+    def __init__(self, provider_message: str = "", *, missing: list[str], status: int | None = None) -> None:
+        self.missing = missing
+        super().__init__(
+            provider_message,
+            message=format_lazy(
+                _(
+                    "This extension's registry needs details that cannot be given through this store: {fields}. "
+                    "You have not been charged."
+                ),
+                fields=missing_field_words(missing),
+            ),
+            status=status,
+        )
+
+
+def missing_field_words(fields: list[str]) -> str:
+    """`nexus_category` reads "nexus category": the provider's field names, as words."""
+    return ", ".join(field.replace("_", " ").replace("-", " ").strip() for field in fields)
+
+
 class RegistrationRefused(ValidationRejected):
     """`Unable to register domain` with the name still free and the term allowed: the provider does not say why."""
 

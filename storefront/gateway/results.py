@@ -121,6 +121,10 @@ class TldPrices:
     renew: dict[int, Decimal]
     transfer: dict[int, Decimal]
     restore: dict[int, Decimal]
+    # The TLD catalogue's own fields (the other price-list shape): None where the answer says nothing of privacy,
+    # and the registry's requirements in the provider's words ("" when there are none or they are not known).
+    privacy_available: bool | None = None
+    restrictions: str = ""
 
     @property
     def min_term(self) -> int:

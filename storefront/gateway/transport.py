@@ -30,11 +30,13 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
+from storefront import request_ids
 from storefront.breaker import CircuitBreaker
 from storefront.gateway.errors import (
     GatewayError,
     OutcomeUnknown,
     RateLimited,
+    TldRestricted,
     Unauthorized,
     Unavailable,
     ValidationRejected,
@@ -249,8 +251,12 @@ def certainly_not_sent(err: requests.RequestException) -> bool:
     return False
 
 
-def log_answer(method: str, path: str, response: requests.Response, data: Any, elapsed: float) -> None:
-    request_id = response.headers.get("X-Request-Id") or (data.get("request_id") if isinstance(data, dict) else None)
+def log_answer(
+    method: str, path: str, response: requests.Response, data: Any, elapsed: float, *, request_id: str = ""
+) -> str | None:
+    """Log the answer with the provider's `request_id` (returned) and ours: the record carries ours already when
+    the call is part of a request or task (storefront/request_ids.py), else it is added here."""
+    provider_id = response.headers.get("X-Request-Id") or (data.get("request_id") if isinstance(data, dict) else None)
     limits = " ".join(f"{h.lower()}={response.headers[h]}" for h in _RATE_HEADERS if h in response.headers)
     logger.info(
         "provider %s %s %s in %.0f ms request_id=%s %s",
@@ -258,9 +264,11 @@ def log_answer(method: str, path: str, response: requests.Response, data: Any, e
         path,
         response.status_code,
         elapsed * 1000,
-        request_id or "-",
+        provider_id or "-",
         limits,
+        extra={"request_id": request_id} if request_id and request_ids.current() is None else None,
     )
+    return str(provider_id) if provider_id else None
 
 
 def read_body(response: requests.Response) -> Any:
@@ -289,7 +297,7 @@ def interpret(response: requests.Response, data: Any, *, endpoint: str, changes_
             raise Unavailable("unreadable answer", status=status)
         if not _is_error_body(data):
             return data
-        raise _refusal(endpoint=endpoint, text=text, status=status)
+        raise _refusal(endpoint=endpoint, text=text, status=status, data=data)
     if status >= 500:
         kind = refusal_class(endpoint=endpoint, text=text)
         if issubclass(kind, ValidationRejected) and kind is not ValidationRejected:
@@ -301,13 +309,30 @@ def interpret(response: requests.Response, data: Any, *, endpoint: str, changes_
     if data is None:
         # A 4xx that is not the provider's JSON (a proxy's page): the request was turned away unhandled.
         raise Unavailable(status=status)
-    raise _refusal(endpoint=endpoint, text=text, status=status)
+    raise _refusal(endpoint=endpoint, text=text, status=status, data=data)
 
 
-def _refusal(*, endpoint: str, text: str, status: int) -> GatewayError:
+def _refusal(*, endpoint: str, text: str, status: int, data: Any = None) -> GatewayError:
+    missing = missing_fields(data) if endpoint == "register" else []
+    if missing:
+        return TldRestricted(text, missing=missing, status=status)
     if not text:
         return ValidationRejected(status=status)
     return refusal_class(endpoint=endpoint, text=text)(text, status=status)
+
+
+def missing_fields(data: Any) -> list[str]:
+    """The fields a register refusal names as missing (a TLD's requirements). The docs say only that the 422 names
+    them: read a `missing_fields` list, or Laravel's validation shape `{message, errors: {field: [texts]}}`."""
+    if not isinstance(data, dict):
+        return []
+    named = data.get("missing_fields")
+    if isinstance(named, list):
+        return [str(field) for field in named if field]
+    errors = data.get("errors")
+    if isinstance(errors, dict):
+        return [str(field) for field in errors if field]
+    return []
 
 
 def _is_error_body(data: dict[str, Any]) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import template
 
 from storefront.domain_names import domain_both_forms, domain_to_unicode
+from storefront.lookalikes import lookalike_kind
 
 register = template.Library()
 
@@ -25,3 +26,9 @@ def ascii_form(name: str) -> str:
     """The A-label when it differs from what `unicode_name` shows, else "" (for a second, quieter line)."""
     name = str(name)
     return name if domain_to_unicode(name) != name else ""
+
+
+@register.filter
+def lookalike(name: str) -> str:
+    """ "mixed" or "latin" when the name can be mistaken for another (storefront/lookalikes.py), else ""."""
+    return lookalike_kind(str(name))

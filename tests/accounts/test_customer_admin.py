@@ -51,6 +51,21 @@ def test_it_searches_by_email_and_name(staff, make_local_customer):
     assert "ada@example.org" in by_name and "grace@example.org" not in by_name
 
 
+@pytest.mark.parametrize("term", ["jose", "munoz", "JOSE MUNOZ", "Muñoz", "josé"])
+def test_a_name_is_found_without_its_accents(staff, make_local_customer, term):
+    make_local_customer("jm@example.org", name="José Muñoz")
+    make_local_customer("grace@example.org", name="Grace Hopper")
+    found = staff.get(URL, {"q": term}).content.decode()
+    assert "jm@example.org" in found and "grace@example.org" not in found
+
+
+def test_a_name_changed_is_found_by_its_new_spelling(staff, make_local_customer):
+    customer = make_local_customer("jm@example.org", name="Ada Lovelace")
+    customer.name, customer.name_ascii = "Zoë Ñúñez", "Zoe Nunez"
+    customer.save(update_fields=["name", "name_ascii"])
+    assert "jm@example.org" in staff.get(URL, {"q": "nunez"}).content.decode()
+
+
 def test_the_change_page_shows_their_orders_read_only(staff, make_local_customer):
     customer = make_local_customer("ada@example.org")
     Order.objects.create(order_id=555001, customer=customer, domain_name="ada-lovelace.com")

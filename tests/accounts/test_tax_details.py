@@ -67,8 +67,8 @@ def test_unticking_business_forgets_the_number(signed_in, customer):
     assert (customer.is_business, customer.tax_number) == (False, "")
 
 
-def test_the_online_check_is_off_by_default(signed_in, customer, settings):
-    assert settings.TAX_VIES_CHECK is False
+def test_without_the_online_check_only_the_format_is_checked(signed_in, customer, settings):
+    assert settings.TAX_VIES_CHECK is False  # the suite's setting (production checks: tests/billing/test_tax_vies.py)
     signed_in.post("/account/tax/", {"is_business": "on", "tax_number": "FR40303265045"})
     customer.refresh_from_db()
     assert customer.tax_number_check == ""
@@ -102,7 +102,9 @@ def test_vies_away_records_not_checked_and_says_so(signed_in, customer, vies, an
     assert "did not answer, so your number is recorded as not checked yet" in response.content.decode()
     customer.refresh_from_db()
     assert (customer.tax_number, customer.tax_number_check) == ("FR40303265045", "not_checked")
-    assert customer.business_tax_number == "FR40303265045"  # reverse charge still applies: the format is valid
+    # Not confirmed: no reverse charge on it (VAT is charged, and refunded once VIES confirms the number).
+    assert (customer.business_tax_number, customer.tax_number_unconfirmed) == ("", "FR40303265045")
+    assert "VAT is charged until your number is confirmed, and refunded then." in response.content.decode()
 
 
 def test_the_page_needs_a_sign_in():

@@ -240,7 +240,7 @@ def test_the_admin_refund_action_issues_credit_notes_staff_can_see(
     assert confirm == f"/admin/billing/payment/refund/?payments={payment.pk}"
     page = admin_client.get(confirm).content.decode()
     assert "A <strong>credit note</strong> is issued and emailed to the customer" in page
-    assert "Its domain is marked <strong>refunded</strong>" in page
+    assert "A registration refunded in full marks its domain <strong>refunded</strong>" in page
     assert "$47.49" in page  # what the three lines give back
     lines = [str(pk) for pk in payment.lines.values_list("pk", flat=True)]
     for _ in range(2):  # a double click on the confirmation

@@ -29,12 +29,16 @@ def paid_with(start, stripe_sandbox, card: str = GOOD_CARD) -> Payment:
 def test_a_checkout_payment_saves_the_card_on_one_stripe_customer(start, stripe_sandbox, registrar, customer):
     paid_with(start, stripe_sandbox)
     first = SavedCard.objects.get(customer=customer).payment_method_id
-    paid_with(start, stripe_sandbox)
+    paid_with(start, stripe_sandbox, "5555 5555 5555 4444")
 
+    # The card chosen for renewals stays: paying with another at checkout does not silently replace it (the
+    # session does not ask Stripe to keep the new one; "Use another card" on /account/ is how it is replaced).
     card = SavedCard.objects.get(customer=customer)
-    assert card.payment_method_id != first
-    assert stripe_sandbox.stored(first)["customer"] is None  # the replaced card is detached: one card is kept
+    assert card.payment_method_id == first
+    assert stripe_sandbox.stored(first)["customer"] == card.stripe_customer_id
     assert (card.brand, card.last4, card.exp_month) == ("visa", "4242", 12)
+    second = Payment.objects.order_by("pk").last()
+    assert not stripe_sandbox.stored(second.stripe_payment_intent_id).get("setup_future_usage")
     session_params = stripe_sandbox.stored(Payment.objects.first().stripe_session_id)
     assert session_params["customer"] == card.stripe_customer_id
     method = stripe_sandbox.stored(card.payment_method_id)
@@ -53,13 +57,19 @@ def test_the_account_page_shows_the_card_and_removes_it(client, start, stripe_sa
     assert "Visa •••• 4242" in page
     assert f"expires 12/{card.exp_year}" in page
 
-    assert client.get("/payments/card/remove/").status_code == 405
+    # One click leads to a confirmation page, not to the removal.
+    assert 'href="/payments/card/remove/"' in page
+    confirm = client.get("/payments/card/remove/").content.decode()
+    assert "Remove your saved card?" in confirm and "Visa •••• 4242" in confirm
+    assert "you get renewal reminders instead" in confirm
+    assert client.post("/payments/card/remove/").status_code == 200  # an older page's button: asks too
+    assert SavedCard.objects.get(customer=customer).has_card
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(customer.user)
-    assert strict.post("/payments/card/remove/").status_code == 403
+    assert strict.post("/payments/card/remove/", {"confirm": "yes"}).status_code == 403
     assert SavedCard.objects.get(customer=customer).has_card
 
-    response = client.post("/payments/card/remove/", follow=True)
+    response = client.post("/payments/card/remove/", {"confirm": "yes"}, follow=True)
     html = response.content.decode()
     assert "Your saved card was removed" in html
     assert "No card is saved" in html

@@ -1,5 +1,6 @@
 """Journey: a customer types a launch code in the cart, sees its discount on the line (list price, discount, price
-after it) in the cart and the checkout review, pays the discounted price, and the receipt names the code."""
+after it) in the cart and the checkout review, adds WHOIS privacy, pays the discounted price, the confirmation page
+shows each line at what was charged for it (adding up to the total charged), and the receipt names the code."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    eventually,
     new_person,
     pay_by_card,
     search_page,
@@ -60,6 +62,9 @@ def test_a_launch_code_is_shown_on_the_line_charged_after_it_and_named_on_the_re
 
     page.goto("/checkout/")
     expect(page.get_by_text("Promotion code LAUNCH10 applied before tax.")).to_be_visible()
+    page.get_by_role("checkbox", name=re.compile(r"^Add WHOIS privacy for 1 year: \$6\.49")).check()
+    page.get_by_role("button", name=f"Update WHOIS privacy of {name}").click()
+    expect(page.get_by_role("checkbox", name=re.compile(r"^WHOIS privacy for 1 year: \$6\.49"))).to_be_checked()
     check_accessibility(page)
     screenshot("promotion-checkout")
     accept_terms(page)
@@ -70,9 +75,21 @@ def test_a_launch_code_is_shown_on_the_line_charged_after_it_and_named_on_the_re
     check_accessibility(page)
 
     payment = Payment.objects.get()
-    line = payment.lines.get()
+    line = payment.lines.get(reference=name)
     assert line.discount is not None and line.list_amount is not None
     assert line.amount == line.list_amount - line.discount
+    # The confirmation page: the domain at its price after the code, its privacy line, and a total that is their sum
+    # and what the sandbox captured (shown once the capture is made: the page is opened again then).
+    eventually(lambda: Payment.objects.get(pk=payment.pk).status == Payment.Status.CAPTURED, what="the capture")
+    page.reload()
+    outcome = page.locator(".outcome-line").filter(has_text=name)
+    expect(outcome).to_contain_text(f"${line.amount}")
+    expect(outcome).not_to_contain_text(f"· ${line.list_amount}")
+    expect(outcome).to_contain_text("WHOIS privacy: $6.49")
+    charged = line.amount + Decimal("6.49")
+    expect(page.get_by_text(f"Charged ${charged}.")).to_be_visible()
+    assert stripe_sandbox.stored(payment.stripe_payment_intent_id)["amount_received"] == int(charged * 100)
+    screenshot("promotion-done")
     receipt = payment.receipt
     assert receipt is not None
     page.goto(f"/payments/receipts/{receipt.number}/")

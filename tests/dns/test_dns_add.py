@@ -202,3 +202,11 @@ def test_other_txt_records_and_spf_on_another_host_are_still_added(signed_in, ac
     post(signed_in, active_order, type="TXT", host="mail", value="v=spf1 include:_spf.google.com ~all")
     assert zone_record(active_order, "TXT", "@", "google-site-verification=abc") is not None
     assert zone_record(active_order, "TXT", "mail", "v=spf1 include:_spf.google.com ~all") is not None
+
+
+def test_the_added_sentence_is_in_the_customers_language(htmx, active_order, provider_calls):
+    data = {"type": "A", "host": "blog", "value": "203.0.113.12", "ttl": "", "priority": ""}
+    response = htmx.post(url("dns_add", active_order), data, HTTP_ACCEPT_LANGUAGE="es")
+    body = response.content.decode()
+    assert "Añadido: registro A blog → 203.0.113.12." in body
+    assert "Added" not in body

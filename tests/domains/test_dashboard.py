@@ -33,19 +33,28 @@ def expiring(days: float, name: str, **fields) -> Order:
     return OrderFactory.create(domain_name=name, expires_at=timezone.now() + dt.timedelta(days=days), **fields)
 
 
-def book(amount: str, cost: str | None, *, kind: str = LedgerEntry.Kind.CAPTURE, tld: str = "com") -> None:
+def book(
+    amount: str,
+    cost: str | None,
+    *,
+    kind: str = LedgerEntry.Kind.CAPTURE,
+    tld: str = "com",
+    currency: str = "USD",
+    rate: Decimal | None = Decimal(1),
+    tax: str = "0",
+) -> None:
     customer = CustomerFactory.create()
     payment = Payment.objects.create(
-        customer=customer, checkout_id=uuid.uuid4(), currency="USD", amount=Decimal("100"), status="captured",
-        amount_authorised=Decimal("100"), amount_captured=Decimal("100"),
+        customer=customer, checkout_id=uuid.uuid4(), currency=currency, amount=Decimal("100"), status="captured",
+        amount_authorised=Decimal("100"), amount_captured=Decimal("100"), rate=rate,
     )  # fmt: skip
     line = PaymentLine.objects.create(
         payment=payment, position=0, reference=f"x.{tld}", description="x", amount=Decimal("100"), tld=tld
     )
     LedgerEntry.objects.create(
-        kind=kind, cause=SaleCause.REGISTRATION, amount=Decimal(amount), currency="USD", tld=tld, payment=payment,
+        kind=kind, cause=SaleCause.REGISTRATION, amount=Decimal(amount), currency=currency, tld=tld, payment=payment,
         line=line, source_id=f"ch_{uuid.uuid4().hex}", occurred_at=timezone.now(),
-        cost=Decimal(cost) if cost is not None else None,
+        cost=Decimal(cost) if cost is not None else None, tax=Decimal(tax),
     )  # fmt: skip
 
 
@@ -84,6 +93,28 @@ def test_the_figures(fake_priced):
     assert [(row.tld, row.count) for row in figures.registrations_by_tld] == [("com", 3), ("net", 1)]
     heights = [bar.height for bar in figures.revenue_chart.groups[-1].bars]
     assert heights[0] > 0 and heights[1] == 0  # this month's net drawn, its margin nothing
+
+
+def test_another_currencys_month_is_converted_into_the_stores_bars(settings):
+    assert settings.STORE_CURRENCY == "USD"
+    book("100.00", "80.00")
+    book("46.00", "36.80", currency="EUR", rate=Decimal("0.92"))  # $50.00 at its payment's rate, cost $40.00
+    book("10.00", None, currency="GBP", rate=None)  # no rate kept: cannot be converted, listed on its own
+    figures = dashboard()
+    this_month = figures.months[-1]
+    assert (this_month.currency, this_month.net, this_month.margin) == ("USD", Decimal("150.00"), Decimal("30.00"))
+    assert [(row.currency, row.net) for row in figures.other_currencies] == [("GBP", Decimal("10.00"))]
+
+
+def test_a_negative_margin_is_drawn_below_the_line(admin_client):
+    book("100.00", "90.00", tax="20.00")  # $100 with $20 VAT in it and $90 cost: $10 lost
+    chart = dashboard().revenue_chart
+    net, margin = chart.groups[-1].bars
+    assert margin.value == Decimal("-10.00")
+    assert margin.height > 0 and margin.y == chart.baseline  # drawn down from the zero line
+    assert net.y + net.height == chart.baseline and chart.baseline < chart.height - 34
+    html = admin_client.get("/admin/").content.decode()
+    assert "margin is net less the tax in it (collected for the state) less our cost" in html
 
 
 def test_the_index_draws_each_chart_with_its_table_in_the_stores_colour(admin_client, fake_priced, settings):

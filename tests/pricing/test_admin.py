@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 from django.test import override_settings
 from django.utils import timezone
 
-from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync
+from pricing.models import CostPrice, ExchangeRate, PriceRule, PriceSync, Tld
 from pricing.quotes import retail_price
 from tests.pricing.conftest import markup, price_list, tld_prices
 
@@ -163,3 +163,14 @@ def test_the_cost_table_shows_the_retail_price_and_margin(staff_client, costs, d
     assert '<td class="field-margin">$2.60</td>' in page
     everything = staff_client.get(f"{COSTS}?q=biz").content.decode()
     assert '<td class="field-retail">not for sale</td>' in everything
+
+
+def test_staff_see_a_tlds_restrictions_and_whether_privacy_is_offered(staff_client, costs):
+    us = costs("us", register={1: "8.50"})
+    Tld.objects.filter(pk=us.pk).update(restrictions="nexus_category: US nexus category", privacy_available=False)
+    costs("com", register={1: "12.99"})
+
+    listing = staff_client.get("/admin/pricing/tld/?privacy_available__exact=0").content.decode()
+
+    assert ">.us<" in listing and ">.com<" not in listing
+    assert "nexus_category: US nexus category" in listing

@@ -224,8 +224,9 @@ def test_the_admin_names_where_a_promotion_would_sell_below_cost(staff_client, c
     response = add_promotion(staff_client)
     assert response.status_code == 200
     html = response.content.decode()
-    assert "This promotion would sell below cost on .com register 1y" in html
-    assert ".com register 2y" in html
+    # One sentence: how many prices (the two first-year terms, not the renewal), an example, and what to do.
+    assert "would sell 2 of today&#x27;s prices below their cost and card fee (e.g. .com register 1y" in html
+    assert "tick &#x27;Cap at cost&#x27;" in html
     assert ".com renew" not in html  # first years only
     assert not Promotion.objects.exists()
 

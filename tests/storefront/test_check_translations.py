@@ -52,6 +52,54 @@ def test_usted_in_our_catalogue_fails(check, tmp_path):
     assert check.problems(po, "es") == []
 
 
+def test_allauths_formal_sign_in_banner_is_not_our_voice(check, tmp_path):
+    po = _po(tmp_path, "ours", {"Signed in as %(name)s.": "Ha iniciado sesión como %(name)s."})
+    assert any("not our voice" in problem for problem in check.problems(po, "es"))
+    po = _po(tmp_path, "fine", {"a": "Has iniciado sesión.", "b": "Se ha iniciado sesión en tu cuenta."})
+    assert check.problems(po, "es") == []
+
+
+def test_a_string_that_bypasses_the_catalogue_fails(check):
+    source = """
+from django.contrib import messages
+from django.utils.translation import gettext
+
+def view(request, record, done):
+    messages.success(request, "Saved.")
+    messages.info(request, f"Added {record}.")
+    note = gettext(f"Added {record}.")
+    both = f"{done} {gettext('Your payment is being completed.')}"
+    fine = gettext("Added %(record)s.") % {"record": record}
+    url = f"/orders/{record}/?page=2"
+    logger.info(f"added record {record} for the customer")
+    return f"Added {record}."
+"""
+    found = check.python_literal_problems(check.ROOT / "dns" / "views.py", source)
+    lines = sorted((int(problem.split(":")[1]), problem.split(": ", 1)[1].split(" (")[0][:25]) for problem in found)
+    assert lines == [
+        (6, "a literal message"),
+        (7, "a literal message"),
+        (7, "words in an f-string in a"),
+        (8, "an f-string given to gett"),
+        (8, "words in an f-string in a"),
+        (9, "gettext inside an f-strin"),
+        (13, "words in an f-string in a"),
+    ]
+
+
+def test_words_in_a_template_outside_translate_fail(check, tmp_path, monkeypatch):
+    monkeypatch.setattr(check, "ROOT", tmp_path)
+    page = tmp_path / "page.html"
+    page.write_text(
+        '{% load i18n %}<p class="note" title="{{ x }}">{% translate "Fine" %} {{ name }} DNS</p>'
+        "{% blocktranslate %}Also fine {{ x }}{% endblocktranslate %}{# Comment words #}"
+        "<script>let words = 1;</script>"
+    )
+    assert check.template_literal_problems(page) == []
+    page.write_text("{% load i18n %}<p>Renewed until {{ date }}</p>")
+    assert check.template_literal_problems(page) == ["page.html: words outside {% translate %}: 'Renewed until'"]
+
+
 def test_an_allauth_string_translated_nowhere_fails(check, tmp_path):
     msgids = {(None, "Sign In"): "allauth/templates/account/login.html", (None, "Sign Out"): "allauth/x.html"}
     ours = check.catalog_read(_po(tmp_path, "ours", {"Sign In": "Iniciar sesión"}), "es")
@@ -73,14 +121,16 @@ def test_it_finds_the_allauth_sentences_our_customers_read(check):
     import allauth
 
     msgids = check.allauth_msgids(Path(allauth.__file__).resolve().parent, check.TEMPLATES)
-    # The address confirmation email's subject (allauth's template, not overridden here) and a form error.
-    assert (None, "Please Confirm Your Email Address") in msgids
+    # The password reset email's subject (allauth's template, not overridden here) and a form error.
+    assert (None, "Password Reset Email") in msgids
     assert (None, "You must type the same password each time.") in msgids
     # A template the store replaces is its own: its strings come through our catalogue instead.
     assert not any(where == "allauth/templates/account/password_change.html" for where in msgids.values())
+    assert (None, "Please Confirm Your Email Address") not in msgids  # the store's own verification email
 
 
 def test_the_shipped_catalogues_pass(check):
     catalogues = sorted((ROOT / "locale").glob("*/LC_MESSAGES/django.po"))
     assert check.allauth_check(catalogues) == []
+    assert check.literal_problems() == []
     assert [problem for po in catalogues for problem in check.problems(po, po.parent.parent.name)] == []

@@ -65,3 +65,25 @@ def test_a_renewal_charged_by_an_earlier_run_goes_on_however_the_rate_moved(
     assert Payment.objects.count() == before
     held.refresh_from_db()
     assert held.status == Payment.Status.AUTHORISED
+
+
+def test_auto_renew_renews_the_paid_privacy_with_the_domain(due_on_auto_renew, customer, stripe_sandbox):  # noqa: F811
+    """Privacy paid up to the domain's expiry is renewed with it, for as long, as a line of the same payment."""
+    from domains.models import Order, PrivacyPurchase
+    from domains.orders.services import order_fetch
+
+    order = due_on_auto_renew
+    current = order_fetch(order=order)
+    assert current is not None and current.expires_at is not None
+    Order.objects.filter(pk=order.pk).update(privacy_enabled=True, privacy_expires_at=current.expires_at)
+
+    auto_renew_domains.enqueue()
+
+    payment = Payment.objects.get(lines__cause=SaleCause.AUTO_RENEWAL)
+    kinds = sorted((line.details["kind"], line.status) for line in payment.lines.all())
+    assert kinds == [("privacy", "registered"), ("renewal", "registered")]
+    assert payment.amount_captured == Decimal("16.49") + Decimal("6.49")  # the renewal and a year of privacy
+    purchase = PrivacyPurchase.objects.get(checkout_id=payment.checkout_id)
+    order.refresh_from_db()
+    assert purchase.years == 1 and order.privacy_expires_at is not None
+    assert order.privacy_expires_at > current.expires_at  # privacy runs on with the domain

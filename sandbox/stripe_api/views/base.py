@@ -88,6 +88,19 @@ def _require_own_key(request: HttpRequest, idempotency_key: str) -> None:
         )
 
 
+def _require_pinned_version(request: HttpRequest) -> None:
+    """The setup's `strict`: a request must be made for the API version the sandbox answers as (the SDK sends its
+    pinned version as `Stripe-Version`; Stripe answers every other version with other shapes)."""
+    version = request.headers.get("Stripe-Version", "")
+    if version != objects.API_VERSION:
+        raise ApiError(
+            400,
+            f"The payment sandbox answers as Stripe's API version {objects.API_VERSION} only (strict is on); this "
+            f"request asked for {version or 'the account default'}.",
+            code="api_version_invalid",
+        )
+
+
 def _parameters(request: HttpRequest, schema: parameters.Schema) -> dict[str, Any]:
     try:
         raw = request.body.decode() if request.method == "POST" else request.META.get("QUERY_STRING", "")
@@ -122,6 +135,8 @@ def api(*methods: str, schema: parameters.Schema = parameters.NONE) -> Callable:
                     raise ApiError(
                         500, "An unknown error occurred (a fault switched on in the payment sandbox).", type="api_error"
                     )
+                if setup.strict:
+                    _require_pinned_version(request)
                 if request.method == "POST" and setup.require_idempotency_keys:
                     _require_own_key(request, idempotency_key)
                 params = _parameters(request, schema)
@@ -273,3 +288,35 @@ def not_found(request: HttpRequest, rest: str) -> HttpResponse:
         }
     }
     return HttpResponse(json.dumps(body), status=404, content_type="application/json")
+
+
+def by_method(**views: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """One URL, one view per HTTP method (`GET /v1/tax_rates` lists, `POST` creates), each with its own schema."""
+
+    @csrf_exempt
+    def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        chosen = views.get(request.method or "")
+        if chosen is None:
+            return not_found(request, request.path)
+        return chosen(request, **kwargs)
+
+    return view
+
+
+def object_list(key: str, kind: str, params: dict, *, url: str, **filters: Any) -> dict:
+    """A page of this key's objects of one kind, newest first, as Stripe's list endpoints answer (`limit` 1..100,
+    `starting_after`)."""
+    limit = integer(params, "limit") or 10
+    if not 1 <= limit <= 100:
+        raise ApiError(400, "Invalid limit: must be between 1 and 100.", code="parameter_invalid", param="limit")
+    rows = StripeObject.objects.filter(object=kind, api_key=key, **filters).order_by("-created_at", "-pk")
+    if params.get("starting_after"):
+        anchor = get_object(key, params["starting_after"], kind, param="starting_after")
+        rows = rows.filter(created_at__lt=anchor.created_at)
+    page = list(rows[: limit + 1])
+    return {
+        "object": "list",
+        "data": [public(row.data) for row in page[:limit]],
+        "has_more": len(page) > limit,
+        "url": url,
+    }

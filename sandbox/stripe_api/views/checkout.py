@@ -7,8 +7,8 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
-from sandbox.stripe_api import objects, parameters, payments, taxes
-from sandbox.stripe_api.models import StripeObject
+from sandbox.stripe_api import currencies, objects, parameters, payments, taxes
+from sandbox.stripe_api.models import Setup, StripeObject
 from sandbox.stripe_api.views.base import (
     ApiError,
     api,
@@ -30,7 +30,16 @@ def _missing(param: str, why: str = "") -> ApiError:
 
 def _allowed_methods(params: dict) -> list[str] | None:
     """Which parameter restricts the payment methods (`allowed_payment_method_types` in the SDK's API version,
-    `payment_method_types` in earlier ones; both are taken) and to what; None: not restricted."""
+    `payment_method_types` in earlier ones; both are taken, the older one not in strict mode) and to what; None:
+    not restricted."""
+    if "payment_method_types" in params and Setup.current().strict:
+        raise ApiError(
+            400,
+            "Received unknown parameter: payment_method_types (the API version 2026-10-28.endive names it "
+            "allowed_payment_method_types).",
+            code="parameter_unknown",
+            param="payment_method_types",
+        )
     given = [name for name in ("allowed_payment_method_types", "payment_method_types") if name in params]
     if len(given) > 1:
         raise ApiError(400, f"You may only specify one of these parameters: {', '.join(given)}.", param=given[0])
@@ -118,6 +127,14 @@ def _payment_session(key: str, params: dict) -> dict[str, Any]:
     total = sum(line.amount_total for line in taxed)
     tax = sum(line.amount_tax for line in taxed)
     check_amount(total, currency, param="line_items")
+    too_small = currencies.below_minimum(total, currency)
+    if too_small and total > 0:
+        raise ApiError(
+            400,
+            f"The Checkout Session's total amount due must add up to at least {too_small}.",
+            code="amount_too_small",
+            param="line_items",
+        )
     intent_data = dict(params.get("payment_intent_data") or {})
     if ((params.get("payment_method_options") or {}).get("card") or {}).get("capture_method") == "manual":
         intent_data["capture_method"] = "manual"

@@ -13,12 +13,21 @@ from sandbox.stripe_api import parameters
 from sandbox.stripe_api.models import Event
 from sandbox.stripe_api.views.base import ApiError, api, integer
 
+# Stripe's limit on `types[]` in one call.
+MAX_TYPES = 20
 _BOUNDS = {"gt": "created__gt", "gte": "created__gte", "lt": "created__lt", "lte": "created__lte"}
 
 
 def _of_types(rows: QuerySet[Event], params: dict) -> QuerySet[Event]:
     if "type" in params and "types" in params:
         raise ApiError(400, "You may only specify one of these parameters: type, types.", param="types")
+    if len(params.get("types") or []) > MAX_TYPES:
+        raise ApiError(
+            400,
+            f"Invalid array: types may name at most {MAX_TYPES} event types (it named {len(params['types'])}).",
+            code="parameter_invalid",
+            param="types",
+        )
     wanted = params.get("types") or ([params["type"]] if params.get("type") else [])
     if not wanted:
         return rows

@@ -152,3 +152,12 @@ def test_the_customer_page_in_the_admin_offers_the_button_to_those_who_may(clien
     assert f'action="{reverse("act_as_start")}"' in page and "Act as this customer" in page
     client.force_login(staff_member("viewer@example.com", may_act=False))
     assert "Act as this customer" not in client.get(page_url).content.decode()
+
+
+def test_a_language_chosen_while_acting_is_not_the_customers(acting_client, customer):
+    customer.language = "en"
+    customer.save(update_fields=["language"])
+    acting_client.post("/i18n/setlang/", {"language": "es", "next": "/orders/"})
+    customer.refresh_from_db()
+    assert customer.language == "en"
+    assert acting_client.get("/orders/")["Content-Language"] == "es"  # staff read in the language they picked

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.test import Client, override_settings
@@ -254,3 +255,25 @@ def test_privacy_bought_before_the_provider_stopped_offering_it_is_shown_on_not_
     assert "WHOIS privacy is <strong>on</strong>" in html
     assert "Your contact details are public." not in html
     assert "Switch privacy off" not in html
+
+
+def test_privacy_ending_before_the_renewed_domain_is_offered_for_the_years_between(
+    paying, customer, provider_orders, stripe_sandbox
+):
+    order = provider_orders.register(customer, "extendpriv.com")
+    first = pay_on_the_payment_page(paying, order, stripe_sandbox)
+    paying.get(reverse("order_detail", args=[order.order_id]) + f"?privacy={first.checkout_id}", follow=True)
+    order.refresh_from_db()
+    assert order.privacy_expires_at is not None
+    # Renewed for two more years since (on the page, by the customer): privacy still ends where it did.
+    provider_orders.set_expiry_in_days(order, 3 * 365)
+    html = page(paying, order)
+    assert "its privacy only until" in html
+    assert "Extend privacy by 2 years · $12.98" in html  # two years of 6.49
+    assert buy_form(html)["price_shown"] == "12.98"
+
+    response = buy(paying, order, "page")
+    assert response.status_code == 303
+    payment = Payment.objects.filter(lines__details__kind="privacy").order_by("pk").last()
+    assert payment is not None and payment.amount == Decimal("12.98")
+    assert payment.lines.get().details["years"] == 2

@@ -274,3 +274,16 @@ def test_a_search_longer_than_a_domain_keeps_what_was_typed(signed_in, customer,
 
     assert response.status_code == 200
     assert f'value="{"x" * 80}"' in response.content.decode()
+
+
+@pytest.mark.parametrize("typed", ["bak\x00ery", "\x00" * 90 + "bakery", "\x07bakery\x1b"])
+def test_control_characters_in_the_search_never_reach_the_provider(signed_in, customer, provider_orders, typed):
+    provider_orders.register(customer, "bakery.com")
+
+    response = signed_in.get(URL, {"q": typed})
+
+    assert response.status_code == 200
+    assert "bakery.com" in response.content.decode()
+    calls = provider_orders.control.calls
+    searches = [call.kwargs["search"] for call in calls if call.method == "domain_orders"]
+    assert searches and all(search.isprintable() for search in searches)

@@ -1,5 +1,5 @@
 """A new search reads the shared cache once before asking the provider: its answer and the AI suggestions shown after
-it in one read (each read is a round trip to Redis, a share of a search's own time: README "Benchmarks")."""
+it in one read (each read is a round trip to Redis, a share of a search's own time: docs/benchmarks.md)."""
 
 from __future__ import annotations
 

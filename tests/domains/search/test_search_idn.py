@@ -79,3 +79,10 @@ def test_an_extension_in_another_script_that_is_not_sold_is_named_as_typed(clien
     html = fragment(client, "café.рф").content.decode()
     assert "We don't sell .рф domains." in html
     assert metasearch_calls == ["xn--caf-dma"]
+
+
+@pytest.mark.parametrize("typed", ["blue\x00bird.com", "blue\x07bird.com", "\x1bbluebird.com"])
+def test_control_characters_typed_are_dropped_before_searching(client, seeded_partner, metasearch_calls, typed):
+    html = fragment(client, typed).content.decode()
+    assert "Null characters" not in html and "cannot contain" not in html
+    assert set(metasearch_calls) == {"bluebird.com"}

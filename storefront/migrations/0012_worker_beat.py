@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("storefront", "0010_email_attachments"),
+        ("storefront", "0011_provider_calls"),
     ]
 
     operations = [
