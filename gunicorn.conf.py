@@ -1,8 +1,20 @@
 """Gunicorn's own settings, read from the working directory by every `gunicorn` the Procfile starts.
 
-Gunicorn logs its own lines (booting, worker timeouts, crashes) through handlers of its own with a plain-text
-format; these send them out as one JSON object per line, like the storefront's (settings.LOGGING).
+Metrics (storefront/metrics.py): with METRICS_TOKEN set, every worker writes its figures to PROMETHEUS_MULTIPROC_DIR
+(the same default as settings.py, set here before any worker starts so all of them share it); a worker that exits has
+its live gauges forgotten (child_exit), and files left by processes that no longer run are removed at start.
 """
+
+import os
+import tempfile
+from pathlib import Path
+
+if os.environ.get("METRICS_TOKEN"):
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(Path(tempfile.gettempdir()) / "storefront-metrics"))
+    Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+
+# Gunicorn logs its own lines (booting, worker timeouts, crashes) through handlers of its own with a plain-text
+# format; these send them out as one JSON object per line, like the storefront's (settings.LOGGING).
 
 logconfig_dict = {
     "version": 1,
@@ -47,3 +59,34 @@ def post_worker_init(worker: object) -> None:
     get_resolver().url_patterns  # noqa: B018 - the attribute's loading is the point
     gc.collect()
     gc.freeze()
+
+
+def on_starting(server: object) -> None:
+    """Forget the live gauges of processes that no longer run (a previous run of this host killed outright)."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        return
+    from prometheus_client import multiprocess
+
+    for path in Path(directory).glob("*_*.db"):
+        pid = path.stem.rpartition("_")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            multiprocess.mark_process_dead(int(pid))
+
+
+def child_exit(server: object, worker: object) -> None:
+    """A web worker exited: its live gauges (the breakers it saw open) no longer count."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

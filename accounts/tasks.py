@@ -10,12 +10,13 @@ from django_tasks import task
 
 from storefront.background import retry_later
 from storefront.gateway import RateLimited, Unavailable
+from storefront.queues import DEFAULT
 from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 
 
-@task()
+@task(queue_name=DEFAULT)
 def provider_signup_retry(*, customer_pk: int, attempt: int = 1) -> bool:
     """The provider signup of a confirmed customer, again, after the provider was unavailable at confirmation or its
     answer was lost. True once linked. Safe to run twice: the service does nothing for a linked customer, and sends
@@ -36,7 +37,7 @@ def provider_signup_retry(*, customer_pk: int, attempt: int = 1) -> bool:
     return linked
 
 
-@task()
+@task(queue_name=DEFAULT)
 def link_provider_customers() -> dict[str, int]:
     """Every confirmed customer still not linked to the provider, tried again (a provider outage longer than the
     retries of `provider_signup_retry`, a retry that was never enqueued). A failure of one stops none of the others."""

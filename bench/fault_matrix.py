@@ -351,7 +351,7 @@ class Stack:
         )
         subprocess.run(["bash", "-c", _procfile("release")], cwd=ROOT, env=self.env, check=True, capture_output=True)
         _manage(self.env, "collectstatic", "--noinput")
-        for kind in ("web", "worker", "scheduler"):
+        for kind in ("web", "worker", "bulk", "scheduler"):
             process, out, err = _start(kind, self.env, self.folder)
             self.processes.append(process)
             self.logs += [out, err]

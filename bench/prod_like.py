@@ -246,12 +246,12 @@ def run() -> Report:
                     env=sandbox_env,
                 )
             )
-            # The release step, then the web and worker processes, as the Procfile says.
+            # The release step, then the web and worker processes (paid and bulk work), as the Procfile says.
             subprocess.run(
                 ["bash", "-c", _procfile("release")], cwd=ROOT, env=store_env, check=True, capture_output=True
             )
             _manage(store_env, "collectstatic", "--noinput")
-            for kind in ("web", "worker"):
+            for kind in ("web", "worker", "bulk"):
                 process, out, err = _start(kind, store_env, folder)
                 processes.append(process)
                 logs += [out, err]

@@ -10,26 +10,32 @@ from django_tasks import task
 from billing.alerts import authorisation_expiry_alerts_send
 from billing.collection import payment_collect
 from billing.errors import PaymentUnavailable
-from billing.models import Payment
+from billing.models import Payment, PaymentLine
 from billing.reconcile import payments_reconcile
 from billing.services import payment_advance, payment_settle_asked
 from billing.webhooks import webhook_event_process
 from storefront.background import retry_later
+from storefront.queues import BULK, DEFAULT, PAID
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=PAID)
 def settle_payment(*, payment_id: int, attempt: int = 1) -> str:
     """Register a paid payment's lines and capture (asked by the return page and the webhook). Its status."""
     try:
-        return payment_advance(payment=Payment.objects.get(pk=payment_id)).status
+        payment = payment_advance(payment=Payment.objects.get(pk=payment_id))
     except PaymentUnavailable:
         payment_settle_asked(payment_id=payment_id)
         retry_later(settle_payment, attempt=attempt, kwargs={"payment_id": payment_id})
         raise
+    if payment.status == Payment.Status.AUTHORISED and payment.lines.filter(status=PaymentLine.Status.PENDING).exists():
+        # A line waits for the provider (away, its breaker open): tried again in seconds (the paid queue's retries),
+        # so it is registered within a minute of the provider coming back, not at the reconciler's next pass.
+        retry_later(settle_payment, attempt=attempt, kwargs={"payment_id": payment_id})
+    return payment.status
 
 
-@task()
+@task(queue_name=PAID)
 def process_stripe_event(*, event_id: str, attempt: int = 1) -> str:
     """Act on one stored Stripe event (the webhook stored it and answered at once). Its outcome."""
     try:
@@ -39,7 +45,7 @@ def process_stripe_event(*, event_id: str, attempt: int = 1) -> str:
         raise
 
 
-@task()
+@task(queue_name=PAID)
 def collect_payment(*, payment_id: int, again: bool = False, attempt: int = 1) -> str:
     """Collect a registered-unpaid payment: the saved card once, else the payment link by email. Its status."""
     try:
@@ -49,13 +55,13 @@ def collect_payment(*, payment_id: int, again: bool = False, attempt: int = 1) -
         raise
 
 
-@task()
+@task(queue_name=DEFAULT)
 def reconcile_payments() -> dict[str, int]:
     """Ask Stripe about every payment still waiting and every event not processed (billing/reconcile.py)."""
     return payments_reconcile()
 
 
-@task()
+@task(queue_name=BULK)
 def alert_expiring_authorisations() -> int:
     """Tell staff, once per payment, about authorisations still not captured PAYMENT_CAPTURE_ALERT_HOURS before
     their deadline."""

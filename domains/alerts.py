@@ -22,6 +22,7 @@ from domains.orders.auto_renew import auto_renew_failures_open
 from domains.orders.payment_marks import orders_refunded
 from storefront.models import OutgoingEmail
 from storefront.outbox import email_queue_admins
+from storefront.queue_state import STALLED_AFTER, queue_states, workers_stalled
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
 _SIGNUP_SETTLE = dt.timedelta(minutes=10)
@@ -123,6 +124,7 @@ def staff_alerts_all(*, now: dt.datetime | None = None) -> list[Alert]:
             "email(s) the mail server refused three times or more (still retried)",
             reverse("admin:storefront_outgoingemail_changelist") + "?sent_at__isempty=1",
         ),
+        _workers_alert(now),
         Alert(
             "tasks",
             DBTaskResult.objects.failed().filter(finished_at__gt=now - _FAILED_TASKS_WINDOW).count(),
@@ -130,6 +132,18 @@ def staff_alerts_all(*, now: dt.datetime | None = None) -> list[Alert]:
             reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED",
         ),
     ]
+
+
+def _workers_alert(now: dt.datetime) -> Alert:
+    queues = queue_states(now=now)
+    stalled = workers_stalled(now=now, queues=queues)
+    return Alert(
+        "workers",
+        sum(queue.waiting for queue in queues) if stalled else 0,
+        f"task(s) waiting while no worker has taken one for {STALLED_AFTER.seconds // 60} minutes: the workers are "
+        "down or stuck (restart them; see the dashboard's Queues and workers)",
+        reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=READY",
+    )
 
 
 def staff_alerts_send() -> int:

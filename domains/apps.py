@@ -13,3 +13,6 @@ class DomainsConfig(AppConfig):
         import domains.orders.privacy_payments
         import domains.orders.tasks
         import domains.tasks  # noqa: F401
+        from domains.metrics import metrics_register
+
+        metrics_register()

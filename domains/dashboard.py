@@ -5,6 +5,8 @@
   domain's shortest renewal term).
 - What needs attention: every staff alert with its count (zeros too), and the failed auto-renewals not handled yet.
 - Registrations by TLD over the last 12 months.
+- The queues (tasks waiting, the oldest's age), the workers (last seen, last took a task) and the breakers, with an
+  alert when no worker has taken a task for 5 minutes while tasks wait (storefront/queue_state.py).
 
 Every figure is one grouped query (or the price book's three), whatever the number of orders, payments or
 registrations: the dashboard stays as fast at 100,000 rows as at ten (tests/domains/test_dashboard.py counts them).
@@ -32,6 +34,9 @@ from pricing.money import Money
 from pricing.quotes import PriceBook, price_book
 from storefront.brand import brand_color, darker
 from storefront.charts import WIDTH, BarChart, bar_chart
+from storefront.metrics_scrape import breakers_open
+from storefront.models import WorkerBeat
+from storefront.queue_state import QueueState, queue_states, workers_seen, workers_stalled
 
 MONTHS = 12
 RENEWAL_WINDOWS = (30, 60, 90)
@@ -74,6 +79,10 @@ class Dashboard:
     failed_auto_renewals_total: int
     registrations_by_tld: list[TldCount]
     tld_chart: BarChart
+    queues: list[QueueState]
+    workers: list[WorkerBeat]
+    workers_stalled: bool
+    breakers: dict[str, bool]  # service: open
 
     @property
     def open_alerts(self) -> list[Alert]:
@@ -181,6 +190,7 @@ def dashboard(*, now: dt.datetime | None = None) -> Dashboard:
     renewals = _renewals(now)
     by_tld = _registrations_by_tld(now)
     alerts = staff_alerts_all(now=now)
+    queues = queue_states(now=now)
     failed_total = next((alert.count for alert in alerts if alert.key == "auto_renew"), 0)
     failed = list(failed_auto_renewals()[:FAILED_SHOWN]) if failed_total else []
     revenue_chart = bar_chart(
@@ -215,4 +225,8 @@ def dashboard(*, now: dt.datetime | None = None) -> Dashboard:
         failed_auto_renewals_total=failed_total,
         registrations_by_tld=by_tld,
         tld_chart=tld_chart,
+        queues=queues,
+        workers=workers_seen(),
+        workers_stalled=workers_stalled(now=now, queues=queues),
+        breakers=dict(sorted(breakers_open().items())),
     )

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django_tasks import task
 
 from domains import alerts, verification
+from storefront.queues import BULK
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=BULK)
 def send_staff_alerts() -> int:
     return alerts.staff_alerts_send()
 
@@ -17,7 +18,7 @@ def send_staff_alerts() -> int:
 job_schedule("staff-alerts", "0 */6 * * *", send_staff_alerts)
 
 
-@task()
+@task(queue_name=BULK)
 def send_verification_reminders() -> dict[str, int]:
     """Remind customers on days 7 and 12 to confirm the registrant's email address (domains/verification.py); each
     reminder is queued once (its outbox key), so a second run the same day sends nothing."""

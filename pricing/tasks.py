@@ -18,12 +18,13 @@ from pricing.models import Currency
 from pricing.rate_feed import FeedError, rates_update, stale_rates
 from pricing.sync import prices_sync
 from storefront.outbox import email_queue_admins
+from storefront.queues import BULK
 from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 
 
-@task()
+@task(queue_name=BULK)
 def sync_prices() -> str:
     """Refresh the cost table; mail ADMINS when it fails (or leaves rules below cost). Returns the summary."""
     try:
@@ -52,7 +53,7 @@ def _mail(*, subject: str, lines: list[str]) -> None:
 job_schedule("price-sync", "23 4 * * *", sync_prices)
 
 
-@task()
+@task(queue_name=BULK)
 def currency_rates_refresh() -> str:
     """Update the feed's currencies from CURRENCY_FEED_URL (when set); tell staff once a rate is going stale."""
     if not settings.CURRENCY_FEED_URL:

@@ -8,6 +8,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from storefront.metrics import breaker_observed
+
 logger = logging.getLogger("storefront.breaker")
 
 
@@ -31,6 +33,7 @@ class CircuitBreaker:
         self._failures = 0
         self._opened_at: float | None = None
         self._trial_running = False
+        breaker_observed(service=name, is_open=False)
 
     def allows_call(self) -> bool:
         """Whether a call may be sent now (False: fail fast, send nothing)."""
@@ -51,6 +54,7 @@ class CircuitBreaker:
         with self._lock:
             if self._opened_at is not None:
                 logger.warning("%s circuit closed: it answers again", self.name)
+                breaker_observed(service=self.name, is_open=False)
             self._failures = 0
             self._opened_at = None
             self._trial_running = False
@@ -62,6 +66,7 @@ class CircuitBreaker:
             if self._failures >= self.threshold:
                 if self._opened_at is None:
                     logger.warning("%s circuit opened after %d failures", self.name, self._failures)
+                    breaker_observed(service=self.name, is_open=True)
                 self._opened_at = self._clock()
 
     def abandoned(self) -> None:

@@ -3,23 +3,56 @@ own memory: pages still answer), and the provider's two services (reported only)
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
 from storefront.cache import cache_degraded
-from storefront.gateway import GatewayError, gateway
+from storefront.gateway import GatewayError, RateLimited, gateway
+from storefront.provider_state import Observed, provider_last_seen, provider_observed
 
 
 def provider_states() -> dict[str, str]:
-    """The main interface and MetaSearch, each "ok" or the error's class name."""
+    """The main interface and MetaSearch, each "ok" or what went wrong, as this process last saw them: from its last
+    real call when one was made within READYZ_PROVIDER_PROBE_SECONDS, else from a probe of its own (one per service
+    per that many seconds per process, however often readiness is asked: a router probing every few seconds must not
+    spend the provider's rate limit)."""
     states = {}
-    for name, probe in (("main", _probe_main), ("metasearch", _probe_metasearch)):
+    for name, service, probe in (("main", "main", _probe_main), ("metasearch", "search", _probe_metasearch)):
+        seen = provider_last_seen().get(service)
+        if seen is None or time.monotonic() - seen.at >= settings.READYZ_PROVIDER_PROBE_SECONDS:
+            seen = _probed(service, probe)
+        states[name] = "ok" if seen.up else seen.outcome
+    return states
+
+
+_probe_lock = threading.Lock()
+
+
+def _probed(service: str, probe: Callable[[], None]) -> Observed:
+    """Probe once, even when many threads ask at the same moment; the gateway records what the call found."""
+    with _probe_lock:
+        seen = provider_last_seen().get(service)
+        if seen is not None and time.monotonic() - seen.at < settings.READYZ_PROVIDER_PROBE_SECONDS:
+            return seen  # another thread probed meanwhile
         try:
             probe()
-            states[name] = "ok"
         except GatewayError as err:
-            states[name] = type(err).__name__
-    return states
+            seen = provider_last_seen().get(service)
+            if seen is None or time.monotonic() - seen.at >= settings.READYZ_PROVIDER_PROBE_SECONDS:
+                # Refused before anything was sent (its breaker open, no call slot): that is its state now.
+                provider_observed(service=service, outcome=_outcome(err))
+        else:
+            provider_observed(service=service, outcome="ok")  # a fake gateway (tests) records nothing itself
+        return provider_last_seen()[service]
+
+
+def _outcome(err: GatewayError) -> str:
+    return "rate_limited" if isinstance(err, RateLimited) else "unavailable"
 
 
 def _probe_main() -> None:

@@ -17,6 +17,7 @@ from django.shortcuts import render
 
 from storefront import request_ids, request_stats
 from storefront.errors import StoreError, error_status
+from storefront.metrics import request_observed
 from storefront.provider_errors import provider_error
 from storefront.request_helpers import client_address, is_fragment
 
@@ -41,12 +42,15 @@ class RequestLogMiddleware:
         with connection.execute_wrapper(statements):
             response = self.get_response(request)
         match = request.resolver_match
+        seconds = time.perf_counter() - started
+        # The route pattern, not the raw path: paths can carry one-time secrets (password reset links).
+        route = f"/{match.route}" if match else "(unresolved)"
+        request_observed(route=route, status=response.status_code, seconds=seconds)
         line = {
             "method": request.method,
-            # The route pattern, not the raw path: paths can carry one-time secrets (password reset links).
-            "route": f"/{match.route}" if match else "(unresolved)",
+            "route": route,
             "status": response.status_code,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "duration_ms": round(seconds * 1000, 1),
             "provider_calls": calls.count,
             "provider_ms": round(calls.seconds * 1000, 1),
             "htmx": request.headers.get("HX-Request") == "true",

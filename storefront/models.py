@@ -1,5 +1,5 @@
 """The storefront's own records: scheduled runs, the development mailbox, shared counters, accepted legal texts
-the email outbox, and what ties a request to its tasks and provider calls."""
+the email outbox, task leases and worker heartbeats, and what ties a request to its tasks and provider calls."""
 
 from django.conf import settings
 from django.db import models
@@ -74,6 +74,23 @@ class TaskLease(models.Model):
 
     def __str__(self) -> str:
         return f"task {self.task_id} held by {self.worker_id} until {self.expires_at:%H:%M:%S}"
+
+
+class WorkerBeat(models.Model):
+    """A task worker's heartbeat (storefront/worker.py): written every few seconds while it runs, so staff and the
+    metrics see which workers are alive, which queues they serve and when one last took a task."""
+
+    worker_id = models.CharField(max_length=64, primary_key=True)
+    queues = models.CharField(max_length=200)  # the queues it takes, most urgent first, comma-separated
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+    took_task_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-seen_at"]
+
+    def __str__(self) -> str:
+        return f"worker {self.worker_id} ({self.queues}) seen {self.seen_at:%H:%M:%S}"
 
 
 class LegalText(models.Model):

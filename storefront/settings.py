@@ -5,7 +5,9 @@ console email backend. Production (DJANGO_DEBUG off, the default) refuses to sta
 """
 
 import logging
+import os
 import re
+import tempfile
 from decimal import Decimal, InvalidOperation
 from email.utils import getaddresses
 from pathlib import Path
@@ -16,6 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from storefront.capabilities import CAPABILITIES, unknown_capabilities
 from storefront.hosts import is_loopback_host, is_loopback_url
+from storefront.queues import QUEUES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -568,10 +571,12 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 # --- Background work (the worker and the scheduler; docs/deployment.md) ---------------------------------------
 # Tasks are rows in our own database (django-tasks-db): no broker; `manage.py run_worker` runs them, and any
 # number of workers may run at once on PostgreSQL (rows are claimed under a lock). SQLite: run one worker.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Three queues, most urgent first (storefront/queues.py): paid, default, bulk; a worker takes the first that has work.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 # Seconds a running task's lease lasts (renewed every third of it by its worker, `manage.py run_worker`): a task whose
-# worker died is run again this long after its last renewal (storefront/worker.py).
-TASK_LEASE_SECONDS = env.int("TASK_LEASE_SECONDS", default=120)
+# worker died is run again this long after its last renewal (storefront/worker.py). Short, so paid work a killed
+# worker held runs again within a minute.
+TASK_LEASE_SECONDS = env.int("TASK_LEASE_SECONDS", default=30)
 # Absolute address of the site, for links in emails sent by the worker (it has no request to ask). Production must
 # name its public address: a default (or any loopback address) would send customers links to their own machine, so no
 # address could be confirmed and nothing bought. A loopback address is accepted only when the site itself answers to
@@ -624,6 +629,25 @@ RENEWAL_REMINDER_DAYS = sorted(
 # Background emails that fail are tried again after 1, 2, 4 ... minutes, up to this many attempts (the
 # periodic sweep keeps trying after that, every few minutes).
 TASK_RETRY_ATTEMPTS = env.int("TASK_RETRY_ATTEMPTS", default=6)
+# Paid work (the paid queue: registering what a customer paid for, capturing) is tried again every 15 seconds for
+# this many minutes of an outage, so it resumes within a minute of the service coming back (storefront/background.py).
+TASK_PAID_RETRY_MINUTES = env.float("TASK_PAID_RETRY_MINUTES", default=60.0)
+
+# --- Metrics and readiness (docs/operations.md) --------------------------------------------------------------
+# /metrics answers only a request with `Authorization: Bearer <METRICS_TOKEN>` (404 otherwise, and always while it is
+# empty). With a token, every process on the host (gunicorn's workers, the task workers) writes its figures to
+# PROMETHEUS_MULTIPROC_DIR, a directory they share, and a scrape adds them up (storefront/metrics.py); the default
+# is one under the system's temporary directory. gunicorn.conf.py sets the same default before its workers start.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+if METRICS_TOKEN:
+    _metrics_dir = Path(
+        env.str("PROMETHEUS_MULTIPROC_DIR", default=str(Path(tempfile.gettempdir()) / "storefront-metrics"))
+    )
+    _metrics_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_metrics_dir)
+# /readyz reports the provider's state from the last real call of the process; with none this recent, it asks the
+# provider itself, at most once per this many seconds per process (storefront/health.py).
+READYZ_PROVIDER_PROBE_SECONDS = env.float("READYZ_PROVIDER_PROBE_SECONDS", default=60.0)
 
 DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
 

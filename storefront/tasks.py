@@ -8,28 +8,29 @@ from django_tasks import task
 from storefront.claims import claims_prune
 from storefront.outbox import outbox_send, outbox_send_due
 from storefront.provider_calls import provider_calls_prune
+from storefront.queues import BULK, DEFAULT
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=DEFAULT)
 def send_email(*, email_id: int) -> bool:
     """One queued email, as soon as the change it reports is committed (then the next ones of its thread)."""
     return outbox_send(email_id=email_id)
 
 
-@task()
+@task(queue_name=DEFAULT)
 def send_due_emails() -> int:
     """Every email that is due: a lost enqueue, a failed attempt whose wait is over, a thread's next email."""
     return outbox_send_due()
 
 
-@task()
+@task(queue_name=BULK)
 def prune_claims() -> int:
     """Remove the one-time claims that expired (each holds only while it lasts)."""
     return claims_prune()
 
 
-@task()
+@task(queue_name=BULK)
 def prune_provider_calls() -> int:
     """Remove provider calls older than PROVIDER_CALL_LOG_DAYS (and the request ids kept for tasks as long)."""
     return provider_calls_prune()

@@ -18,6 +18,7 @@ urlpatterns = [
     path("brand.css", views.brand_stylesheet, name="brand_css"),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
+    path("metrics", views.metrics, name="metrics"),
     # The legal pages are flatpages staff edit in the admin (storefront/legal.py).
     path(TERMS_URL[1:], flatpages.flatpage, {"url": TERMS_URL}, name="legal_terms"),
     path(PRIVACY_URL[1:], flatpages.flatpage, {"url": PRIVACY_URL}, name="legal_privacy"),

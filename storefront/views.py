@@ -1,19 +1,22 @@
-"""Site-wide pages: home, the brand stylesheet, liveness and readiness, and the page of an unexpected error."""
+"""Site-wide pages: home, the brand stylesheet, liveness, readiness and metrics, and the page of an unexpected error."""
 
 import sys
 
 from django.conf import settings
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
 from django.utils import translation
+from django.utils.crypto import constant_time_compare
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_safe
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from storefront import request_ids
 from storefront.brand import brand_css
 from storefront.health import cache_state, database_state, provider_states
+from storefront.metrics_scrape import metrics_text
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -44,6 +47,18 @@ def readyz(request: HttpRequest) -> HttpResponse:
     status = "unavailable" if not ready else "ok" if checks["cache"] == "ok" else "degraded"
     body = {"status": status, "checks": checks, "provider": provider_states()}
     return JsonResponse(body, status=200 if ready else 503)
+
+
+@never_cache
+@require_safe
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus' text format (storefront/metrics.py), only for `Authorization: Bearer <METRICS_TOKEN>`: any other
+    request, and every request while no token is set, gets the site's 404, as if there were no such page."""
+    token = settings.METRICS_TOKEN
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if not token or scheme.lower() != "bearer" or not constant_time_compare(given.strip(), token):
+        raise Http404
+    return HttpResponse(metrics_text(), content_type=CONTENT_TYPE_LATEST)
 
 
 # Seconds a customer is asked to wait when the database is away for a moment (a restart, a failover).

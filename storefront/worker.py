@@ -1,4 +1,10 @@
-"""The task worker (`manage.py run_worker`): django-tasks-db's, with leases, and a loop that outlives its database.
+"""The task worker (`manage.py run_worker`): django-tasks-db's tasks, taken most urgent queue first, with leases, a
+heartbeat, and a loop that outlives its database.
+
+Built on django-tasks-db's public interface only (its model's `ready()`, `get_locked()`, `claim()`,
+`set_successful()`, `set_failed()`, and django-tasks' signals), not on the worker class inside its management
+command: each time it looks for work it asks its queues in order (storefront/queues.py: paid, then default, then
+bulk) and takes the first ready task it finds, so paid work never waits behind queued bulk work.
 
 django-tasks-db marks a task RUNNING when a worker claims it and leaves it so if that worker dies mid-task (killed,
 out of memory, its machine gone): nothing would ever run it again. Here every task a worker runs has a lease
@@ -17,20 +23,25 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import random
 import signal
+import sys
 import threading
 import time
 import traceback
+from collections.abc import Sequence
 from types import FrameType
-from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, transaction
+from django.db import DatabaseError, OperationalError, close_old_connections, transaction
 from django.utils import timezone
-from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks import TaskContext
+from django_tasks.signals import task_finished, task_started
 from django_tasks_db.models import DBTaskResult
+from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
-from storefront.models import TaskLease
+from storefront.metrics import process_exited
+from storefront.models import TaskLease, WorkerBeat
 from storefront.outbox import email_queue_admins
 
 logger = logging.getLogger("storefront.worker")
@@ -39,9 +50,12 @@ logger = logging.getLogger("storefront.worker")
 TASK_RUNS_MAX = 3
 # How often a worker looks for abandoned tasks (any worker may; the requeue is a conditional update); at least once a
 # lease.
-REAP_EVERY_SECONDS = 30.0
+REAP_EVERY_SECONDS = 10.0
 # The worker's waits while its database is away: 1, 2, 4 ... seconds, at most this long.
 _OUTAGE_WAIT_MAX = 30.0
+# How often a worker writes its heartbeat (storefront.WorkerBeat); one unseen for a day is forgotten.
+BEAT_EVERY_SECONDS = 10.0
+_BEATS_KEPT = dt.timedelta(days=1)
 
 
 class WorkerLost(Exception):
@@ -94,61 +108,168 @@ def _tell_staff(row: DBTaskResult) -> None:
     )
 
 
-class LeasingWorker(Worker):
-    """django-tasks-db's worker, holding a lease on the task it runs (renewed by a thread of its own)."""
+class LeasingWorker:
+    """Runs ready tasks, most urgent queue first, each under a lease renewed by a thread of its own."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(
+        self,
+        *,
+        queues: Sequence[str],
+        worker_id: str,
+        interval: float = 1.0,
+        batch: bool = False,
+        max_tasks: int | None = None,
+        startup_delay: bool = True,
+        backend_name: str = "default",
+    ) -> None:
+        self.queues = list(queues)
+        self.worker_id = worker_id
+        self.interval = interval
+        self.batch = batch
+        self.max_tasks = max_tasks
+        self.startup_delay = startup_delay
+        self.backend_name = backend_name
+        self.running = True
+        self.tasks_run = 0
         self._running_id: str | None = None
+        self._took_task_at: dt.datetime | None = None
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew_leases, name="task-lease", daemon=True)
 
-    def shutdown(self, signum: int, frame: FrameType | None) -> None:
-        """The first stop signal while a task or its lease's release is under way: finish both, then stop.
+    # Signals ------------------------------------------------------------------------------------------------
 
-        django-tasks-db's handler exits at once when no task is running, and its task ends before our `run_task`
-        releases the lease: a stop signal in between would leave the lease behind."""
+    def configure_signals(self) -> None:
+        for name in ("SIGINT", "SIGTERM", "SIGQUIT"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), self.shutdown)
+
+    def shutdown(self, signum: int, frame: FrameType | None) -> None:
+        """The first stop signal: finish the running task (and release its lease), then stop; at once when idle.
+        A second one while a task runs: stop now (its lease lapses and the task runs again elsewhere)."""
         if self.running and self._running_id is not None:
             logger.warning("Received %s - stopping after the current task.", signal.strsignal(signum))
             self.running = False
             return
-        super().shutdown(signum, frame)
+        logger.warning("Received %s - stopping.", signal.strsignal(signum))
+        self.running = False
+        sys.exit(0 if self._running_id is None else 1)
+
+    # The loop -----------------------------------------------------------------------------------------------
+
+    def next_task(self) -> tuple[DBTaskResult | None, bool]:
+        """Claim the first ready task of the most urgent queue that has one, and whether every queue was asked
+        (False: the database was busy, SQLite's lock held by another worker: try again after the interval)."""
+        for queue in self.queues:
+            ready = DBTaskResult.objects.ready().filter(backend_name=self.backend_name, queue_name=queue)
+            try:
+                with exclusive_transaction(ready.db):
+                    row = ready.get_locked()
+                    if row is not None:
+                        row.claim(self.worker_id)
+                        return row, True
+            except OperationalError as err:
+                if not is_locked_database_exception(err):
+                    raise
+                return None, False
+        return None, True
+
+    def run(self) -> None:
+        logger.info("Starting worker worker_id=%s queues=%s", self.worker_id, ",".join(self.queues))
+        self.beat()
+        if self.startup_delay and self.interval:
+            time.sleep(random.random())  # noqa: S311 - spreads workers started together
+        while self.running:
+            close_old_connections()
+            row, asked_all = self.next_task()
+            if row is not None:
+                self.run_task(row)
+            close_old_connections()
+            if self.max_tasks is not None and self.tasks_run >= self.max_tasks:
+                return
+            if row is None:
+                if self.batch and asked_all:
+                    return
+                if self.running:
+                    time.sleep(self.interval)
+
+    def run_task(self, row: DBTaskResult) -> None:
+        task_id = str(row.pk)
+        self._running_id = task_id  # from here a stop signal waits for the task and its lease's release
+        self._took_task_at = row.started_at
+        expires_at = timezone.now() + dt.timedelta(seconds=lease_seconds())
+        TaskLease.objects.update_or_create(
+            task_id=task_id, defaults={"worker_id": self.worker_id, "expires_at": expires_at}
+        )
+        try:
+            self._execute(row)
+        finally:
+            self._running_id = None
+            self.tasks_run += 1
+            try:
+                TaskLease.objects.filter(task_id=task_id, worker_id=self.worker_id).delete()
+            except DatabaseError:  # the database went away meanwhile: the lease lapses by itself
+                logger.warning("task %s: its lease could not be released (database unavailable)", task_id)
+
+    def _execute(self, row: DBTaskResult) -> None:
+        """Run the task and record its outcome, sending django-tasks' started and finished signals as its own
+        worker does."""
+        try:
+            task = row.task
+            result = row.task_result
+            backend = task.get_backend()
+            task_started.send(sender=type(backend), task_result=result)
+            if task.takes_context:
+                value = task.call(TaskContext(task_result=result), *result.args, **result.kwargs)
+            else:
+                value = task.call(*result.args, **result.kwargs)
+            row.set_successful(value)
+            task_finished.send(sender=type(backend), task_result=row.task_result)
+        except BaseException as err:  # recorded as the task's failure, whatever it is
+            row.set_failed(err)
+            try:
+                task_finished.send(sender=type(row.task.get_backend()), task_result=row.task_result)
+            except Exception:  # the task's path no longer names a task: only logged
+                logger.exception("Task id=%s failed unexpectedly", row.pk)
+            if isinstance(err, KeyboardInterrupt | SystemExit):
+                raise
+
+    # The lease and heartbeat thread -------------------------------------------------------------------------
 
     def start_renewing(self) -> None:
         self._renewer.start()
 
     def stop_renewing(self) -> None:
         self._stop.set()
-
-    def run_task(self, db_task_result: DBTaskResult) -> None:
-        task_id = str(db_task_result.pk)
-        self._running_id = task_id  # from here a stop signal waits for the lease's release (see shutdown)
-        expires_at = timezone.now() + dt.timedelta(seconds=lease_seconds())
-        TaskLease.objects.update_or_create(
-            task_id=task_id, defaults={"worker_id": self.worker_id, "expires_at": expires_at}
-        )
         try:
-            super().run_task(db_task_result)
-        finally:
-            self._running_id = None
-            try:
-                TaskLease.objects.filter(task_id=task_id, worker_id=self.worker_id).delete()
-            except DatabaseError:  # the database went away meanwhile: the lease lapses by itself
-                logger.warning("task %s: its lease could not be released (database unavailable)", task_id)
+            WorkerBeat.objects.filter(worker_id=self.worker_id).delete()
+        except DatabaseError:  # forgotten a day after its last beat instead
+            pass
+
+    def beat(self) -> None:
+        now = timezone.now()
+        defaults = {"queues": ",".join(self.queues), "seen_at": now, "started_at": now}
+        beat, created = WorkerBeat.objects.get_or_create(worker_id=self.worker_id, defaults=defaults)
+        if not created:
+            WorkerBeat.objects.filter(pk=beat.pk).update(seen_at=now, took_task_at=self._took_task_at)
 
     def _renew_leases(self) -> None:
-        """Every third of a lease: renew the running task's lease; every REAP_EVERY_SECONDS: requeue abandoned
-        tasks. A database error is logged and tried again next time."""
+        """Every third of a lease: renew the running task's lease; every BEAT_EVERY_SECONDS: the heartbeat; every
+        REAP_EVERY_SECONDS: requeue abandoned tasks. A database error is logged and tried again next time."""
         next_reap = 0.0
+        next_beat = time.monotonic() + BEAT_EVERY_SECONDS  # the loop wrote the first beat (run)
         while not self._stop.wait(max(0.5, lease_seconds() / 3 if self._running_id else 1.0)):
             try:
                 running = self._running_id
                 if running is not None:
                     expires_at = timezone.now() + dt.timedelta(seconds=lease_seconds())
                     TaskLease.objects.filter(task_id=running, worker_id=self.worker_id).update(expires_at=expires_at)
+                if time.monotonic() >= next_beat:
+                    next_beat = time.monotonic() + BEAT_EVERY_SECONDS
+                    self.beat()
                 if time.monotonic() >= next_reap:
                     next_reap = time.monotonic() + min(REAP_EVERY_SECONDS, lease_seconds())
                     tasks_abandoned_requeue()
+                    WorkerBeat.objects.filter(seen_at__lt=timezone.now() - _BEATS_KEPT).delete()
             except DatabaseError as err:
                 logger.warning("task leases not renewed: database unavailable (%s)", type(err).__name__)
             except Exception:  # noqa: BLE001 - this thread must outlive any one failure
@@ -175,3 +296,4 @@ def worker_run(worker: LeasingWorker) -> None:
                 wait = min(wait * 2, _OUTAGE_WAIT_MAX)
     finally:
         worker.stop_renewing()
+        process_exited()

@@ -23,6 +23,7 @@ os.environ.setdefault("TAX_VIES_CHECK", "false")
 os.environ.setdefault("PAYMENT_FEE_PERCENT", "0")
 os.environ.setdefault("PAYMENT_FEE_FIXED", "0")
 
+from storefront.queues import QUEUES
 from storefront.settings import *  # noqa: F403
 from storefront.settings import DATABASES
 
@@ -71,10 +72,10 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 # Tasks run at once, in the test's own process and transaction; the PostgreSQL worker test switches to the
 # database backend itself.
-TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": list(QUEUES)}}
 if os.environ.get("STOREFRONT_TEST_TASKS") == "database":
     # The worker processes that tests/worker/test_postgres_workers.py starts run the real database backend.
-    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 # The sync's pacing is tested with a fake clock; the real limit would only slow the suite.
 ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0
 # Likewise the gateway's calls per second to the provider: its limiter is tested with its own limits

@@ -107,6 +107,7 @@ PUBLIC = {
     "brand_css": "the brand colour, a stylesheet",
     "healthz": "the platform's liveness probe",
     "readyz": "the platform's readiness probe",
+    "metrics": "Prometheus scrapes, with the bearer token only (a 404 otherwise: tests/storefront/test_metrics.py)",
     "legal_terms": "legal pages are public",
     "legal_privacy": "legal pages are public",
     "legal_agreement": "legal pages are public",

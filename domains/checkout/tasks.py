@@ -22,6 +22,7 @@ from domains.checkout.registrations import registration_place, registration_reco
 from domains.models import Registration
 from pricing.promotions import redemptions_release
 from storefront.background import retry_later
+from storefront.queues import DEFAULT, PAID
 from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ logger = logging.getLogger(__name__)
 _EMAIL_SWEEP_DAYS = 30
 
 
-@task()
+@task(queue_name=PAID)
 def place_checkout(
     *, customer_pk: int, checkout_id: str, lines: dict[str, Any], order_url: str = "", attempt: int = 1
 ) -> dict[str, str]:
@@ -69,7 +70,7 @@ def place_checkout(
     return outcomes
 
 
-@task()
+@task(queue_name=PAID)
 def reconcile_checkout(*, checkout_id: str) -> int:
     """Settle this checkout's lost answers from the order listing now (its page is being watched), and hand what
     settled to its payment (captured, released or collected now, not at the next reconcile run). Settled."""
@@ -85,7 +86,7 @@ def reconcile_checkout(*, checkout_id: str) -> int:
     return settled
 
 
-@task()
+@task(queue_name=DEFAULT)
 def send_pending_checkout_emails() -> int:
     """Queue the email of every recent checkout with settled lines not told yet (lines settled by reconciling, a
     page that was never opened again). Checkouts with an email queued."""
@@ -102,7 +103,7 @@ def send_pending_checkout_emails() -> int:
     return sum(1 for checkout_id in candidates if checkout_email_queue(checkout_id=checkout_id))
 
 
-@task()
+@task(queue_name=DEFAULT)
 def reconcile_registrations() -> dict[str, int]:
     """Settle every line whose answer was lost from the order listings; email the outcomes that settled."""
     counts: dict[str, int] = {"registered": 0, "not_registered": 0, "unsettled": 0}

@@ -13,10 +13,11 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from domains.orders import auto_renew, reminders, sync
+from storefront.queues import BULK, DEFAULT
 from storefront.scheduler import job_schedule
 
 
-@task()
+@task(queue_name=BULK)
 def sync_orders() -> dict[str, Any]:
     """Plan the order sync's next pass (domains/orders/sync.py) and enqueue it as tasks that any worker takes: near
     orders first, then the listings due. Nothing is planned while the last pass's tasks are still waiting or running,
@@ -32,7 +33,7 @@ def sync_orders() -> dict[str, Any]:
     return {"planned": len(plan.batches), "walks": plan.walks, "near_orders": plan.near_orders, "calls": plan.calls}
 
 
-@task()
+@task(queue_name=BULK)
 def sync_orders_batch(*, customer_pks: list[int], order_pks: list[int]) -> dict[str, Any]:
     """One share of a pass: these near orders, then these customers' listings (a long one goes on in a new task)."""
     report = sync.orders_sync_batch(customer_pks=customer_pks, order_pks=order_pks)
@@ -44,13 +45,13 @@ def sync_orders_batch(*, customer_pks: list[int], order_pks: list[int]) -> dict[
 _BATCH_PATH = sync_orders_batch.module_path
 
 
-@task()
+@task(queue_name=DEFAULT)
 def auto_renew_domains() -> dict[str, int]:
     """Renew the domains on auto-renew that are due (daily): each charged and renewed once (domains/auto_renew.py)."""
     return auto_renew.auto_renew_all()
 
 
-@task()
+@task(queue_name=BULK)
 def send_renewal_reminders() -> dict[str, int]:
     """Record the reminders due now, each with its email queued (the outbox sends them, with retries)."""
     # Domains on auto-renew with a saved card get none (reminders.reminder_due); a renewal's new expiry ends

@@ -71,7 +71,9 @@ from storefront.gateway.transport import (
     new_session,
     read_body,
 )
+from storefront.metrics import provider_call_observed
 from storefront.provider_calls import provider_call_record
+from storefront.provider_state import provider_observed
 
 logger = logging.getLogger("storefront.gateway")
 
@@ -491,7 +493,7 @@ class ResellerGateway:
             raise
         except requests.RequestException as err:
             elapsed = time.perf_counter() - started
-            record_provider_call(elapsed)
+            record_provider_call(elapsed, service=service.name, outcome="unreachable")
             logger.warning("provider %s %s failed after %.0f ms: %s", method, path, elapsed * 1000, type(err).__name__)
             call_record(service, method, path, None, elapsed, request_id=request_id, provider_request_id=None)
             service.breaker.failed()
@@ -499,7 +501,6 @@ class ResellerGateway:
                 raise OutcomeUnknown() from err
             raise Unavailable(type(err).__name__) from err
         elapsed = time.perf_counter() - started
-        record_provider_call(elapsed)
         data = read_body(response)
         provider_request_id = log_answer(method, path, response, data, elapsed, request_id=request_id)
         call_record(
@@ -514,11 +515,13 @@ class ResellerGateway:
         try:
             answer = interpret(response, data, endpoint=endpoint, changes_state=changes_state)
         except RateLimited as err:
+            record_provider_call(elapsed, service=service.name, outcome="rate_limited")
             # The caller is told the whole shared wait (Retry-After plus jitter): asking sooner fails fast anyway.
             err.retry_after = service.rate.cool_down(err.retry_after)
             service.breaker.succeeded()  # it answered: the service is up, only busy
             raise
         except Unavailable as err:
+            record_provider_call(elapsed, service=service.name, outcome="unavailable")
             answered_5xx = err.status is not None and err.status >= 500
             if caller_input and answered_5xx and not caller_fault_record():
                 service.breaker.abandoned()  # this caller's input again: it says nothing new about the service
@@ -526,8 +529,10 @@ class ResellerGateway:
                 service.breaker.failed()
             raise
         except GatewayError:
+            record_provider_call(elapsed, service=service.name, outcome="refused")
             service.breaker.succeeded()  # the service answered deliberately: it is up
             raise
+        record_provider_call(elapsed, service=service.name, outcome="ok")
         service.breaker.succeeded()
         return answer
 
@@ -637,9 +642,12 @@ def call_record(
     )
 
 
-def record_provider_call(seconds: float) -> None:
-    """Per-request accounting, read by the request log."""
+def record_provider_call(seconds: float, *, service: str, outcome: str) -> None:
+    """Per-request accounting (read by the request log), the call's metric (/metrics), and the service's state as
+    this process last saw it (readiness reports it)."""
     request_stats.add_provider_call(seconds)
+    provider_call_observed(service=service, outcome=outcome, seconds=seconds)
+    provider_observed(service=service, outcome=outcome)
 
 
 @cache

@@ -16,11 +16,13 @@ from django.test import override_settings
 from accounts import services
 from accounts.models import Customer
 from storefront.gateway import Unauthorized, Unavailable, gateway
+from storefront.queues import QUEUES
 from tests.fakes.gateway import FakeGateway
 
 from .conftest import VALID
 
 User = get_user_model()
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 URL = "/accounts/signup/"
 
 
@@ -178,7 +180,10 @@ def test_a_provider_outage_at_confirmation_is_retried_by_the_worker(client, seed
 
     _signup(client)
     unreachable = seeded.outage(error=Unavailable("ConnectionError"))  # never sent: a definite outage
-    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}), unreachable:
+    with (
+        override_settings(TASKS=DATABASE_TASKS),
+        unreachable,
+    ):
         page = client.post(_link(), follow=True).content.decode()
         assert "could not finish your account" in page
         queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")
@@ -196,7 +201,10 @@ def test_a_provider_500_at_confirmation_is_sent_again_by_the_worker_until_linked
     from accounts.tasks import provider_signup_retry
 
     _signup(client)
-    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}), _server_error():
+    with (
+        override_settings(TASKS=DATABASE_TASKS),
+        _server_error(),
+    ):
         page = client.post(_link(), follow=True).content.decode()
         assert "We are finishing your account with the domain registry" in page
         queued = DBTaskResult.objects.get(task_path__endswith="provider_signup_retry")

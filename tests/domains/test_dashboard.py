@@ -1,10 +1,12 @@
 """The staff dashboard at the admin's index (domains/dashboard.py): revenue and margin by month from the ledger,
 renewals due with the revenue they would bring, what needs attention, failed auto-renewals (handled by a logged staff
-action), registrations by TLD; charts as SVG with a table each; the same number of queries at ten rows as at many."""
+action), registrations by TLD, the queues, workers and breakers; charts as SVG with a table each; the same number of
+queries at ten rows as at many."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from decimal import Decimal
 
@@ -12,6 +14,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Activity
 from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
@@ -19,6 +22,8 @@ from domains.dashboard import dashboard
 from domains.models import Order
 from pricing.models import Operation
 from pricing.quotes import retail_price
+from storefront.breaker import CircuitBreaker
+from storefront.models import WorkerBeat
 from tests.factories import CustomerFactory, OrderFactory, RegistrationFactory
 
 pytestmark = pytest.mark.django_db
@@ -175,3 +180,53 @@ def test_the_index_asks_as_many_queries_at_five_rows_as_at_sixty(admin_client, f
     small = _index_queries(admin_client)
     _seed(55)
     assert _index_queries(admin_client) == small
+
+
+def _waiting_task(*, queue: str, minutes: float) -> None:
+    DBTaskResult.objects.create(
+        task_path="domains.orders.tasks.sync_orders",
+        args_kwargs={"args": [], "kwargs": {}},
+        backend_name="default",
+        queue_name=queue,
+        run_after=timezone.now() - dt.timedelta(minutes=minutes),
+    )
+
+
+def test_the_index_shows_the_queues_the_workers_and_the_breakers(admin_client):
+    _waiting_task(queue="bulk", minutes=2)
+    _waiting_task(queue="bulk", minutes=1)
+    now = timezone.now()
+    WorkerBeat.objects.create(
+        worker_id="worker-one", queues="paid,default", started_at=now, seen_at=now, took_task_at=now
+    )
+    html = admin_client.get("/admin/").content.decode()
+    queues = html[html.index('id="queues-table"') :]
+    assert re.search(r">bulk</a></th><td>2</td><td>12\d s</td>", queues)
+    assert re.search(r">paid</a></th><td>0</td><td>—</td>", queues)
+    assert "paid,default" in html[html.index('id="workers-table"') :]
+    assert "No worker has taken a task" not in html
+
+
+def test_an_open_breaker_is_shown(admin_client, fake_gateway):
+    breaker = CircuitBreaker(threshold=1, cooldown=30, name="provider main")
+    breaker.failed()
+    html = admin_client.get("/admin/").content.decode()
+    breakers = html[html.index('id="breakers-table"') :]
+    assert re.search(r"provider main</th><td><strong>open</strong>", breakers)
+    breaker.succeeded()
+    html = admin_client.get("/admin/").content.decode()
+    assert re.search(r"provider main</th><td>closed", html[html.index('id="breakers-table"') :])
+
+
+def test_staff_are_alerted_when_no_worker_has_taken_a_task_for_five_minutes_while_tasks_wait(admin_client):
+    _waiting_task(queue="paid", minutes=6)
+    now = timezone.now()
+    WorkerBeat.objects.create(
+        worker_id="stuck", queues="paid", started_at=now, seen_at=now, took_task_at=now - dt.timedelta(minutes=6)
+    )
+    html = admin_client.get("/admin/").content.decode()
+    assert "No worker has taken a task for 5 minutes while tasks wait" in html
+    assert "1 task(s) waiting while no worker has taken one for 5 minutes" in html
+    WorkerBeat.objects.filter(pk="stuck").update(took_task_at=now - dt.timedelta(minutes=1))
+    html = admin_client.get("/admin/").content.decode()
+    assert "No worker has taken a task" not in html  # a worker is taking tasks: the queue is only busy

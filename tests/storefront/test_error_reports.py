@@ -16,6 +16,7 @@ from django_tasks import task
 
 from storefront import request_ids
 from storefront.error_reports import ThrottledAdminEmailHandler, event_scrub, scrub
+from storefront.queues import QUEUES
 from tests.storefront.error_tracker import TrackerCapture
 
 ADMINS = [("Ops", "ops@example.com")]
@@ -84,13 +85,15 @@ def test_a_views_exception_reaches_admins_and_the_tracker_scrubbed(client, track
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.urls(__name__)
-@override_settings(ADMINS=ADMINS, TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}})
+@override_settings(
+    ADMINS=ADMINS, TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
+)
 def test_a_tasks_exception_reaches_admins_and_the_tracker_under_its_requests_id(client, tracker):
     response = client.post("/enqueue/")
     reference = response["X-Request-ID"]
     assert mail.outbox == []
 
-    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+    call_command("run_worker", "--batch", "--no-startup-delay", "-v", "0")
 
     assert len(mail.outbox) == 1
     sent = mail.outbox[0]

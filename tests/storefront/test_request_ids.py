@@ -20,6 +20,7 @@ from django_tasks import task
 
 from storefront.gateway import ResellerGateway, Unavailable
 from storefront.models import ProviderCall
+from storefront.queues import QUEUES
 from storefront.tasks import prune_provider_calls
 from tests.storefront.scripted_server import Answer, ScriptedServer
 
@@ -109,13 +110,13 @@ def test_the_id_reaches_the_provider_the_log_and_the_call_log(client, server, ca
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.urls(__name__)
-@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}})
+@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}})
 def test_a_task_enqueued_by_a_request_runs_under_its_id(client, server, caplog):
     caplog.set_level(logging.INFO)
     reference = client.get(f"/enqueue/?provider={server.url}")["X-Request-ID"]
     assert server.seen == []
 
-    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+    call_command("run_worker", "--batch", "--no-startup-delay", "-v", "0")
 
     assert server.seen[0].headers["X-Request-ID"] == reference
     (task_line,) = [record for record in caplog.records if record.name == "tests.task"]

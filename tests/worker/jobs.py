@@ -45,3 +45,18 @@ def dies_the_first_time(*, path: str) -> int:
     if runs == 1:
         time.sleep(60)
     return runs
+
+
+ORDER: list[str] = []
+
+
+@task(queue_name="bulk")
+def bulk_job(*, n: int) -> int:
+    ORDER.append(f"bulk {n}")
+    return n
+
+
+@task(queue_name="paid")
+def paid_job(*, n: int) -> int:
+    ORDER.append(f"paid {n}")
+    return n

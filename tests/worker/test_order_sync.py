@@ -16,6 +16,7 @@ from domains.models import CustomerSync, Order
 from domains.orders import sync
 from domains.orders.tasks import sync_orders, sync_orders_batch
 from storefront.gateway import gateway, transport
+from storefront.queues import QUEUES
 from tests.fakes.gateway import CallLog, FakeGateway, FakeOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -194,7 +195,7 @@ def test_a_pass_is_cut_into_tasks_that_workers_share(customer, other_customer, m
 
 
 def test_a_pass_is_not_planned_again_while_its_tasks_wait(customer, other_customer):
-    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}):
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}):
         first = sync_orders.call()
         again = sync_orders.call()
     assert first["planned"] == 1

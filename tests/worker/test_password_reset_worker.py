@@ -11,11 +11,12 @@ from django.test import override_settings
 from django_tasks_db.models import DBTaskResult
 
 from storefront.models import OutgoingEmail
+from storefront.queues import QUEUES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}})
+@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}})
 def test_the_reset_email_waits_for_the_worker_and_the_queue_holds_no_link(client, offline_customer, mailoutbox):
     response = client.post("/accounts/password/reset/", {"email": offline_customer.email})
     assert response["Location"] == "/accounts/password/reset/done/"
@@ -28,7 +29,7 @@ def test_the_reset_email_waits_for_the_worker_and_the_queue_holds_no_link(client
     queued = DBTaskResult.objects.get()
     assert queued.args_kwargs["kwargs"] == {"email_id": email.pk}
 
-    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+    call_command("run_worker", "--batch", "--no-startup-delay", "-v", "0")
     [message] = mailoutbox
     # The worker has no request: the link is on SITE_URL.
     link = re.search(r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)", message.body).group(1)

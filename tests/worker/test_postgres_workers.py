@@ -17,6 +17,7 @@ from django.db import connection
 from django.test import override_settings
 from django_tasks_db.models import DBTaskResult
 
+from storefront.queues import QUEUES
 from tests.worker.jobs import record_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,13 +44,13 @@ def worker_env() -> dict[str, str]:
     }
 
 
-@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}})
+@override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}})
 def test_two_workers_never_run_the_same_job_twice(tmp_path):
     log = tmp_path / "runs.log"
     for n in range(JOBS):
         record_run.enqueue(n=n, path=str(log))
 
-    command = [sys.executable, "manage.py", "run_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0"]
+    command = [sys.executable, "manage.py", "run_worker", "--batch", "--no-startup-delay", "-v", "0"]
     workers = [
         subprocess.Popen([*command, "--worker-id", f"w{i}"], cwd=ROOT, env=worker_env(), stderr=subprocess.PIPE)
         for i in range(2)

@@ -16,16 +16,17 @@ from domains.checkout.emails import checkout_email_queue
 from domains.checkout.registrations import unknown_limit
 from domains.models import CustomerSync, Registration
 from storefront.models import OutgoingEmail
+from storefront.queues import QUEUES
 from storefront.tasks import send_due_emails
 from tests.worker.jobs import Mailbox, deliver
 
 pytestmark = pytest.mark.django_db(transaction=True)
-DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 QUEUE = "/admin/django_tasks_database/dbtaskresult/"
 
 
 def run_worker() -> None:
-    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+    call_command("run_worker", "--batch", "--no-startup-delay", "-v", "0")
 
 
 @override_settings(TASKS=DATABASE_TASKS)

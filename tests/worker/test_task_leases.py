@@ -19,11 +19,12 @@ from django_tasks_db.models import DBTaskResult
 
 from storefront import worker as worker_module
 from storefront.models import TaskLease
+from storefront.queues import QUEUES
 from storefront.worker import LeasingWorker, tasks_abandoned_requeue, worker_run
 from tests.worker.jobs import dies_the_first_time
 
 ROOT = Path(__file__).resolve().parents[2]
-DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 
 
 def _running(*, started_minutes_ago: float, workers: int = 1) -> DBTaskResult:
@@ -76,6 +77,7 @@ def test_the_worker_waits_out_a_database_outage_instead_of_exiting(monkeypatch):
 
     monkeypatch.setattr(LeasingWorker, "run", run)
     monkeypatch.setattr(LeasingWorker, "start_renewing", lambda self: None)
+    monkeypatch.setattr(LeasingWorker, "stop_renewing", lambda self: None)
     worker_run(_leasing_worker())
     assert runs == ["run", "run", "run"]
 
@@ -136,21 +138,11 @@ def test_a_task_whose_worker_was_killed_mid_task_runs_again_after_its_lease(tmp_
 
 
 def _leasing_worker() -> LeasingWorker:
-    return LeasingWorker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="w",
-        excluded_queue_names=[],
-    )
+    return LeasingWorker(queues=["default"], worker_id="w", interval=0, batch=True, startup_delay=False)
 
 
 def test_a_stop_signal_after_the_task_but_before_its_lease_is_released_lets_the_worker_release_it():
     worker = _leasing_worker()
-    worker.running_task = False  # django-tasks-db's task is over; our run_task is releasing the lease
-    worker._running_id = "task-id"
-    worker.shutdown(signal.SIGTERM, None)  # django-tasks-db's own handler would exit here, the lease left behind
+    worker._running_id = "task-id"  # the task is over; run_task is releasing the lease
+    worker.shutdown(signal.SIGTERM, None)
     assert worker.running is False  # the loop stops after the release

@@ -20,6 +20,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Customer
 from domains.models import Order, Registration
 from storefront.gateway import Unavailable, gateway
+from storefront.queues import QUEUES
 from tests.domains.conftest import cart_of, line, put_in_cart, register_calls, wait_for_mail
 from tests.factories import CONTACT, RegistrationFactory
 
@@ -515,11 +516,11 @@ def test_a_post_without_the_review_digest_buys_nothing(client, buyer, provider_c
 
 # --- Bounded provider work per request -----------------------------------------------------------------------
 
-DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 
 
 def run_worker() -> None:
-    call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay", "-v", "0")
+    call_command("run_worker", "--batch", "--no-startup-delay", "-v", "0")
 
 
 @override_settings(TASKS=DATABASE_TASKS)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from decimal import Decimal
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from billing.models import Payment
 from billing.tasks import process_stripe_event, settle_payment
 from domains.checkout.tasks import reconcile_registrations
 from domains.models import Registration
-from storefront.gateway import gateway
+from storefront.gateway import Unavailable, gateway
+from storefront.queues import QUEUES
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.conftest import cart_of, line, put_in_cart
 from tests.pricing.conftest import markup
@@ -219,7 +222,7 @@ def test_the_return_page_only_asks_the_worker_so_a_slow_provider_holds_no_reques
     client, buyer, stripe_sandbox, fake_gateway, settings
 ):
     # The production task queue (rows in our database), not the tests' immediate one: nothing runs in the request.
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
     names = [fresh() for _ in range(20)]
     put_in_cart(client, *(line(name) for name in names))
     payment, *_ = start_paying(client)
@@ -247,3 +250,24 @@ def test_the_return_page_only_asks_the_worker_so_a_slow_provider_holds_no_reques
     process_stripe_event.call(event_id=stripe_sandbox.events(type="checkout.session.completed")[0].id)
     assert len([name for name, _ in fake_gateway.calls if name == "domain_register"]) == 20
     assert len(stripe_sandbox.captures()) == 1
+
+
+def test_a_paid_line_waiting_for_the_provider_is_settled_again_within_seconds(
+    client, buyer, stripe_sandbox, fake_gateway, settings
+):
+    # The provider is away when the worker settles: the line waits (held, not failed) and the settle task comes back
+    # on the paid queue's short retry, not at the reconciler's next pass minutes later.
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
+    name = fresh()
+    put_in_cart(client, line(name))
+    payment, *_ = start_paying(client)
+    stripe_sandbox.pay(payment.stripe_session_id, GOOD_CARD)
+    with fake_gateway.outage("domain_register", error=Unavailable("ConnectionError")):  # certainly not sent
+        assert settle_payment.call(payment_id=payment.pk) == Payment.Status.AUTHORISED
+    retry = DBTaskResult.objects.get(task_path="billing.tasks.settle_payment")
+    assert retry.queue_name == "paid"
+    assert retry.args_kwargs["kwargs"] == {"payment_id": payment.pk, "attempt": 2}
+    assert dt.timedelta(seconds=5) <= retry.run_after - timezone.now() + dt.timedelta(seconds=1)
+    assert retry.run_after - timezone.now() <= dt.timedelta(seconds=15)
+    # The provider is back: the retry registers and captures.
+    assert settle_payment.call(payment_id=payment.pk, attempt=2) == Payment.Status.CAPTURED
