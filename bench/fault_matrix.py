@@ -103,7 +103,9 @@ _TAGS = re.compile(r"<[^>]+>")
 def said(html: str) -> str:
     """The page's notices and messages, as the customer reads them (what a fault made the page say)."""
     texts = [" ".join(_TAGS.sub(" ", found.group(2)).split()) for found in _NOTICE.finditer(html)]
-    return " / ".join(dict.fromkeys(text for text in texts if text))[:240]
+    # Each notice cut on its own: a long one (the registrant-verification notice on the domain page) must not push
+    # the fault's sentence after it out of what is checked.
+    return " / ".join(dict.fromkeys(text[:160] for text in texts if text))
 
 
 class Shopper:
