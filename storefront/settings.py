@@ -88,8 +88,6 @@ MIDDLEWARE = [
     "hijack.middleware.HijackUserMiddleware",
     # Who acts, for the activity log (accounts/activity.py): the customer, staff, staff as the customer.
     "accounts.middleware.ActivityActorMiddleware",
-    # While staff act as a customer: no transfer code, password, email, two-factor or payment (a sentence instead).
-    "accounts.acting.ActingGuardMiddleware",
     # Suspends a request that needs a fresh password (transfer code, email change) and resumes it afterwards.
     "allauth.account.middleware.AccountMiddleware",
     # Staff without two-factor sign-in are sent to set it up before the admin opens (production only).

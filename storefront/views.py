@@ -12,14 +12,17 @@ from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_safe
 
+from storefront.acting_rules import acting_allowed
 from storefront.brand import brand_css
 from storefront.health import cache_state, database_state, provider_states
 
 
+@acting_allowed
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "storefront/home.html")
 
 
+@acting_allowed
 @require_safe
 @cache_control(public=True, max_age=365 * 24 * 3600, immutable=True)
 def brand_stylesheet(request: HttpRequest) -> HttpResponse:
@@ -28,12 +31,14 @@ def brand_stylesheet(request: HttpRequest) -> HttpResponse:
     return HttpResponse(brand_css(), content_type="text/css; charset=utf-8")
 
 
+@acting_allowed
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness: the process answers. Nothing else is checked, so a slow provider never restarts us."""
     return JsonResponse({"status": "ok"})
 
 
+@acting_allowed
 @never_cache
 def readyz(request: HttpRequest) -> HttpResponse:
     """Readiness: our database answers. The cache is reported "degraded" while Redis is away (pages still answer

@@ -26,6 +26,7 @@ from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
 from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, checkout_progress, checkout_review
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
 from domains.presentation import registration_outcome
+from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import provider_error
@@ -36,6 +37,7 @@ from storefront.request_helpers import AuthenticatedHttpRequest, client_address
 ACCEPT_MISSING_KEY = "checkout_accept_missing"
 
 
+@acting_refused(methods=("POST",))
 @require_http_methods(["GET", "HEAD", "POST"])
 @rate_limit("checkout")
 def checkout(request: HttpRequest) -> HttpResponse:
@@ -116,6 +118,7 @@ def _place(request: HttpRequest) -> HttpResponse:
     return redirect("checkout_done", checkout_id=checkout_id)
 
 
+@acting_allowed
 @login_required
 @require_safe
 def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:

@@ -16,6 +16,7 @@ from accounts.acting import ActingRefused
 from accounts.activity import ActingAs, acting
 from accounts.models import Activity
 from domains.models import Order
+from domains.orders.auto_renew import order_auto_renew_set
 from domains.orders.services import order_transfer_code
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -61,10 +62,25 @@ def test_staff_see_the_customers_domain_page_with_a_banner_and_the_start_is_logg
 
 
 def test_a_change_made_while_acting_is_logged_as_staff_as_customer(acting_client, order):
-    Order.objects.filter(pk=order.pk).update(auto_renew=True)
-    acting_client.post(reverse("order_auto_renew", args=[order.order_id]), {"auto_renew": "off"})
-    row = Activity.objects.get(action="auto_renew_off")
+    acting_client.post(reverse("dns_activate", args=[order.order_id]))
+    row = Activity.objects.get(action="dns_activated")
     assert (row.actor, row.actor_name) == (Actor.STAFF_AS_CUSTOMER, "support@example.com")
+
+
+@pytest.mark.parametrize(("before", "asked"), [(False, "on"), (True, "off")])
+def test_auto_renew_cannot_be_switched_while_acting(acting_client, order, before, asked):
+    """Switching it on commits the customer's saved card to a future charge: the customer's decision, as paying is."""
+    Order.objects.filter(pk=order.pk).update(auto_renew=before)
+    response = acting_client.post(reverse("order_auto_renew", args=[order.order_id]), {"auto_renew": asked})
+    assert response.status_code == 403 and REFUSED in response.content.decode()
+    assert Order.objects.get(pk=order.pk).auto_renew is before
+    assert not Activity.objects.filter(action__startswith="auto_renew").exists()
+
+
+def test_the_auto_renew_service_itself_refuses_switching_on_for_staff_acting(order):
+    with acting(ActingAs(Actor.STAFF_AS_CUSTOMER, None, "support@example.com")), pytest.raises(ActingRefused):
+        order_auto_renew_set(order=order, on=True)
+    assert Order.objects.get(pk=order.pk).auto_renew is False
 
 
 def test_acting_cannot_reveal_a_transfer_code(acting_client, order, provider_orders, provider_calls):
