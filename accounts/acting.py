@@ -16,6 +16,7 @@ from typing import Any
 
 from allauth.mfa.utils import is_mfa_enabled
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 from hijack.views import AcquireUserView, ReleaseUserView
 
@@ -32,15 +33,26 @@ class ActingRefused(StoreError):
     http_status = 403
 
 
+def acting_unavailable_reason(*, hijacker: Any, hijacked: Any) -> str | None:
+    """Why `hijacker` may not act as `hijacked` (a sentence for the admin's button), or None when they may."""
+    if hijacked is None or hijacked.is_staff or hijacked.is_superuser:
+        return gettext("Staff accounts cannot be acted as.")
+    if not hijacked.is_active:
+        return gettext("This customer's account is switched off.")
+    if not (hijacker.is_active and hijacker.is_staff and hijacker.has_perm(PERMISSION)):
+        return gettext("Your staff login does not have the permission to act as customers.")
+    if hijacker.pk == hijacked.pk:
+        return gettext("You cannot act as yourself.")
+    if not is_mfa_enabled(hijacker):
+        return gettext("Acting as a customer needs two-factor sign-in on your staff login: set it up first.")
+    if not Customer.objects.filter(user=hijacked).exists():
+        return gettext("This user has no customer record to act as.")
+    return None
+
+
 def may_act_as(*, hijacker: Any, hijacked: Any) -> bool:
     """django-hijack's permission check (HIJACK_PERMISSION_CHECK)."""
-    if hijacked is None or not hijacked.is_active or hijacked.is_staff or hijacked.is_superuser:
-        return False
-    if not (hijacker.is_active and hijacker.is_staff and hijacker.has_perm(PERMISSION)):
-        return False
-    if hijacker.pk == hijacked.pk or not is_mfa_enabled(hijacker):
-        return False
-    return Customer.objects.filter(user=hijacked).exists()
+    return acting_unavailable_reason(hijacker=hijacker, hijacked=hijacked) is None
 
 
 _acquire = AcquireUserView.as_view()

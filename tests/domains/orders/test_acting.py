@@ -167,4 +167,16 @@ def test_the_customer_page_in_the_admin_offers_the_button_to_those_who_may(clien
     page = client.get(page_url).content.decode()
     assert f'action="{reverse("act_as_start")}"' in page and "Act as this customer" in page
     client.force_login(staff_member("viewer@example.com", may_act=False))
-    assert "Act as this customer" not in client.get(page_url).content.decode()
+    page = client.get(page_url).content.decode()
+    assert "Act as this customer" not in page
+    assert "does not have the permission to act as customers" in page  # said, not hidden
+
+
+@pytest.mark.staff_without_two_factor
+def test_staff_without_two_factor_are_told_why_they_cannot_act(client, customer, settings):
+    # bin/run's demo staff login opens the admin without two-factor on a development machine (accounts/middleware.py).
+    settings.DEBUG, settings.STAFF_TWO_FACTOR_EXEMPT = True, "demo-staff@example.com"
+    client.force_login(staff_member("demo-staff@example.com"))
+    page = client.get(reverse("admin:accounts_customer_change", args=[customer.pk])).content.decode()
+    assert "Act as this customer" not in page
+    assert "Acting as a customer needs two-factor sign-in on your staff login" in page
