@@ -418,12 +418,6 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
 # --- Off-session: charging the saved card (auto-renew) ------------------------------------------------------------
 
 
-class ChargeDeclined(PaymentRefused):
-    """The saved card was refused without the customer present (declined, or its bank asks for authentication)."""
-
-    default_message = "Your saved card was declined, so nothing was charged."
-
-
 def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID) -> Payment:
     """Authorise the lines' total on the customer's saved card without them (manual capture), then register each
     line once and capture or release once, as a Checkout payment is settled. Safe to call again for the same
