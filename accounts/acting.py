@@ -7,7 +7,7 @@ saying so: reading a transfer code or opening the provider's control panel (eith
 password, email address and two-factor sign-in, deleting the account, switching auto-renew (it commits the saved card
 to a future charge), and paying (Buy, a renewal, a payment link, the saved card). Each view says which it is with its
 own decorator, `@acting_allowed` or `@acting_refused` (tests/test_access.py fails on a view with neither); allauth's
-pages are refused but for sign-in and sign-out (accounts/urls.py).
+pages are refused but for sign-in and sign-out (storefront/urls.py).
 """
 
 from __future__ import annotations

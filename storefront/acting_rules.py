@@ -38,8 +38,14 @@ def acting_refused_response(request: HttpRequest) -> HttpResponse:
 def acting_allowed(view: V) -> V:
     """Marks a view staff may use while acting as the customer (reading, and changes the customer would ask support
     for: contact details, DNS, the cart)."""
-    setattr(view, ACTING_RULE, "allowed")
-    return view
+
+    # A wrapper, not a mark on `view` itself: a library's view (allauth's, Django's) is not ours to change.
+    @wraps(view)
+    def allowed(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return view(request, *args, **kwargs)
+
+    setattr(allowed, ACTING_RULE, "allowed")
+    return allowed  # type: ignore[return-value]
 
 
 def acting_refused(view: Callable[..., HttpResponse] | None = None, *, methods: tuple[str, ...] | None = None) -> Any:
