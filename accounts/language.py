@@ -18,6 +18,7 @@ from django.views.i18n import set_language
 
 from accounts.models import Customer
 from pricing.currencies import currency_override
+from storefront.acting_rules import acting_allowed
 
 SESSION_KEY = "accounts:language"
 
@@ -65,6 +66,7 @@ def _remember_language(sender: Any, request: HttpRequest | None, user: Any, **kw
     request.session[SESSION_KEY] = _stored_language(user.pk)
 
 
+@acting_allowed
 @require_POST
 def language_choose(request: HttpRequest) -> HttpResponse:
     """Django's set_language (the cookie, then back to `next`), and for a signed-in customer the choice is stored

@@ -9,10 +9,7 @@ from typing import Any
 
 from allauth.account.signals import email_changed, email_confirmed, password_changed, password_reset
 from allauth.mfa.signals import authenticator_added, authenticator_removed, authenticator_reset
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import BACKEND_SESSION_KEY, load_backend
-from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils import timezone
@@ -23,7 +20,6 @@ from hijack.signals import hijack_ended, hijack_started
 from accounts import services
 from accounts.activity import acting, activity_record, actor_of_request, task_acting_end, task_acting_start
 from accounts.adapter import CONFIRMATION_TOLD
-from accounts.backends import SIGNED_IN_USER_BACKEND
 from accounts.middleware import known_browser_users
 from accounts.models import Customer
 from accounts.notices import security_notice
@@ -66,23 +62,6 @@ def provider_signup_on_confirmation(sender: Any, request: Any, email_address: An
 def _retry_soon(customer: Customer, *, after: dt.timedelta) -> None:
     if provider_signup_retry.get_backend().supports_defer:
         provider_signup_retry.using(run_after=timezone.now() + after).enqueue(customer_pk=customer.pk)
-
-
-@receiver(user_logged_in, dispatch_uid="accounts.receivers.signed_in_user_read_quickly")
-def signed_in_user_read_quickly(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
-    """The session of a sign-in through a backend that loads users as ModelBackend does (Django's, allauth's) names
-    the backend that loads them the same way in one plain SQL statement (accounts/backends.py)."""
-    if request is None or not hasattr(request, "session"):
-        return
-    path = request.session.get(BACKEND_SESSION_KEY)
-    if path not in settings.AUTHENTICATION_BACKENDS:
-        return
-    kind = type(load_backend(path))
-    reads_as_model_backend = issubclass(kind, ModelBackend) and (
-        kind.get_user is ModelBackend.get_user and kind.user_can_authenticate is ModelBackend.user_can_authenticate
-    )
-    if reads_as_model_backend:
-        request.session[BACKEND_SESSION_KEY] = SIGNED_IN_USER_BACKEND
 
 
 @receiver(user_logged_in)

@@ -12,16 +12,11 @@ import re
 from anyascii import anyascii
 
 # The provider's rule for what it is sent: printable ASCII (space to tilde).
-_PRINTABLE_ASCII = re.compile(r"^[\x20-\x7e]*$")
 _SPACES = re.compile(r"\s+")
 
 # The customer's fields written in both forms; the others (postal code, phone, state chosen from a list, country)
 # are ASCII already.
 SPELLED_FIELDS = ("name", "company", "address", "city")
-
-
-def is_provider_ascii(text: str) -> bool:
-    return bool(_PRINTABLE_ASCII.match(text))
 
 
 def ascii_form(text: str) -> str:

@@ -14,35 +14,43 @@ from django.views.decorators.cache import never_cache
 from django.views.generic import RedirectView
 
 from accounts import acting, views
+from storefront.acting_rules import acting_allowed, acting_refused
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("signup/states/", views.signup_states, name="signup_states"),
     path("signup/spelling/", views.records_preview, name="records_preview"),
-    path("login/", allauth_views.login, name="login"),
-    path("logout/", allauth_views.logout, name="logout"),
-    path("password/change/", allauth_views.password_change, name="password_change"),
-    path("password/reset/", allauth_views.password_reset, name="password_reset"),
+    path("login/", acting_allowed(allauth_views.login), name="login"),
+    path("logout/", acting_allowed(allauth_views.logout), name="logout"),
+    path("password/change/", acting_refused(allauth_views.password_change), name="password_change"),
+    path("password/reset/", acting_refused(allauth_views.password_reset), name="password_reset"),
     # Django's old reset links (not allauth's `key/…` ones, included later).
     re_path(
         r"^password/reset/(?!key/)[^/]+/[^/]+/$",
-        RedirectView.as_view(url="/accounts/password/reset/", permanent=False),
+        acting_allowed(RedirectView.as_view(url="/accounts/password/reset/", permanent=False)),
         name="password_reset_confirm_old",
     ),
     # Re-authentication takes the password and the code together (accounts.forms): the code alone is not offered.
-    path("2fa/reauthenticate/", RedirectView.as_view(pattern_name="account_reauthenticate", query_string=True)),
+    path(
+        "2fa/reauthenticate/",
+        acting_allowed(RedirectView.as_view(pattern_name="account_reauthenticate", query_string=True)),
+    ),
     # allauth's pages that show a secret (the authenticator's setup key and QR code, the recovery codes), at their
     # own paths and names, never kept by a browser's or a proxy's cache (`Cache-Control: no-store`).
-    path("2fa/totp/activate/", never_cache(totp_views.activate_totp), name="mfa_activate_totp"),
-    path("2fa/recovery-codes/", never_cache(recovery_code_views.view_recovery_codes), name="mfa_view_recovery_codes"),
+    path("2fa/totp/activate/", acting_refused(never_cache(totp_views.activate_totp)), name="mfa_activate_totp"),
+    path(
+        "2fa/recovery-codes/",
+        acting_refused(never_cache(recovery_code_views.view_recovery_codes)),
+        name="mfa_view_recovery_codes",
+    ),
     path(
         "2fa/recovery-codes/generate/",
-        never_cache(recovery_code_views.generate_recovery_codes),
+        acting_refused(never_cache(recovery_code_views.generate_recovery_codes)),
         name="mfa_generate_recovery_codes",
     ),
     path(
         "2fa/recovery-codes/download/",
-        never_cache(recovery_code_views.download_recovery_codes),
+        acting_refused(never_cache(recovery_code_views.download_recovery_codes)),
         name="mfa_download_recovery_codes",
     ),
     path("panel/", views.panel, name="panel"),

@@ -32,6 +32,7 @@ from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
 from accounts.tax_forms import TaxDetailsForm
 from accounts.verification import is_verified
 from storefront import countries
+from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled
 from storefront.errors import error_status
 from storefront.gateway import GatewayError
@@ -61,6 +62,7 @@ def _status_for(err: GatewayError) -> int:
     return error_status(err)
 
 
+@acting_allowed
 @sensitive_post_parameters("password", "password2")
 @require_http_methods(["GET", "POST"])
 @rate_limit("signup", methods=("POST",))
@@ -153,6 +155,7 @@ def _email_feedback(request: HttpRequest, login_url: str) -> HttpResponse:
     return render(request, "accounts/_email_feedback.html", context)
 
 
+@acting_allowed
 @require_GET
 def signup_states(request: HtmxHttpRequest) -> HttpResponse:
     """The state select for `?country=XX`; for htmx also the country's dialling prefix, swapped out of band.
@@ -170,12 +173,14 @@ def signup_states(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "accounts/_state_select.html", context)
 
 
+@acting_allowed
 @require_GET
 def records_preview(request: HttpRequest) -> HttpResponse:
     """How the name and address in the form will read on the domains' records (htmx, as they are typed)."""
     return render(request, "accounts/_records_preview.html", {"form": ContactForm(request.GET)})
 
 
+@acting_refused
 @never_cache  # the redirect carries the token: no cache anywhere may keep it
 @require_POST
 @rate_limit("panel", per="user")
@@ -198,6 +203,7 @@ def panel(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(address)
 
 
+@acting_allowed
 @login_required
 @require_GET
 def account(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -215,6 +221,7 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "accounts/account.html", context)
 
 
+@acting_allowed
 @login_required
 @require_POST
 def account_currency(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -236,6 +243,7 @@ def account_currency(request: AuthenticatedHttpRequest) -> HttpResponse:
     return redirect(reverse("account") + "#currency")
 
 
+@acting_allowed
 @login_required
 @require_http_methods(["GET", "POST"])
 def account_contact(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -263,6 +271,7 @@ def account_contact(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _render_contact(request, form, customer, pending)
 
 
+@acting_allowed
 @login_required
 @require_http_methods(["GET", "POST"])
 @rate_limit("tax_number", per="user", methods=("POST",))
@@ -338,6 +347,7 @@ def _render_contact(
     return render(request, "accounts/contact.html", context, status=status)
 
 
+@acting_allowed
 @login_required
 @require_GET
 def account_export(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -351,6 +361,7 @@ def account_export(request: AuthenticatedHttpRequest) -> HttpResponse:
     return response
 
 
+@acting_refused
 @login_required
 @require_http_methods(["GET", "POST"])
 @reauthentication_required

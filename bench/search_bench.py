@@ -68,7 +68,6 @@ RATIO_GOALS = {"redis": 0.60, "database": 0.40, "locmem": 0.60}
 SIGNED_IN = """
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
-from accounts.backends import SIGNED_IN_USER_BACKEND
 from accounts.models import Customer
 from domains.models import Order
 user = get_user_model().objects.create_user(username="bench", email="bench@example.com", password=None)
@@ -79,7 +78,7 @@ Order.objects.bulk_create(
     [Order(order_id=880000 + i, customer=customer, domain_name=f"benchowned{i}.com") for i in range(200)])
 session = SessionStore()
 session[SESSION_KEY] = str(user.pk)
-session[BACKEND_SESSION_KEY] = SIGNED_IN_USER_BACKEND  # what a sign-in stores (accounts/receivers.py)
+session[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"  # what a sign-in stores
 session[HASH_SESSION_KEY] = user.get_session_auth_hash()
 session["accounts:language-saved"] = "en"
 session.create()

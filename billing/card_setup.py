@@ -16,13 +16,14 @@ from typing import Any
 
 from django.conf import settings
 
-from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.acting import ActingRefused
 from accounts.activity import current_actor
 from accounts.models import Activity, Customer
 from billing import stripe_client
 from billing.cards import card_keep, forget_stripe_customer, stripe_customer_id
 from billing.errors import PaymentError, PaymentRefused, PaymentsDisabled
 from billing.models import SavedCard
+from storefront.acting_rules import REFUSED_SENTENCE
 
 logger = logging.getLogger(__name__)
 

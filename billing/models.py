@@ -123,10 +123,6 @@ class Payment(models.Model):
         return f"Payment {self.pk} ({self.get_status_display()}, {self.amount} {self.currency})"
 
     @property
-    def is_final(self) -> bool:
-        return self.status in self.FINAL
-
-    @property
     def is_settled(self) -> bool:
         return self.status in self.SETTLED
 

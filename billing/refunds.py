@@ -18,6 +18,7 @@ from billing.errors import PaymentError
 from billing.ledger import ledger_refund_book, ledger_refund_reverse, payment_refunded_total
 from billing.lines import line_refunded
 from billing.models import LedgerEntry, Payment, PaymentLine
+from storefront.claims import claim_give_back, claim_once
 
 logger = logging.getLogger(__name__)
 
@@ -25,32 +26,54 @@ logger = logging.getLogger(__name__)
 GIVEN_BACK = ("pending", "requires_action", "succeeded")
 NOT_GIVEN_BACK = ("failed", "canceled")
 REFUNDABLE = (Payment.Status.CAPTURED, Payment.Status.PARTIALLY_CAPTURED, Payment.Status.REFUNDED)
+# A refund's claim left by a process that died mid-call is taken over after this (the same key: never twice).
+REFUND_CLAIM_SECONDS = 300
 
 
 def refund_line(*, line: PaymentLine) -> PaymentLine:
-    """Refund one charged line in full (idempotent: a second call finds it refunded, and Stripe's answer to the same
-    key is the first refund)."""
+    """Refund one charged line in full, once (stripe_client.change_state): a second call, or a staff member's double
+    click, finds it refunded or being refunded, and Stripe's answer to the same key is the first refund. A lost
+    answer is read back from the charge's refunds (ours name the line); when that cannot be read either, the payment
+    is put in front of staff and refunding again asks Stripe with the same key."""
     payment = line.payment
     if line.status == PaymentLine.Status.REFUNDED:
         return line
     if line.status != PaymentLine.Status.REGISTERED or payment.status not in REFUNDABLE:
         raise PaymentError(f"line {line.pk} was not charged", code="not_charged")
     minor = stripe_client.to_minor(line.gross_amount, payment.currency)  # its tax returned with it
-    refund = stripe_client.call(
+    claim_key = f"stripe-refund:{payment.checkout_id}:{line.reference}"
+    refund = stripe_client.change_state(
         "refund create",
-        lambda client: client.v1.refunds.create(
+        claim=stripe_client.Claim(
+            take=lambda: claim_once(key=claim_key, seconds=REFUND_CLAIM_SECONDS),
+            give_back=lambda: claim_give_back(key=claim_key),
+        ),
+        idempotency_key=f"checkout-{payment.checkout_id}-refund-{line.reference}",
+        change=lambda client, options: client.v1.refunds.create(
             params={
                 "payment_intent": payment.charged_intent_id,
                 "amount": minor,
                 "metadata": {"payment_id": str(payment.pk), "line": line.reference},
             },
-            options={"idempotency_key": f"checkout-{payment.checkout_id}-refund-{line.reference}"},
+            options=options,
         ),
-        changes_state=True,
+        read_back=lambda client: _refund_of_line(client, payment, line),
+        unknown=lambda: _attention(
+            payment, f"the refund of {line.reference}: its outcome is unknown; refunding again retries it safely"
+        ),
     )
-    refund_record(payment=payment, refund=refund)
+    if refund is not None:
+        refund_record(payment=payment, refund=refund)
+        claim_give_back(key=claim_key)  # recorded: the line's own status answers the next call
     line.refresh_from_db()
     return line
+
+
+def _refund_of_line(client: Any, payment: Payment, line: PaymentLine) -> Any:
+    """Our refund of this line as Stripe has it now (the charge's refunds, ours naming the line), or None."""
+    intent = client.v1.payment_intents.retrieve(payment.charged_intent_id, params={"expand": ["latest_charge.refunds"]})
+    refunds = getattr(getattr(intent.latest_charge, "refunds", None), "data", None) or []
+    return next((r for r in refunds if stripe_client.metadata_value(r, "line") == line.reference), None)
 
 
 def refund_record(*, payment: Payment, refund: Any) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -49,7 +49,6 @@ from billing.errors import (
     PaymentOutcomeUnknown,
     PaymentRefused,
     PaymentsDisabled,
-    PaymentUnavailable,
     SessionClosed,
     UnknownSession,
 )
@@ -424,12 +423,6 @@ def _record_authorisation(payment: Payment, session: Any) -> Payment:
 # --- Off-session: charging the saved card (auto-renew) ------------------------------------------------------------
 
 
-class ChargeDeclined(PaymentRefused):
-    """The saved card was refused without the customer present (declined, or its bank asks for authentication)."""
-
-    default_message = "Your saved card was declined, so nothing was charged."
-
-
 def payment_charge_saved(*, customer: Customer, lines: Sequence[LineToPay], checkout_id: uuid.UUID) -> Payment:
     """Authorise the lines' total on the customer's saved card without them (manual capture), then register each
     line once and capture or release once, as a Checkout payment is settled. Safe to call again for the same
@@ -633,68 +626,55 @@ def _unclaim(payment: Payment) -> None:
     Payment.objects.filter(pk=payment.pk, status=Payment.Status.AUTHORISED).update(capture_started_at=None)
 
 
-def _read_back(payment: Payment, what: str) -> stripe.PaymentIntent | None:
-    """The payment intent as Stripe has it now; None (claim given back, staff told) when it cannot be read."""
-    try:
-        return stripe_client.call(
-            "payment intent retrieve",
-            lambda client: client.v1.payment_intents.retrieve(payment.stripe_payment_intent_id),
-        )
-    except PaymentUnavailable:
-        _unclaim(payment)
-        payment_flag(payment, f"the {what}'s outcome is unknown; the next settle retries it with the same key")
-        return None
+def _intent_change(
+    payment: Payment,
+    what: str,
+    *,
+    key: str,
+    change: Callable[[stripe.StripeClient, stripe.RequestOptions], stripe.PaymentIntent],
+) -> Payment:
+    """Capture or release through stripe_client.change_state: claimed on the payment (capture_started_at), read back
+    as the payment intent, and recorded once (record_intent)."""
+    intent = stripe_client.change_state(
+        f"payment intent {what}",
+        claim=stripe_client.Claim(take=lambda: _claim_capture(payment), give_back=lambda: _unclaim(payment)),
+        idempotency_key=key,
+        change=change,
+        read_back=lambda client: client.v1.payment_intents.retrieve(payment.stripe_payment_intent_id),
+        unknown=lambda: payment_flag(
+            payment, f"the {what}'s outcome is unknown; the next settle retries it with the same key"
+        ),
+    )
+    if intent is None:
+        payment.refresh_from_db()
+        return payment
+    return record_intent(payment=payment, intent=intent)
 
 
 def payment_capture(*, payment: Payment) -> Payment:
     """Capture the amount of the registered lines (the rest of the authorisation is released). Once."""
-    if not _claim_capture(payment):
-        payment.refresh_from_db()
-        return payment
     amount = sum((line.gross_amount for line in payment.lines.filter(status=PaymentLine.Status.REGISTERED)), Decimal(0))
     minor = stripe_client.to_minor(amount, payment.currency)
-    intent: stripe.PaymentIntent | None
-    try:
-        intent = stripe_client.call(
-            "payment intent capture",
-            lambda client: client.v1.payment_intents.capture(
-                payment.stripe_payment_intent_id,
-                params={"amount_to_capture": minor},
-                options={"idempotency_key": f"checkout-{payment.checkout_id}-capture-{minor}"},
-            ),
-            changes_state=True,
-        )
-    except (PaymentOutcomeUnknown, PaymentRefused) as err:
-        # It may have been captured (an answer lost) or already be (another process): Stripe's state decides.
-        logger.warning("capture of payment %s: %s; reading the payment intent back", payment.pk, err.detail)
-        intent = _read_back(payment, "capture")
-    except PaymentUnavailable:
-        _unclaim(payment)
-        raise
-    return payment if intent is None else record_intent(payment=payment, intent=intent)
+    return _intent_change(
+        payment,
+        "capture",
+        key=f"checkout-{payment.checkout_id}-capture-{minor}",
+        change=lambda client, options: client.v1.payment_intents.capture(
+            payment.stripe_payment_intent_id, params={"amount_to_capture": minor}, options=options
+        ),
+    )
 
 
 def payment_release(*, payment: Payment) -> Payment:
     """Cancel the authorisation (nothing registered, or the amount was not the quoted one). Once."""
-    if not _claim_capture(payment):
-        payment.refresh_from_db()
-        return payment
-    intent: stripe.PaymentIntent | None
-    try:
-        intent = stripe_client.call(
-            "payment intent cancel",
-            lambda client: client.v1.payment_intents.cancel(
-                payment.stripe_payment_intent_id, options={"idempotency_key": f"checkout-{payment.checkout_id}-release"}
-            ),
-            changes_state=True,
-        )
-    except (PaymentOutcomeUnknown, PaymentRefused) as err:
-        logger.warning("release of payment %s: %s; reading the payment intent back", payment.pk, err.detail)
-        intent = _read_back(payment, "release")
-    except PaymentUnavailable:
-        _unclaim(payment)
-        raise
-    return payment if intent is None else record_intent(payment=payment, intent=intent)
+    return _intent_change(
+        payment,
+        "release",
+        key=f"checkout-{payment.checkout_id}-release",
+        change=lambda client, options: client.v1.payment_intents.cancel(
+            payment.stripe_payment_intent_id, options=options
+        ),
+    )
 
 
 def record_intent(*, payment: Payment, intent: Any) -> Payment:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from typing import Any, TypeVar
@@ -183,3 +184,53 @@ def metadata_value(obj: Any, key: str) -> str:
     if not metadata or key not in metadata:
         return ""
     return str(metadata[key])
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Our hold on one state change (a row's conditional update, a claim row): taken before the call, given back
+    when nothing is known to have happened at Stripe, so that the next door tries again with the same key."""
+
+    take: Callable[[], bool]
+    give_back: Callable[[], None]
+
+
+def change_state(
+    what: str,
+    *,
+    claim: Claim,
+    idempotency_key: str,
+    change: Callable[[stripe.StripeClient, stripe.RequestOptions], T],
+    read_back: Callable[[stripe.StripeClient], T | None],
+    unknown: Callable[[], None],
+) -> T | None:
+    """Change one thing at Stripe once, however many doors ask: claim → the call with our idempotency key → on a
+    lost answer or a refusal, read the object back (it may have happened, or have been done by another door) →
+    Stripe unavailable, give the claim back. Saleor's payment operations are the model.
+
+    The object as Stripe now has it, or None: another door holds the claim, or the outcome is unknown and could not
+    be read back (the claim given back, `unknown()` told: staff, and the next door retries with the same key).
+    Raises PaymentUnavailable (nothing happened: the claim is given back) and PaymentRefused (refused, and the read
+    back found nothing done)."""
+    if not claim.take():
+        return None
+    options: stripe.RequestOptions = {"idempotency_key": idempotency_key}
+    try:
+        return call(what, lambda client: change(client, options), changes_state=True)
+    except (PaymentOutcomeUnknown, PaymentRefused) as err:
+        logger.warning("stripe %s: %s; reading it back", what, err.detail)
+        try:
+            found = call(f"{what} read back", read_back)
+        except PaymentUnavailable:
+            claim.give_back()
+            unknown()
+            return None
+        if found is None:  # nothing there: not done
+            claim.give_back()
+            if isinstance(err, PaymentRefused):
+                raise
+            unknown()
+        return found
+    except PaymentUnavailable:
+        claim.give_back()
+        raise

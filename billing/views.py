@@ -34,12 +34,14 @@ from billing.models import Document, Payment
 from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.services import payment_settle_later
 from billing.webhooks import webhook_event_parse, webhook_event_receive
+from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.errors import StoreError
 from storefront.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
 
 
+@acting_allowed
 @csrf_exempt
 @require_POST
 def stripe_webhook(request: HttpRequest) -> HttpResponse:
@@ -65,6 +67,7 @@ def stripe_webhook(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+@acting_allowed
 @login_required
 @require_GET
 def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -82,6 +85,7 @@ def billing(request: AuthenticatedHttpRequest) -> HttpResponse:
 _LAST_PAGE = 10_000
 
 
+@acting_allowed
 @login_required
 @require_GET
 def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
@@ -91,6 +95,7 @@ def receipt(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     return render(request, "billing/receipt.html", receipt_context(found))
 
 
+@acting_allowed
 @login_required
 @require_GET
 def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
@@ -100,6 +105,7 @@ def credit_note(request: AuthenticatedHttpRequest, number: int) -> HttpResponse:
     return render(request, "billing/credit_note.html", credit_note_context(found))
 
 
+@acting_allowed
 @login_required
 @require_GET
 def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: int) -> HttpResponse:
@@ -114,6 +120,7 @@ def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: 
     return response
 
 
+@acting_refused
 @login_required
 @require_GET
 def document_einvoice_download(request: AuthenticatedHttpRequest, kind: str, number: int, form: str) -> HttpResponse:
@@ -132,6 +139,7 @@ def document_einvoice_download(request: AuthenticatedHttpRequest, kind: str, num
     return response
 
 
+@acting_refused
 @login_required
 @require_GET
 def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
@@ -165,6 +173,7 @@ def pay_due(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpRe
     return HttpResponseRedirect(url, status=303)
 
 
+@acting_refused
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def card_remove(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -200,6 +209,7 @@ def _customer_or_404(request: AuthenticatedHttpRequest) -> Customer:
     return customer
 
 
+@acting_refused
 @login_required
 @require_POST
 def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -228,6 +238,7 @@ def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
 CARD_SETUP_SESSIONS = "billing:card-setup-sessions"
 
 
+@acting_allowed
 @login_required
 @require_GET
 def card_added(request: AuthenticatedHttpRequest) -> HttpResponse:

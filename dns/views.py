@@ -25,6 +25,7 @@ from dns.presets import PRESETS, Plan, Preset
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
 from domains.orders.ownership import get_order_for_user
+from storefront.acting_rules import acting_allowed
 from storefront.errors import error_status
 from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
@@ -171,6 +172,7 @@ def _not_active(request: HttpRequest, order: Order, record_type: RecordType | No
     return redirect(_editor_url(order, record_type))
 
 
+@acting_allowed
 @login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -203,6 +205,7 @@ def dns_records(request: HttpRequest, order_id: int) -> HttpResponse:
     return _editor(request, order, record_type, notice=notice)
 
 
+@acting_allowed
 @login_required
 @require_POST
 def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -217,6 +220,7 @@ def dns_activate(request: HttpRequest, order_id: int) -> HttpResponse:
     return _done(request, order, None, notice)
 
 
+@acting_allowed
 @login_required
 @require_POST
 def dns_add(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -249,6 +253,7 @@ def _change_response(request: HttpRequest, order: Order, form: ChangeRecordForm,
     return render(request, template, {"order": order, "form": form}, status=200 if is_fragment(request) else status)
 
 
+@acting_allowed
 @login_required
 @require_http_methods(["GET", "POST"])
 def dns_change(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -318,6 +323,7 @@ def _bad_record(request: HttpRequest, order: Order, form: DeleteRecordForm) -> H
     return render(request, template, context, status=200 if is_fragment(request) else 400)
 
 
+@acting_allowed
 @login_required
 @require_http_methods(["GET", "POST"])
 def dns_delete(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -353,6 +359,7 @@ class PreviewRow:
     note: str = ""
 
 
+@acting_allowed
 @login_required
 @require_http_methods(["GET", "POST"])
 def dns_preset(request: HttpRequest, order_id: int, preset: str) -> HttpResponse:

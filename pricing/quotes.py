@@ -65,10 +65,6 @@ class Quote:
     def margin(self) -> Money:
         return self.retail - self.cost
 
-    @property
-    def per_year(self) -> Money:
-        return Money(self.retail.amount / self.years, self.retail.currency).rounded()
-
 
 @dataclass(frozen=True)
 class Requote:

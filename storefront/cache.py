@@ -2,15 +2,16 @@
 cannot be reached.
 
 Settings put this backend in place of Django's RedisCache (CACHE_URL=rediscache://…). While Redis answers, it is
-Django's RedisCache with one client per connection pool (storefront/redis_cache.py). When a call fails (refused,
+Django's RedisCache, configured through its public OPTIONS. When a call fails (refused,
 reset, timed out), the process says so once in the log and serves every cache call from its own memory (a
 LocMemCache shared by its threads): cached answers are asked for again, rate limits and throttles count per process
 (the limiter still works, only less shared), and nothing the customer does fails. Every few seconds one call tries
 Redis again; its first answer ends the fallback (logged), so Redis coming back needs no restart.
 
-What must survive a cache outage is not kept in the cache alone: sessions live in the database (Django's default
-engine), and one-time claims are database rows (storefront.claims). allauth marks a used two-factor code with a
-cache `add`: while Redis is away that claim is taken in the database, so no process accepts the code twice.
+What must survive a cache outage is not kept in the cache alone: sessions live in the database (Django's `db` or
+`cached_db` engine, the latter through SessionCopiesCache below), and one-time claims are database rows
+(storefront.claims). allauth marks a used two-factor code with a cache `add`: while Redis is away that claim is taken
+in the database, so no process accepts the code twice.
 """
 
 from __future__ import annotations
@@ -22,11 +23,10 @@ from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
-
-from storefront.redis_cache import RedisCache
 
 logger = logging.getLogger("storefront.cache")
 
@@ -154,3 +154,36 @@ class FallbackRedisCache(RedisCache):
 
     def clear(self) -> None:
         self._either("clear")
+
+
+# How long a session's copy in Redis lives (seconds) at most: the longest a session ended during a Redis outage (its
+# copy could not be deleted then) can be read back once Redis answers again. An hour's visit costs one SQL read a
+# minute.
+SESSION_COPY_SECONDS = 60
+
+
+class SessionCopiesCache(FallbackRedisCache):
+    """The cache behind Django's `cached_db` sessions (settings: SESSION_CACHE_ALIAS) when the cache is Redis.
+
+    Copies live SESSION_COPY_SECONDS at most; while Redis is away nothing is copied into, or read from, this
+    process's own memory, where another process's sign-out could not reach it: each read goes to the database."""
+
+    def _copy_seconds(self, timeout: Any) -> int:
+        seconds = self.get_backend_timeout(timeout)
+        return SESSION_COPY_SECONDS if seconds is None else min(int(seconds), SESSION_COPY_SECONDS)
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        return default if cache_degraded() else super().get(key, default, version)
+
+    def has_key(self, key: Any, version: int | None = None) -> bool:
+        return not cache_degraded() and super().has_key(key, version)
+
+    def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
+        if not cache_degraded():
+            super().set(key, value, self._copy_seconds(timeout), version)
+
+    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return not cache_degraded() and super().add(key, value, self._copy_seconds(timeout), version)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        return not cache_degraded() and super().touch(key, self._copy_seconds(timeout), version)

@@ -31,6 +31,11 @@ def claim_once(*, key: str, seconds: float) -> bool:
     return bool(OneTimeClaim.objects.filter(key=key, expires_at__lte=now).update(expires_at=expires_at))
 
 
+def claim_give_back(*, key: str) -> None:
+    """End a claim before it expires (the work it guarded did not happen): the next caller takes it at once."""
+    OneTimeClaim.objects.filter(key=key[:250]).delete()
+
+
 def claims_prune() -> int:
     """Remove expired claims (the scheduler's daily job). Rows removed."""
     removed, _ = OneTimeClaim.objects.filter(expires_at__lte=timezone.now()).delete()

@@ -20,6 +20,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from storefront.acting_rules import acting_allowed
 from storefront.hosts import is_loopback_host
 from storefront.models import MailboxMessage
 
@@ -60,6 +61,7 @@ def mailbox_open_to(request: HttpRequest) -> bool:
     return mailbox_enabled() and not forwarded and is_loopback_host(request.META.get("REMOTE_ADDR", "") or "")
 
 
+@acting_allowed
 @never_cache
 @require_safe
 def mailbox(request: HttpRequest) -> HttpResponse:

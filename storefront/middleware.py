@@ -7,12 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from csp.constants import HEADER
-from csp.middleware import CheckableLazyObject, CSPMiddleware
-from csp.utils import build_policy
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import render
 
 from storefront import request_ids, request_stats
@@ -120,38 +117,3 @@ class StoreErrorMiddleware:
         template = "storefront/_error.html" if fragment else "storefront/error.html"
         context = {"error": provider_error(exception), "request_id": request_ids.current()}
         return render(request, template, context, status=error_status(exception, fragment=fragment))
-
-
-class KeptPolicyCSPMiddleware(CSPMiddleware):
-    """django-csp's middleware, with the policy built from settings once instead of on every response.
-
-    django-csp builds the header from CONTENT_SECURITY_POLICY for each response, copying its settings through
-    dataclasses twice: a cached search fragment through WSGI went from 475 to 395 µs with the header kept. The
-    store's pages use no nonce and no per-view policy, so each gets the same header, kept here for as long as the
-    settings object stays the same one. Anything else django-csp does still goes through django-csp: a nonce a
-    template used, a view's own policy (its decorators), a report-only policy, excluded URL prefixes, and Django's
-    debug error pages (no header with DEBUG on)."""
-
-    _OWN_PARTS = ("_csp_exempt", "_csp_config", "_csp_update", "_csp_replace")
-    _kept: tuple[object, str] = (None, "")
-
-    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        config = getattr(settings, "CONTENT_SECURITY_POLICY", None)
-        if (
-            not config
-            or settings.DEBUG
-            or "EXCLUDE_URL_PREFIXES" in config
-            or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
-            or getattr(request, "_csp_nonce", None) is not None
-            or any(hasattr(response, part) or hasattr(response, f"{part}_ro") for part in self._OWN_PARTS)
-        ):
-            return super().process_response(request, response)
-        kept_for, policy = self._kept
-        if kept_for is not config:
-            policy = build_policy()
-            type(self)._kept = (config, policy)
-        if policy and HEADER not in response:
-            response[HEADER] = policy
-        # As django-csp does: a nonce asked for after the header is written raises rather than going unsent.
-        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
-        return response

@@ -80,8 +80,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
     "storefront.middleware.RequestGuardMiddleware",
-    # django-csp's, with the policy built once (storefront.middleware explains).
-    "storefront.middleware.KeptPolicyCSPMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions (it reads the chosen language from the cookie set by set_language) and before common.
@@ -94,8 +93,6 @@ MIDDLEWARE = [
     "hijack.middleware.HijackUserMiddleware",
     # Who acts, for the activity log (accounts/activity.py): the customer, staff, staff as the customer.
     "accounts.middleware.ActivityActorMiddleware",
-    # While staff act as a customer: no transfer code, password, email, two-factor or payment (a sentence instead).
-    "accounts.acting.ActingGuardMiddleware",
     # Suspends a request that needs a fresh password (transfer code, email change) and resumes it afterwards.
     "allauth.account.middleware.AccountMiddleware",
     # Staff without two-factor sign-in are sent to set it up before the admin opens (production only).
@@ -159,14 +156,19 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # workers. Without CACHE_URL that is the database cache (its table is made by the release step and bin/run);
 # Redis (`rediscache://…`) when set. A per-process cache with DEBUG off fails the deploy check.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache")}
+# Sessions live in the database (Django's `db` engine): a cache outage loses none.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The cache is an optimisation, never a dependency of a page: while Redis cannot be reached each process serves
-    # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py),
-    # on one Redis client per connection pool (storefront/redis_cache.py).
+    # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py).
     CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
-# Sessions stay in the database, read in one plain SQL statement, and through Redis in copies of a minute when the
-# cache is Redis (storefront/sessions.py).
-SESSION_ENGINE = "storefront.sessions"
+    # With Redis, a signed-in page reads its session from Redis (Django's `cached_db` engine) through copies that
+    # live a minute at most and are neither kept nor read while Redis is away (storefront.cache.SessionCopiesCache):
+    # a session ended while a copy could not be deleted is gone within that minute. With the database cache a copy
+    # would cost as much to read as the session row, so there is none.
+    CACHES["sessions"] = {**CACHES["default"], "BACKEND": "storefront.cache.SessionCopiesCache"}
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_CACHE_ALIAS = "sessions"
 # The layout's fixed parts ({% cache %} in base.html), drawn once per process for each language, brand and visitor
 # state they name instead of on every page (about a millisecond of every page, bench/profile_search.py). Kept in
 # the process, never in the shared cache: a round trip would cost what it saves. With DEBUG on, templates may
@@ -213,7 +215,7 @@ LOGOUT_REDIRECT_URL = "home"
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
-    # Signs nobody in; a signed-in session names it, and it reads the user in one plain SQL statement.
+    # Signs nobody in; sessions signed in before may name it (accounts/backends.py).
     "accounts.backends.SignedInUserBackend",
 ]
 

@@ -14,15 +14,18 @@ from django.views.decorators.http import require_safe
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from storefront import request_ids
+from storefront.acting_rules import acting_allowed
 from storefront.brand import brand_css
 from storefront.health import cache_state, database_state, provider_states
 from storefront.metrics_scrape import metrics_text
 
 
+@acting_allowed
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "storefront/home.html")
 
 
+@acting_allowed
 @require_safe
 @cache_control(public=True, max_age=365 * 24 * 3600, immutable=True)
 def brand_stylesheet(request: HttpRequest) -> HttpResponse:
@@ -31,12 +34,14 @@ def brand_stylesheet(request: HttpRequest) -> HttpResponse:
     return HttpResponse(brand_css(), content_type="text/css; charset=utf-8")
 
 
+@acting_allowed
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness: the process answers. Nothing else is checked, so a slow provider never restarts us."""
     return JsonResponse({"status": "ok"})
 
 
+@acting_allowed
 @never_cache
 def readyz(request: HttpRequest) -> HttpResponse:
     """Readiness: our database answers. The cache is reported "degraded" while Redis is away (pages still answer
@@ -49,6 +54,7 @@ def readyz(request: HttpRequest) -> HttpResponse:
     return JsonResponse(body, status=200 if ready else 503)
 
 
+@acting_allowed
 @never_cache
 @require_safe
 def metrics(request: HttpRequest) -> HttpResponse:

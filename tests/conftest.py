@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -311,7 +312,9 @@ def sandbox_server(tmp_path_factory) -> Iterator[SandboxControl]:
         yield control
     finally:
         set_session_sandbox(None)
-        server.terminate()
+        # gunicorn's quick shutdown: nothing is left to finish at the session's end, and its graceful one waited
+        # about two seconds per test process for idle keep-alive connections.
+        server.send_signal(signal.SIGQUIT)
         try:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:

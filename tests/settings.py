@@ -82,8 +82,10 @@ ORDER_SYNC_REQUESTS_PER_SECOND = 1000.0
 # (tests/storefront/test_gateway_resilience.py); at the real 10 a contract test of a dozen calls waited a second.
 RESELLER_RATE_LIMIT = 1000
 RESELLER_SEARCH_RATE_LIMIT = 1000
-# The payment sandbox's "timeout after capture" fault holds its answer longer than this.
-STRIPE_READ_TIMEOUT = 2.0
+# The payment sandbox answers every test's calls within this even on a loaded machine (a 2 s limit failed the suite
+# while other processes kept both cores busy). The one test of a lost answer shortens it for the call it holds
+# (tests/billing/test_payment_flow.py).
+STRIPE_READ_TIMEOUT = 20.0  # as production
 # The checkout tests that predate payments register straight away, as a store with PAYMENTS_DISABLED=true does;
 # the payment tests switch payments on with the `stripe_sandbox` fixture.
 PAYMENTS_DISABLED = True

@@ -26,6 +26,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.models import Customer
 from domains.models import Order, Registration
+from storefront.acting_rules import ACTING_RULE
 from storefront.gateway import gateway
 from tests.conftest import CUSTOMER_PASSWORD
 from tests.factories import RegistrationFactory
@@ -134,6 +135,10 @@ PUBLIC = {
 LIBRARY_MODULES = ("allauth.", "django.views.generic.base", "django.contrib.flatpages.", "django.views.i18n")
 
 
+# Each served view's rule while staff act as a customer, by route (filled by _served).
+rules: dict[str, str | None] = {}
+
+
 def _served() -> list[tuple[str, str, str]]:
     """(name, route, view module) of every URL pattern, admin's aside."""
     found = []
@@ -147,6 +152,7 @@ def _served() -> list[tuple[str, str, str]]:
                 route = prefix + str(pattern.pattern)
                 name = ":".join(part for part in (namespace, pattern.name or "") if part) if pattern.name else ""
                 found.append((name, route, pattern.callback.__module__))
+                rules[route] = getattr(pattern.callback, ACTING_RULE, None)
 
     walk(get_resolver().url_patterns, "", "")
     return [row for row in found if not row[1].startswith("admin/")]
@@ -162,6 +168,32 @@ def test_every_url_is_classified():
     assert unclassified == [], "classify these URLs in tests/test_access.py: " + "; ".join(unclassified)
     served = {name for name, _, _ in _served()}
     assert not (customer | set(PUBLIC)) - served, "the table names URLs that are no longer served"
+
+
+def test_every_view_says_whether_staff_acting_as_the_customer_may_use_it():
+    """`@acting_allowed` or `@acting_refused` (storefront/acting_rules.py) on every view, library pages included
+    (storefront/urls.py marks allauth's): a new view without one fails here, so nobody has to remember a list."""
+    served = _served()
+    unmarked = [f"{name or '(unnamed)'} {route}" for name, route, _ in served if rules[route] is None]
+    assert unmarked == [], "mark these views @acting_allowed or @acting_refused: " + "; ".join(unmarked)
+    refused = {name for name, route, _ in served if rules[route] == "refused"}
+    # What only the customer may do (accounts/acting.py), each refused by its own view.
+    assert {
+        "order_transfer_code",
+        "order_auto_renew",
+        "order_renew",
+        "orders_renew",
+        "order_privacy_buy",
+        "checkout",
+        "panel",
+        "account_delete",
+        "billing:card_add",
+        "billing:card_remove",
+        "billing:pay_due",
+        "account_change_password",
+        "account_email",
+        "mfa_activate_totp",
+    } <= refused
 
 
 METHODS = ("GET", "POST", "PUT", "DELETE")

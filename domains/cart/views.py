@@ -18,6 +18,7 @@ from domains.cart.promotion import cart_code, cart_code_enter, cart_code_remove,
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.promotions import PromotionRefused
 from pricing.quotes import price_book
+from storefront.acting_rules import acting_allowed
 from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, RateLimited, Unavailable
 from storefront.provider_errors import ProviderError, provider_error
@@ -25,11 +26,13 @@ from storefront.ratelimit import rate_limit
 from storefront.request_helpers import HtmxHttpRequest, safe_next
 
 
+@acting_allowed
 @require_safe
 def cart(request: HttpRequest) -> HttpResponse:
     return _render_cart(request)
 
 
+@acting_allowed
 @require_POST
 @rate_limit("cart")
 def cart_add(request: HtmxHttpRequest) -> HttpResponse:
@@ -74,6 +77,7 @@ def cart_add(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+@acting_allowed
 @require_POST
 def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     name = normalise_domain(request.POST.get("domain_name", ""))
@@ -86,6 +90,7 @@ def cart_remove(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("cart")
 
 
+@acting_allowed
 @require_POST
 def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     basket = Cart(request.session)
@@ -122,6 +127,7 @@ def cart_update(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("cart")
 
 
+@acting_allowed
 @require_POST
 def cart_privacy(request: HttpRequest) -> HttpResponse:
     """Add WHOIS privacy to a line, or take it off (the checkout's and the cart's box), then show that page again."""
@@ -140,6 +146,7 @@ def cart_privacy(request: HttpRequest) -> HttpResponse:
     return redirect(back)
 
 
+@acting_allowed
 @require_POST
 @rate_limit("promotion_code")
 def cart_promotion(request: HtmxHttpRequest) -> HttpResponse:

@@ -29,6 +29,7 @@ from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, 
 from domains.models import Registration
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
 from domains.verification import Verification, verification_for_registered
+from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.errors import error_status
 from storefront.legal import legal_versions_current
 from storefront.provider_errors import provider_error
@@ -39,6 +40,7 @@ from storefront.request_helpers import AuthenticatedHttpRequest, client_address
 ACCEPT_MISSING_KEY = "checkout_accept_missing"
 
 
+@acting_refused(methods=("POST",))
 @require_http_methods(["GET", "HEAD", "POST"])
 @rate_limit("checkout")
 def checkout(request: HttpRequest) -> HttpResponse:
@@ -128,6 +130,7 @@ def _verification(request: AuthenticatedHttpRequest, registered: list[Registrati
     return verification_for_registered(customer=customer, domains=[line.domain_name for line in registered])
 
 
+@acting_allowed
 @login_required
 @require_safe
 def checkout_done(request: AuthenticatedHttpRequest, checkout_id: uuid.UUID) -> HttpResponse:

@@ -29,7 +29,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext
 
-from accounts.activity import activity_record
+from accounts.acting import ActingRefused
+from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
 from billing.cards import saved_card_for
 from billing.disputes import customer_disputes_open
@@ -44,6 +45,7 @@ from domains.orders.privacy_payments import privacy_extension_line
 from domains.orders.services import order_fetch, renew_quote
 from domains.renewal_prices import auto_renew_cap
 from pricing.currencies import currency_override
+from storefront.acting_rules import REFUSED_SENTENCE
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
 from storefront.scheduler import next_run_at
@@ -80,6 +82,8 @@ def order_auto_renew_set(*, order: Order, on: bool) -> SavedCard | None:
         if Order.objects.filter(pk=order.pk, auto_renew=True).update(auto_renew=False):
             activity_record(action="auto_renew_off", order=order)
         return None
+    if current_actor().kind == Activity.Actor.STAFF_AS_CUSTOMER:
+        raise ActingRefused(message=REFUSED_SENTENCE)  # it commits the customer's card to a future charge
     if settings.PAYMENTS_DISABLED:
         raise AutoRenewRefused(
             message=gettext("Auto-renew is not available on this store: renewals are billed separately.")

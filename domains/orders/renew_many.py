@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.acting import ActingRefused
 from accounts.activity import activity_record, current_actor
 from accounts.models import Activity, Customer
 from billing.cards import saved_card_for
@@ -30,6 +30,7 @@ from domains.orders.payments import renewal_line_to_pay, renewal_token_of
 from domains.orders.renewal_flow import card_problem_sentence, renewal_is_paid
 from domains.orders.services import order_fetch, renew_quote
 from pricing.money import Money
+from storefront.acting_rules import REFUSED_SENTENCE
 from storefront.errors import StoreError
 
 # One payment renews at most this many domains (each is one provider call to check and one to renew).

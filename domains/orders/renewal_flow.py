@@ -16,7 +16,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils.translation import gettext
 
-from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.acting import ActingRefused
 from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
 from billing.cards import saved_card_for
@@ -39,6 +39,7 @@ from pricing.promotions import (
     redemptions_take,
 )
 from pricing.quotes import Quote
+from storefront.acting_rules import REFUSED_SENTENCE
 
 # The return page asks this often (every 2 s) for a payment Stripe has not confirmed before it stops waiting.
 RENEWAL_WAIT_POLLS = 15

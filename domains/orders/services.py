@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.acting import REFUSED_SENTENCE, ActingRefused
+from accounts.acting import ActingRefused
 from accounts.activity import activity_record, current_actor
 from accounts.models import Activity, Customer
 from domains.models import Order, Registration
@@ -27,6 +27,7 @@ from domains.terms import renew_min_term
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import Quote, price_book, retail_price
+from storefront.acting_rules import REFUSED_SENTENCE
 from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import Order as ProviderOrder
 from storefront.gateway import (

@@ -63,6 +63,7 @@ from domains.orders.renewal_flow import (
 from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
 from domains.verification import verification_confirm, verification_pending
+from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
@@ -188,6 +189,7 @@ def _login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
 # --- Views --------------------------------------------------------------------------------------------------------
 
 
+@acting_allowed
 @_login_required
 @require_GET
 @vary_on_headers("HX-Request")
@@ -215,6 +217,7 @@ def orders(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, template, context, status=status)
 
 
+@acting_allowed
 @login_required
 @require_GET
 def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -241,6 +244,7 @@ def order_detail(request: HttpRequest, order_id: int) -> HttpResponse:
     return redirect("order_detail", order_id=order.order_id)
 
 
+@acting_refused(methods=("POST",))
 @login_required
 @require_POST
 @rate_limit("renew", per="user")
@@ -308,6 +312,7 @@ def _status(err: StoreError) -> int:
     return 200 if isinstance(err, renewals.RenewRefused | OutcomeUnknown) else error_status(err)
 
 
+@acting_refused(methods=("POST",))
 @login_required
 @require_POST
 def order_auto_renew(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -339,6 +344,7 @@ def _privacy_returned(request: HttpRequest, order: Order) -> HttpResponse:
     return redirect(reverse("order_detail", args=[order.order_id]) + "#privacy")
 
 
+@acting_allowed
 @login_required
 @require_POST
 def order_privacy(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -369,6 +375,7 @@ def order_privacy(request: HttpRequest, order_id: int) -> HttpResponse:
     return back
 
 
+@acting_refused(methods=("POST",))
 @login_required
 @require_POST
 def order_privacy_buy(request: HttpRequest, order_id: int) -> HttpResponse:
@@ -396,6 +403,7 @@ def order_privacy_buy(request: HttpRequest, order_id: int) -> HttpResponse:
     return back
 
 
+@acting_refused
 @_login_required
 @require_http_methods(["GET", "POST"])
 @never_cache
@@ -436,6 +444,7 @@ def order_transfer_code(request: HttpRequest, order_id: int) -> HttpResponse:
 # --- Several domains in one payment ---------------------------------------------------------------------------------
 
 
+@acting_refused(methods=("POST",))
 @login_required
 @require_POST
 @rate_limit("renew", per="user")
@@ -472,6 +481,7 @@ def orders_renew(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "domains/orders_renew_confirm.html", {"step": step})
 
 
+@acting_allowed
 @login_required
 @require_GET
 def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse:
@@ -488,6 +498,7 @@ def orders_renewed(request: HttpRequest, checkout_id: uuid.UUID) -> HttpResponse
     return render(request, template, context)
 
 
+@acting_refused
 @login_required
 @require_POST
 def order_verification_confirmed(request: HttpRequest, order_id: int) -> HttpResponse:

@@ -42,6 +42,7 @@ from domains.search.services import (
     search_term_parse,
 )
 from pricing.quotes import PriceBook, display_price_book
+from storefront.acting_rules import acting_allowed
 from storefront.domain_names import domain_both_forms, domain_to_unicode
 from storefront.gateway import (
     DomainResult,
@@ -71,6 +72,7 @@ MORE_DOMAINS = gettext_lazy("More domains")
 EMPTY_MESSAGE = gettext_lazy("Type a name to search for, like bluebird, or a full domain like bluebird.com.")
 
 
+@acting_allowed
 @require_safe
 @rate_limit("search")
 def search(request: HttpRequest) -> HttpResponse:
@@ -107,6 +109,7 @@ def search(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@acting_allowed
 @require_safe
 @rate_limit("search")
 def search_suggestions(request: HtmxHttpRequest) -> HttpResponse:

@@ -26,6 +26,16 @@ def _redis_cache(url: str) -> dict:
     return {"default": {"BACKEND": "storefront.cache.FallbackRedisCache", "LOCATION": url}}
 
 
+def _redis_sessions(url: str) -> dict:
+    """Production's pairing: Django's cached_db sessions through their copies' cache (storefront/settings.py)."""
+    caches = {**_redis_cache(url), "sessions": {"BACKEND": "storefront.cache.SessionCopiesCache", "LOCATION": url}}
+    return {
+        "CACHES": caches,
+        "SESSION_ENGINE": "django.contrib.sessions.backends.cached_db",
+        "SESSION_CACHE_ALIAS": "sessions",
+    }
+
+
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     with RedisServer() as server:
@@ -35,8 +45,7 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.fixture
 def redis_away(outage) -> Iterator[None]:
     """The cache is Redis, and Redis is not there (a free port: nothing listens on it, connections are refused)."""
-    # Production pairs Redis with sessions read through it (storefront/sessions.py).
-    with override_settings(CACHES=_redis_cache(RedisServer().url), SESSION_ENGINE="storefront.sessions"):
+    with override_settings(**_redis_sessions(RedisServer().url)):
         yield
 
 

@@ -16,6 +16,7 @@ from accounts.acting import ActingRefused
 from accounts.activity import ActingAs, acting
 from accounts.models import Activity
 from domains.models import Order
+from domains.orders.auto_renew import order_auto_renew_set
 from domains.orders.services import order_transfer_code
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
@@ -61,10 +62,25 @@ def test_staff_see_the_customers_domain_page_with_a_banner_and_the_start_is_logg
 
 
 def test_a_change_made_while_acting_is_logged_as_staff_as_customer(acting_client, order):
-    Order.objects.filter(pk=order.pk).update(auto_renew=True)
-    acting_client.post(reverse("order_auto_renew", args=[order.order_id]), {"auto_renew": "off"})
-    row = Activity.objects.get(action="auto_renew_off")
+    acting_client.post(reverse("dns_activate", args=[order.order_id]))
+    row = Activity.objects.get(action="dns_activated")
     assert (row.actor, row.actor_name) == (Actor.STAFF_AS_CUSTOMER, "support@example.com")
+
+
+@pytest.mark.parametrize(("before", "asked"), [(False, "on"), (True, "off")])
+def test_auto_renew_cannot_be_switched_while_acting(acting_client, order, before, asked):
+    """Switching it on commits the customer's saved card to a future charge: the customer's decision, as paying is."""
+    Order.objects.filter(pk=order.pk).update(auto_renew=before)
+    response = acting_client.post(reverse("order_auto_renew", args=[order.order_id]), {"auto_renew": asked})
+    assert response.status_code == 403 and REFUSED in response.content.decode()
+    assert Order.objects.get(pk=order.pk).auto_renew is before
+    assert not Activity.objects.filter(action__startswith="auto_renew").exists()
+
+
+def test_the_auto_renew_service_itself_refuses_switching_on_for_staff_acting(order):
+    with acting(ActingAs(Actor.STAFF_AS_CUSTOMER, None, "support@example.com")), pytest.raises(ActingRefused):
+        order_auto_renew_set(order=order, on=True)
+    assert Order.objects.get(pk=order.pk).auto_renew is False
 
 
 def test_acting_cannot_reveal_a_transfer_code(acting_client, order, provider_orders, provider_calls):
@@ -151,7 +167,19 @@ def test_the_customer_page_in_the_admin_offers_the_button_to_those_who_may(clien
     page = client.get(page_url).content.decode()
     assert f'action="{reverse("act_as_start")}"' in page and "Act as this customer" in page
     client.force_login(staff_member("viewer@example.com", may_act=False))
-    assert "Act as this customer" not in client.get(page_url).content.decode()
+    page = client.get(page_url).content.decode()
+    assert "Act as this customer" not in page
+    assert "does not have the permission to act as customers" in page  # said, not hidden
+
+
+@pytest.mark.staff_without_two_factor
+def test_staff_without_two_factor_are_told_why_they_cannot_act(client, customer, settings):
+    # bin/run's demo staff login opens the admin without two-factor on a development machine (accounts/middleware.py).
+    settings.DEBUG, settings.STAFF_TWO_FACTOR_EXEMPT = True, "demo-staff@example.com"
+    client.force_login(staff_member("demo-staff@example.com"))
+    page = client.get(reverse("admin:accounts_customer_change", args=[customer.pk])).content.decode()
+    assert "Act as this customer" not in page
+    assert "Acting as a customer needs two-factor sign-in on your staff login" in page
 
 
 def test_a_language_chosen_while_acting_is_not_the_customers(acting_client, customer):
