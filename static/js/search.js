@@ -75,10 +75,16 @@
     return !!(elt && elt.matches && elt.matches("[data-ai-suggestions]"));
   }
   // Its answer is dropped rather than the request aborted: htmx reports every abort as a console error, and
-  // the server finishes the call either way (and caches it for the next search of that name).
-  document.addEventListener("htmx:beforeSwap", function (event) {
+  // the server finishes the call either way (and caches it for the next search of that name). The check is on the
+  // placeholder itself: an event on an element no longer in the page never reaches the document, so a listener
+  // there never saw a stale answer, which htmx then swapped in (its status line out of band, over the new
+  // search's, when answers came back out of order).
+  function dropIfReplaced(event) {
+    if (!event.currentTarget.isConnected) event.detail.shouldSwap = false;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail.elt;
-    if (isAiPlaceholder(elt) && !elt.isConnected) event.detail.shouldSwap = false;
+    if (isAiPlaceholder(elt)) elt.addEventListener("htmx:beforeSwap", dropIfReplaced);
   });
   function aiFailed(event) {
     var elt = event.detail && event.detail.elt;
