@@ -1,5 +1,6 @@
 // Live domain search. The box is a plain GET form; htmx (attributes in the template) makes it answer as the
-// customer types. This file only smooths the edges, and the page works without it.
+// customer types, and this file draws the typed name's rows on each key before that answer. The page works
+// without it.
 (function () {
   "use strict";
 
@@ -98,6 +99,90 @@
     document.addEventListener(name, aiFailed);
   });
 
+  // Results on each key. The typed name is drawn at once across the store's extensions from the price list the
+  // page carries (_search_area.html): prices are known, availability says "checking…". The box's own request,
+  // sent after a short pause (hx-trigger), brings availability and MetaSearch's ranking and replaces these rows.
+  var priceList = null;
+  function prices() {
+    if (priceList === null) {
+      var data = document.getElementById("search-price-list");
+      try {
+        priceList = data ? JSON.parse(data.textContent) : [];
+      } catch (err) {
+        priceList = [];
+      }
+    }
+    return priceList;
+  }
+  // A name (and what is typed of an extension) as the store searches it; anything else (an address, an accented
+  // or mistyped name) waits for the answer, which says what was searched.
+  var DRAWABLE = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.([a-z0-9-]*))?$/;
+  var box = document.querySelector("form[data-live-search] input[name=q]");
+  var shownTerm = box ? term(box) : null; // the term whose rows the results area shows, drawn or answered
+
+  function drawTyped(input) {
+    var typed = term(input);
+    if (typed === shownTerm) return;
+    var match = DRAWABLE.exec(typed);
+    var area = document.getElementById("search-results");
+    var block = document.getElementById("search-instant");
+    var rowModel = document.getElementById("search-instant-row");
+    var list = prices();
+    if (!match || !list.length || !area || !block || !rowModel) return;
+    var label = match[1];
+    var typedTld = match[2] || "";
+    var exact = list.filter(function (entry) { return entry.tld === typedTld; });
+    var ordered = exact.concat(list.filter(function (entry) { return entry.tld !== typedTld; }));
+    var drawn = block.content.cloneNode(true);
+    drawn.querySelector("[data-instant-term]").textContent = exact.length ? typed : label;
+    var rows = drawn.querySelector("[data-instant-rows]");
+    ordered.forEach(function (entry) {
+      var row = rowModel.content.firstElementChild.cloneNode(true);
+      row.classList.add("result-row");
+      row.querySelector(".result-domain").textContent = label + "." + entry.tld;
+      row.querySelector(".price").textContent = entry.price;
+      if (entry.free) row.querySelector(".badge-free").hidden = false;
+      if (exact.length && entry.tld === typedTld) row.classList.add("result-row-mine");
+      rows.appendChild(row);
+    });
+    // Replacing the area also drops a previous answer's AI placeholder: its late answer is not swapped in.
+    area.replaceChildren(drawn);
+    shownTerm = typed;
+  }
+  document.addEventListener("input", function (event) {
+    if (isSearchBox(event.target)) drawTyped(event.target);
+  });
+
+  // A late answer never overwrites a newer one: an answer is shown only while the box still holds its term
+  // (hx-sync aborts most older requests, but one may already be answering as the next key is drawn).
+  var requestTerms = new WeakMap();
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (isSearchBox(event.detail.elt)) requestTerms.set(event.detail.xhr, term(event.detail.elt));
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (!isSearchBox(elt) || !requestTerms.has(event.detail.xhr)) return;
+    if (requestTerms.get(event.detail.xhr) !== term(elt)) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var elt = event.detail.elt;
+    if (isSearchBox(elt) && requestTerms.has(event.detail.xhr)) shownTerm = requestTerms.get(event.detail.xhr);
+  });
+
+  // Said once, when an answer has settled, not on every key: how many domains and how many can be bought (the
+  // answer carries the sentence), or the notice shown instead. The AI block has its own status line.
+  var announced = new WeakSet();
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var xhr = event.detail.xhr;
+    if (!isSearchBox(event.detail.elt) || announced.has(xhr)) return;
+    announced.add(xhr);
+    var live = document.getElementById("search-announce");
+    var area = document.getElementById("search-results");
+    if (!live || !area) return;
+    var source = area.querySelector("[data-search-announce]") || area.querySelector(".search-notice");
+    live.textContent = source ? source.textContent.replace(/\s+/g, " ").trim() : "";
+  });
+
   // Back and forward restore the results htmx saved for that address, but its snapshot of the box holds what
   // was being typed when it was taken. The address says which search the results belong to: show that.
   document.addEventListener("htmx:historyRestore", function () {
@@ -107,5 +192,6 @@
     });
     pending = null;
     typingEntry = false;
+    shownTerm = q.trim().toLowerCase();
   });
 })();
