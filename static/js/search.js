@@ -155,18 +155,25 @@
 
   // A late answer never overwrites a newer one: an answer is shown only while the box still holds its term
   // (hx-sync aborts most older requests, but one may already be answering as the next key is drawn).
+  // The swap events are the target's (their detail.elt is the results area): the box is the request's element.
+  function requester(event) {
+    var config = event.detail.requestConfig;
+    return config ? config.elt : event.detail.elt;
+  }
   var requestTerms = new WeakMap();
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (isSearchBox(event.detail.elt)) requestTerms.set(event.detail.xhr, term(event.detail.elt));
+    var elt = requester(event);
+    if (isSearchBox(elt)) requestTerms.set(event.detail.xhr, term(elt));
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
-    var elt = event.detail.elt;
+    var elt = requester(event);
     if (!isSearchBox(elt) || !requestTerms.has(event.detail.xhr)) return;
     if (requestTerms.get(event.detail.xhr) !== term(elt)) event.detail.shouldSwap = false;
   });
   document.addEventListener("htmx:afterSwap", function (event) {
-    var elt = event.detail.elt;
-    if (isSearchBox(elt) && requestTerms.has(event.detail.xhr)) shownTerm = requestTerms.get(event.detail.xhr);
+    if (isSearchBox(requester(event)) && requestTerms.has(event.detail.xhr)) {
+      shownTerm = requestTerms.get(event.detail.xhr);
+    }
   });
 
   // Said once, when an answer has settled, not on every key: how many domains and how many can be bought (the
@@ -174,7 +181,7 @@
   var announced = new WeakSet();
   document.addEventListener("htmx:afterSettle", function (event) {
     var xhr = event.detail.xhr;
-    if (!isSearchBox(event.detail.elt) || announced.has(xhr)) return;
+    if (!isSearchBox(requester(event)) || announced.has(xhr)) return;
     announced.add(xhr);
     var live = document.getElementById("search-announce");
     var area = document.getElementById("search-results");
