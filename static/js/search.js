@@ -24,6 +24,8 @@
     // customer who presses Enter and clears the box at once would otherwise lose the entry for the search seen.
     var shown = new URLSearchParams(window.location.search).get("q");
     if (shown !== null && shown.trim().toLowerCase() === term(input)) typingEntry = false;
+    if (pauseTimer !== null) window.clearTimeout(pauseTimer); // this search is sent now, not after the pause
+    pauseTimer = null;
     submitting = true;
     window.htmx.trigger(input, "search");
     submitting = false;
@@ -149,8 +151,28 @@
     area.replaceChildren(drawn);
     shownTerm = typed;
   }
+  // The request that asks the provider waits for a pause in the typing (the box's hx-trigger is this
+  // "search-pause"): a little longer than a key at a brisk 120 ms, so a word typed in one go costs one search, and
+  // its AI ideas a second. A customer who goes on typing soon after a search was sent paused mid-word: the rest of
+  // that word waits for a longer pause, so a slow key or two cost one more search at most (at most 3 provider calls
+  // per word, the AI ideas included). A pause of a second or more starts the next word at the short wait again.
+  var SHORT_PAUSE = 150;
+  var LONG_PAUSE = 300;
+  var NEXT_WORD = 1000; // after a search was sent, typing resumed later than this is a new word
+  var pauseTimer = null;
+  var sentAt = -Infinity; // when the last pause sent a search
   document.addEventListener("input", function (event) {
-    if (isSearchBox(event.target)) drawTyped(event.target);
+    var input = event.target;
+    if (!isSearchBox(input)) return;
+    drawTyped(input);
+    var now = Date.now();
+    var wait = now - sentAt < NEXT_WORD ? LONG_PAUSE : SHORT_PAUSE;
+    if (pauseTimer !== null) window.clearTimeout(pauseTimer);
+    pauseTimer = window.setTimeout(function () {
+      pauseTimer = null;
+      sentAt = Date.now();
+      if (window.htmx) window.htmx.trigger(input, "search-pause");
+    }, wait);
   });
 
   // A late answer never overwrites a newer one: an answer is shown only while the box still holds its term
@@ -177,7 +199,8 @@
   });
 
   // Said once, when an answer has settled, not on every key: how many domains and how many can be bought (the
-  // answer carries the sentence), or the notice shown instead. The AI block has its own status line.
+  // answer carries the sentence). A notice shown instead speaks for itself (its own role, alert or status), and
+  // the AI block has its own status line.
   var announced = new WeakSet();
   document.addEventListener("htmx:afterSettle", function (event) {
     var xhr = event.detail.xhr;
@@ -186,7 +209,7 @@
     var live = document.getElementById("search-announce");
     var area = document.getElementById("search-results");
     if (!live || !area) return;
-    var source = area.querySelector("[data-search-announce]") || area.querySelector(".search-notice");
+    var source = area.querySelector("[data-search-announce]");
     live.textContent = source ? source.textContent.replace(/\s+/g, " ").trim() : "";
   });
 

@@ -47,8 +47,9 @@ def test_it_shows_the_search_box_on_the_home_page(client):
     assert '<form class="search-form" action="/search/" method="get"' in html
     assert '<label for="q"' in html
     assert 'hx-get="/search/"' in html
-    # Only the provider-backed request waits for a pause; search.js draws the typed name's rows on each key.
-    assert 'hx-trigger="input delay:150ms, search"' in html
+    # Only the provider-backed request waits for a pause (search.js's search-pause); search.js draws the typed
+    # name's rows on each key.
+    assert 'hx-trigger="search-pause, search"' in html
     # Typing replaces the address; search.js pushes it on submit (tests/browser/test_journey_search_typed.py).
     assert 'hx-replace-url="true"' in html
     assert "hx-push-url" not in html.split('id="q"', 1)[1].split(">", 1)[0]
