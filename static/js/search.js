@@ -103,7 +103,7 @@
 
   // Results on each key. The typed name is drawn at once across the store's extensions from the price list the
   // page carries (_search_area.html): prices are known, availability says "checking…". The box's own request,
-  // sent after a short pause (hx-trigger), brings availability and MetaSearch's ranking and replaces these rows.
+  // sent after a short pause (search-pause below), brings availability and MetaSearch's ranking and replaces them.
   var priceList = null;
   function prices() {
     if (priceList === null) {
@@ -153,24 +153,27 @@
   }
   // The request that asks the provider waits for a pause in the typing (the box's hx-trigger is this
   // "search-pause"): a little longer than a key at a brisk 120 ms, so a word typed in one go costs one search, and
-  // its AI ideas a second. A customer who goes on typing soon after a search was sent paused mid-word: the rest of
-  // that word waits for a longer pause, so a slow key or two cost one more search at most (at most 3 provider calls
-  // per word, the AI ideas included). A pause of a second or more starts the next word at the short wait again.
+  // its AI ideas a second. A customer who goes on typing soon after a search was sent paused mid-word: each
+  // search sent within a word doubles the pause the rest of it waits for (150, 300, 600 ms…), so slow keys cost
+  // one more search, rarely two (at most 3 provider calls per word, the AI ideas included, in the benchmark's runs
+  // on a loaded machine). Typing resumed a second or more after a search was sent starts a new word.
   var SHORT_PAUSE = 150;
-  var LONG_PAUSE = 300;
-  var NEXT_WORD = 1000; // after a search was sent, typing resumed later than this is a new word
+  var LONGEST_PAUSE = 1200;
+  var NEXT_WORD = 1000;
   var pauseTimer = null;
   var sentAt = -Infinity; // when the last pause sent a search
+  var sentInWord = 0; // searches the pauses sent for the word being typed
   document.addEventListener("input", function (event) {
     var input = event.target;
     if (!isSearchBox(input)) return;
     drawTyped(input);
-    var now = Date.now();
-    var wait = now - sentAt < NEXT_WORD ? LONG_PAUSE : SHORT_PAUSE;
+    if (Date.now() - sentAt >= NEXT_WORD) sentInWord = 0;
+    var wait = Math.min(SHORT_PAUSE * Math.pow(2, sentInWord), LONGEST_PAUSE);
     if (pauseTimer !== null) window.clearTimeout(pauseTimer);
     pauseTimer = window.setTimeout(function () {
       pauseTimer = null;
       sentAt = Date.now();
+      sentInWord += 1;
       if (window.htmx) window.htmx.trigger(input, "search-pause");
     }, wait);
   });
