@@ -366,6 +366,19 @@ class Listing:
     title: str | Promise = MORE_DOMAINS
 
     @property
+    def rows(self) -> tuple[Row, ...]:
+        return ((self.hero,) if self.hero else ()) + self.shown + self.more
+
+    @property
+    def total(self) -> int:
+        """The rows of this answer, for the one sentence a screen reader hears once it has settled."""
+        return len(self.rows)
+
+    @property
+    def available(self) -> int:
+        return sum(1 for row in self.rows if row.status == "available")
+
+    @property
     def hero_html(self) -> SafeString:
         return rows_html((self.hero,) if self.hero else ())
 

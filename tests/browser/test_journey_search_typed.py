@@ -104,6 +104,37 @@ def test_a_slow_search_shows_a_loading_state_in_the_results_area(page: Page, slo
     expect(loading).to_be_hidden()
 
 
+def test_typing_shows_the_typed_name_priced_on_each_key_before_the_provider_answers(page: Page, slow_search):
+    # MetaSearch holds this word's answer until released: a provider slower than any wait, so what shows before
+    # it can only come from the page itself.
+    word, release = slow_search
+    page.goto("/")
+    check_accessibility(page, where="(home)")
+    search_box(page).press_sequentially(word, delay=120)
+
+    typed = page.locator(".result-row", has=page.locator(".result-domain", has_text=re.compile(rf"^{word}\.com$")))
+    expect(typed).to_contain_text("checking…")
+    expect(typed.locator(".price")).to_have_text(re.compile(r"^\$\d+\.\d\d first year, then \$\d+\.\d\d/yr$"))
+    drawn_price = typed.locator(".price").inner_text()
+    expect(page.locator(".search-typed-summary")).to_have_text(f"Checking {word}…")
+    expect(page.locator(".result-row")).to_have_count(10)  # each extension the store sells, priced
+    expect(typed.get_by_role("button")).to_have_count(0)  # nothing to add before it is known to be free
+    check_accessibility(page, where="(typed, before the answer)")
+
+    release.set()
+    expect(summary(page)).to_have_text(f"Results for {word}")
+    expect(page.locator(".typed-row-checking")).to_have_count(0)
+    expect(page.get_by_role("button", name=f"Add {word}.com to cart")).to_be_visible()
+    expect(typed.locator(".price")).to_have_text(drawn_price)  # the price drawn was the price
+    # Said once the answer has settled, from the answer: the number of its rows and of those that can be bought.
+    rows = page.locator("#search-results .search-block:not(.search-ai) .result-row")
+    # Counted whether shown or folded under "Show N more" (a role query sees only the shown ones).
+    buttons = rows.locator("button[name=domain_name]")
+    expect(page.locator("#search-announce")).to_have_text(re.compile(r"^\d+ domains found, \d+ available to buy\.$"))
+    announced = page.locator("#search-announce").inner_text()
+    assert announced == f"{rows.count()} domains found, {buttons.count()} available to buy.", announced
+
+
 @pytest.fixture
 def held_search(monkeypatch) -> Iterator[tuple[threading.Event, threading.Event]]:
     """Once armed, the next search's answer is held back until released, as over a slow connection."""
@@ -129,7 +160,7 @@ def test_typing_replaces_the_address_and_a_submitted_search_stays_in_history(pag
     start = page.evaluate("() => history.length")
     box = search_box(page)
 
-    # Pauses longer than the box's 300 ms wait: a search per pause, but one history entry for the lot.
+    # Pauses longer than the box's 150 ms wait: a search per pause, but one history entry for the lot.
     box.press_sequentially(first, delay=400)
     expect(summary(page)).to_have_text(f"Results for {first}")
     expect(page).to_have_url(re.compile(rf"/search/\?q={first}$"))

@@ -47,13 +47,19 @@ def test_it_shows_the_search_box_on_the_home_page(client):
     assert '<form class="search-form" action="/search/" method="get"' in html
     assert '<label for="q"' in html
     assert 'hx-get="/search/"' in html
-    assert 'hx-trigger="input changed delay:300ms, search"' in html
+    # Only the provider-backed request waits for a pause (search.js's search-pause); search.js draws the typed
+    # name's rows on each key.
+    assert 'hx-trigger="search-pause, search"' in html
     # Typing replaces the address; search.js pushes it on submit (tests/browser/test_journey_search_typed.py).
     assert 'hx-replace-url="true"' in html
     assert "hx-push-url" not in html.split('id="q"', 1)[1].split(">", 1)[0]
     assert 'hx-sync="this:replace"' in html
     assert 'hx-target="#search-results"' in html
-    assert '<div id="search-results" class="search-results" aria-live="polite">' in html
+    # The results change on every key: not a live region. One polite region says the settled answer once.
+    assert '<div id="search-results" class="search-results">' in html
+    assert (
+        '<p id="search-announce" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">' in html
+    )
     # A visible loading state in the results area while a search is in flight.
     assert 'hx-indicator="closest form, #search-loading"' in html
     assert '<div id="search-loading" class="search-loading" role="status">' in html
