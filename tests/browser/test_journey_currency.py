@@ -72,6 +72,7 @@ def test_a_customer_in_germany_buys_and_is_receipted_in_euros(page: Page, stripe
     shot(page, "cart-eur")
 
     page.goto("/checkout/")
+    check_accessibility(page)
     accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
     expect(page.get_by_role("heading", name=re.compile(r"^Pay \d+\.99 EUR$"))).to_be_visible()

@@ -38,6 +38,7 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     search_page(page, name)
     add_to_cart(page, name)
     page.goto("/checkout/")
+    check_accessibility(page)
     accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
 

@@ -38,6 +38,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     search_page(page, name)
     add_to_cart(page, name)
     page.goto("/checkout/")
+    check_accessibility(page)
     accept_terms(page)
     page.get_by_role("button", name=re.compile(r"^Buy now")).click()
     page.get_by_label("Card number").fill("4242 4242 4242 4242")

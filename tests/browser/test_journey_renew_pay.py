@@ -91,7 +91,12 @@ def test_the_customer_pays_for_a_renewal_turns_auto_renew_on_and_removes_the_car
     expect(card).to_contain_text("Visa •••• 4242")
     check_accessibility(page, where="(account)")
     screenshot("renew-pay-account")
-    card.get_by_role("button", name="Remove this card").click()
+    # Removing the card asks first (issue 39): the confirmation page says what auto-renew loses.
+    card.get_by_role("link", name="Remove this card").click()
+    expect(page.get_by_role("heading", name="Remove your saved card?")).to_be_visible()
+    expect(page.get_by_text("Visa •••• 4242")).to_be_visible()
+    check_accessibility(page, where="(remove the card?)")
+    page.get_by_role("button", name="Yes, remove this card").click()
     expect(page.get_by_role("status").get_by_text(re.compile("^Your saved card was removed"))).to_be_visible()
     expect(page.get_by_role("region", name="Saved card")).to_contain_text("No card is saved")
     check_accessibility(page, where="(card removed)")
