@@ -1,5 +1,6 @@
-"""allauth's signals: the provider customer is created when the customer's address is confirmed; password, email and two-factor changes are written to the activity
-log; acting as a customer (django-hijack) is logged at both ends; background tasks act as the system."""
+"""allauth's signals: the provider customer is created when the customer's address is confirmed; password, email and
+two-factor changes are written to the activity log; acting as a customer (django-hijack) is logged at both ends;
+background tasks act as the system."""
 
 from __future__ import annotations
 
