@@ -289,9 +289,13 @@ class DisputeAdmin(admin.ModelAdmin):
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(admin.ModelAdmin):
+class LedgerEntryAdmin(LargeListAdmin):
     """The books: every money movement, written by the payment steps themselves; read-only. The revenue report sums
-    them (a link above the list)."""
+    them (a link above the list).
+
+    A large list: a search looks in one indexed place, chosen by what was typed: an email address the start of the
+    customer's address, a payment service's id (`ch_…`, `re_…:reversed`, `write-off:…`; a domain name never holds
+    `_` or `:`) the entry's source id, anything else the start of the line's domain name."""
 
     list_display = [
         "occurred_at",
@@ -305,11 +309,18 @@ class LedgerEntryAdmin(admin.ModelAdmin):
         "payment_link",
     ]
     list_filter = ["kind", "cause", "currency", "tld"]
-    search_fields = ["=source_id", "payment__customer__user__email", "line__reference"]
+    search_fields = ["^line__reference"]
+    search_by_email = ("^payment__customer__user__email",)
     date_hierarchy = "occurred_at"
     list_select_related = ["payment"]
     readonly_fields = [f.name for f in LedgerEntry._meta.concrete_fields]
     change_list_template = "admin/billing/ledgerentry/change_list.html"
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> tuple[QuerySet, bool]:
+        term = search_term.strip()
+        if "@" not in term and ("_" in term or ":" in term):
+            return queryset.filter(source_id=term), False
+        return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="amount", ordering="amount")
     def signed_amount(self, entry: LedgerEntry) -> str:

@@ -183,3 +183,32 @@ def test_figures_per_month_tld_and_cause(paid):
     ]
     with pytest.raises(ValueError):
         ledger_figures(group_by=("customer",))
+
+
+def _ledger_search(client, term: str) -> tuple[str, list[str]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/admin/billing/ledgerentry/", {"q": term}).content.decode()
+    return html, [query["sql"] for query in queries]
+
+
+def test_the_ledger_is_searched_by_email_source_id_or_domain_each_on_one_indexed_column(paid, admin_client):
+    payment = paid()
+    other = paid(lines=SALE[:1])
+    email = payment.customer.user.email
+    charge = LedgerEntry.objects.filter(payment=other).values_list("source_id", flat=True).first()
+    # An address: the start of the customer's email, nothing else looked in.
+    html, sql = _ledger_search(admin_client, email.upper())
+    assert html.count(f'billing/payment/{payment.pk}/change/"') == 3
+    assert all("LIKE '%" not in query for query in sql)
+    # A payment service's id: the entries it booked, compared whole.
+    html, sql = _ledger_search(admin_client, charge)
+    assert f'billing/payment/{other.pk}/change/"' in html
+    assert f'billing/payment/{payment.pk}/change/"' not in html
+    assert not any("LIKE" in query for query in sql if "billing_ledgerentry" in query)
+    # Anything else: the start of the line's domain name.
+    html, sql = _ledger_search(admin_client, "two.")
+    assert f'billing/payment/{payment.pk}/change/"' in html and f'billing/payment/{other.pk}/change/"' not in html
+    assert all("LIKE '%" not in query for query in sql)
