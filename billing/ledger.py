@@ -4,6 +4,11 @@ Writing (billing's own services, inside the transaction of the state change each
 `ledger_refund_book`, `ledger_refund_reverse`, `ledger_dispute_book`, `ledger_write_off_book`. Each is idempotent
 per payment-service object: booking the same charge, refund or dispute again returns the rows already booked.
 
+Kept totals: every booking adds its entries to `LedgerMonthTotal` (per month, currency, rate, TLD and cause) in
+its own transaction; `ledger_month_figures` reads them as `ledger_figures` reads the entries, so the revenue report and
+the dashboard read a few rows per month whatever the size of the ledger. `ledger_month_totals_differences` compares
+the two, `ledger_month_totals_rebuild` writes the totals again from the entries.
+
 Reading (for the revenue report, the tax report and the staff dashboard): `ledger_figures(start=, end=,
 group_by=)` sums the entries into `LedgerFigures` (captured, refunded, lost to disputes, written off, cost, and
 the net and margin they make) per currency and per any of month, TLD and cause. Reports read nothing else: the
@@ -16,18 +21,21 @@ order, each up to what it still holds, so each line's entries add up to what the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
+import zoneinfo
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import TruncMonth
 
 from accounts.activity import activity_record
-from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
+from billing.models import LedgerEntry, LedgerMonthTotal, Payment, PaymentLine, SaleCause
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +117,7 @@ def _book(
     try:
         with transaction.atomic():
             LedgerEntry.objects.bulk_create(entries)
+            ledger_month_totals_add(entries, rate=payment.rate)
             _log(payment, kind, source_id, entries)
     except IntegrityError:
         logger.info("ledger: %s %s of payment %s was booked already", kind, source_id, payment.pk)
@@ -337,4 +346,134 @@ def ledger_figures(
             rate=row.get("payment__rate"),
         )
         for row in rows
+    ]
+
+
+# --- Kept totals per month ----------------------------------------------------------------------------------------
+
+_TOTALS = (
+    "captured",
+    "refunded",
+    "disputed",
+    "written_off",
+    "cost",
+    "unknown_cost",
+    "entries",
+    "tax_captured",
+    "tax_refunded",
+    "tax_disputed",
+)
+_TotalKey = tuple[dt.date, str, Decimal, str, str]
+
+
+def ledger_month_of(moment: dt.datetime) -> dt.date:
+    """The first day of the calendar month `moment` is in, in the site's time zone (as the report cuts months)."""
+    return moment.astimezone(zoneinfo.ZoneInfo(settings.TIME_ZONE)).date().replace(day=1)
+
+
+def _month_sums(entries: Iterable[LedgerEntry], rate: Decimal | None) -> dict[_TotalKey, dict[str, Decimal | int]]:
+    sums: dict[_TotalKey, dict[str, Decimal | int]] = {}
+    for entry in entries:
+        key = (ledger_month_of(entry.occurred_at), entry.currency, rate or ZERO, entry.tld, entry.cause)
+        total = sums.setdefault(key, dict.fromkeys(_TOTALS, ZERO) | {"unknown_cost": 0, "entries": 0})
+        kind = Kind(entry.kind)
+        column = {Kind.CAPTURE: "captured", Kind.REFUND: "refunded"}.get(kind, "disputed")
+        if kind != Kind.WRITE_OFF:
+            total[column] += entry.amount
+            total[f"tax_{column}"] += entry.tax
+        total["written_off"] += entry.written_off
+        total["cost"] += entry.cost or ZERO
+        total["unknown_cost"] += int(kind in (Kind.CAPTURE, Kind.WRITE_OFF) and entry.cost is None)
+        total["entries"] += 1
+    return sums
+
+
+def ledger_month_totals_add(entries: Sequence[LedgerEntry], *, rate: Decimal | None) -> None:
+    """Add entries just booked (of one payment, whose `rate` they convert at) to the kept totals. Called inside the
+    transaction that writes them: a row is created once (a concurrent first booking of the month waits on the unique
+    key) and added to with one UPDATE of its own values, so concurrent bookings never lose a sum."""
+    for (month, currency, kept_rate, tld, cause), sums in _month_sums(entries, rate).items():
+        row, _ = LedgerMonthTotal.objects.get_or_create(
+            month=month, currency=currency, rate=kept_rate, tld=tld, cause=cause
+        )
+        LedgerMonthTotal.objects.filter(pk=row.pk).update(**{name: F(name) + value for name, value in sums.items()})
+
+
+@transaction.atomic
+def ledger_month_totals_rebuild() -> int:
+    """Write the kept totals again from the entries (after TIME_ZONE changed, or to repair them); the rows written."""
+    LedgerMonthTotal.objects.all().delete()
+    sums: dict[_TotalKey, dict[str, Decimal | int]] = {}
+    entries = LedgerEntry.objects.select_related("payment").order_by("payment_id", "pk")
+    for entry in entries.iterator(chunk_size=2000):
+        for key, part in _month_sums([entry], entry.payment.rate).items():
+            total = sums.setdefault(key, dict.fromkeys(_TOTALS, ZERO) | {"unknown_cost": 0, "entries": 0})
+            for name, value in part.items():
+                total[name] += value
+    rows = [
+        LedgerMonthTotal(month=month, currency=currency, rate=rate, tld=tld, cause=cause, **values)
+        for (month, currency, rate, tld, cause), values in sums.items()
+    ]
+    LedgerMonthTotal.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)
+
+
+def ledger_month_figures(
+    *, start: dt.date | None = None, end: dt.date | None = None, group_by: Sequence[str] = ("month",), per_rate=False
+) -> list[LedgerFigures]:
+    """What `ledger_figures` returns for the months [start, end) (first days; None: unbounded), read from the kept
+    totals: a few rows per month whatever the number of entries."""
+    unknown = set(group_by) - set(GROUPINGS)
+    if unknown:
+        raise ValueError(f"cannot group the ledger by {sorted(unknown)}")
+    totals = LedgerMonthTotal.objects.all()
+    if start is not None:
+        totals = totals.filter(month__gte=start)
+    if end is not None:
+        totals = totals.filter(month__lt=end)
+    keys = ["currency", *(["rate"] if per_rate else []), *group_by]
+    rows = (
+        totals.values(*keys)
+        .annotate(**{f"{name}_sum": Sum(name) for name in _TOTALS})
+        .filter(entries_sum__gt=0)
+        .order_by(*[f"-{key}" if key == "month" else key for key in keys])
+    )
+    return [
+        LedgerFigures(
+            currency=row["currency"],
+            month=row.get("month"),
+            tld=row.get("tld"),
+            cause=row.get("cause"),
+            captured=_cents(row["captured_sum"]),
+            refunded=ZERO - _cents(row["refunded_sum"]),
+            disputed=ZERO - _cents(row["disputed_sum"]),
+            written_off=_cents(row["written_off_sum"]),
+            cost=_cents(row["cost_sum"]),
+            unknown_cost=row["unknown_cost_sum"],
+            entries=row["entries_sum"],
+            tax_captured=_cents(row["tax_captured_sum"]),
+            tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
+            tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
+            rate=(row["rate"] or None) if per_rate else None,
+        )
+        for row in rows
+    ]
+
+
+def ledger_month_totals_differences() -> list[tuple[LedgerFigures | None, LedgerFigures | None]]:
+    """The (kept, from the entries) pairs that disagree, per month, currency, rate, TLD and cause: empty when the
+    kept totals equal the rows."""
+    group = ("month", "tld", "cause")
+
+    def key(figure: LedgerFigures) -> tuple[object, ...]:
+        return (figure.month, figure.currency, figure.rate or ZERO, figure.tld, figure.cause)
+
+    kept = {key(f): f for f in ledger_month_figures(group_by=group, per_rate=True)}
+    counted = {
+        key(f): dataclasses.replace(f, rate=f.rate or None) for f in ledger_figures(group_by=group, per_rate=True)
+    }
+    return [
+        (kept.get(k), counted.get(k))
+        for k in sorted(set(kept) | set(counted), key=str)
+        if kept.get(k) != counted.get(k)
     ]

@@ -287,6 +287,39 @@ class LedgerEntry(models.Model):
         return f"{self.get_kind_display()} {self.amount} {self.currency} ({self.source_id})"
 
 
+class LedgerMonthTotal(models.Model):
+    """The ledger's sums kept per calendar month (in TIME_ZONE), currency, payment rate, TLD and cause, added to in the
+    same transaction as the entries they sum (billing.ledger): the revenue report and the dashboard read these few
+    rows, never the whole ledger. Signed as the entries are (a refund's sum is negative). `rate` 0: not known.
+    `manage.py ledger_month_totals --rebuild` writes them again from the entries (after TIME_ZONE changes)."""
+
+    month = models.DateField()  # its first day
+    currency = models.CharField(max_length=3)
+    rate = models.DecimalField(max_digits=18, decimal_places=6, default=Decimal(0))
+    tld = models.CharField(max_length=63, blank=True)
+    cause = models.CharField(max_length=16, choices=SaleCause.choices)
+    captured = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    refunded = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    disputed = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    written_off = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    unknown_cost = models.PositiveIntegerField(default=0)
+    entries = models.PositiveIntegerField(default=0)
+    tax_captured = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    tax_refunded = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    tax_disputed = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["month", "currency", "rate", "tld", "cause"], name="one_ledger_total_per_month_and_group"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.month:%Y-%m} {self.currency} {self.tld} {self.cause}"
+
+
 class Dispute(models.Model):
     """A cardholder's dispute of a captured payment (a chargeback, or an inquiry that moves no money unless lost), as
     Stripe last reported it. Its money movements are ledger entries; while it is open the payment and its domains are

@@ -1,7 +1,7 @@
 """The revenue report (tax is kept apart: `net` is what the payment service holds, `revenue` that less its tax):
-revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of
-sale), and month by month, computed from the ledger only (billing.ledger). Shown in the admin (Payments → Revenue
-report) and printed by `manage.py revenue_report --month YYYY-MM [--csv]`."""
+revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of sale), and month by
+month, computed from the ledger only (billing.ledger, its totals kept per month). Shown in the admin (Payments →
+Revenue report) and printed by `manage.py revenue_report --month YYYY-MM [--csv]`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from billing.ledger import LedgerFigures, ledger_figures
+from billing.ledger import LedgerFigures, ledger_month_figures
 from billing.models import SaleCause
 from pricing.currencies import to_store_currency
 from pricing.money import Money
@@ -67,20 +67,23 @@ def month_bounds(month: dt.date) -> tuple[dt.datetime, dt.datetime]:
 
 
 def revenue_report(*, month: dt.date) -> RevenueReport:
-    start, end = month_bounds(month)
-    converted, unconverted = in_store_currency(ledger_figures(start=start, end=end, group_by=(), per_rate=True))
+    """Read from the ledger's kept totals per month (billing.ledger.ledger_month_figures): the month's few rows and
+    one row per month and currency, however many entries the ledger holds."""
+    first = month.replace(day=1)
+    end = month_bounds(first)[1].date()
+    converted, unconverted = in_store_currency(ledger_month_figures(start=first, end=end, group_by=(), per_rate=True))
     return RevenueReport(
-        month=month.replace(day=1),
-        totals=ledger_figures(start=start, end=end, group_by=()),
-        rows=ledger_figures(start=start, end=end, group_by=("tld", "cause")),
-        months=ledger_figures(group_by=("month",)),
+        month=first,
+        totals=ledger_month_figures(start=first, end=end, group_by=()),
+        rows=ledger_month_figures(start=first, end=end, group_by=("tld", "cause")),
+        months=ledger_month_figures(group_by=("month",)),
         converted=converted,
         unconverted=unconverted,
     )
 
 
 def in_store_currency(figures: list[LedgerFigures]) -> tuple[LedgerFigures | None, tuple[str, ...]]:
-    """Figures per currency and rate (`ledger_figures(per_rate=True)`) summed in the store's currency, each group
+    """Figures per currency and rate (`ledger_month_figures(per_rate=True)`) summed in the store's currency, each group
     converted at its payments' own rate (not today's); and the currencies left out for want of a rate."""
     store = settings.STORE_CURRENCY
     parts = [figure for figure in figures if figure.currency == store or figure.rate]

@@ -1,6 +1,7 @@
 """The staff dashboard at the admin's index: the business at a glance.
 
-- Revenue and margin by month, from the ledger only (billing.ledger.ledger_figures), the last 12 months.
+- Revenue and margin by month, from the ledger's kept month totals (billing.ledger.ledger_month_figures), the last 12
+  months.
 - Renewals due within 30, 60 and 90 days, with the revenue they would bring at today's prices (the price book: each
   domain's shortest renewal term).
 - What needs attention: every staff alert with its count (zeros too), and the failed auto-renewals not handled yet.
@@ -24,7 +25,7 @@ from django.db.models import Case, Count, IntegerField, QuerySet, Value, When
 from django.db.models.functions import Reverse, Right, StrIndex
 from django.utils import timezone
 
-from billing.ledger import LedgerFigures, ledger_figures
+from billing.ledger import LedgerFigures, ledger_month_figures
 from billing.report import in_store_currency
 from domains.alerts import Alert, staff_alerts_all
 from domains.models import Order, Registration
@@ -101,7 +102,7 @@ def _aware(day: dt.date) -> dt.datetime:
 def _months(now: dt.datetime) -> tuple[list[LedgerFigures], list[LedgerFigures]]:
     today = timezone.localdate(now)
     first = _month_start(today, MONTHS - 1)
-    figures = ledger_figures(start=_aware(first), group_by=("month",), per_rate=True)
+    figures = ledger_month_figures(start=first, group_by=("month",), per_rate=True)
     # Each month in the store's currency, every payment converted at its own rate (as the revenue report does): a
     # month paid in euros by a dollar store is in its bars, not a row of its own beside them.
     ours: dict[dt.date, LedgerFigures] = {}

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Activity
+from billing.ledger import ledger_month_totals_add
 from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
 from domains.dashboard import dashboard
 from domains.models import Order
@@ -51,11 +52,12 @@ def book(
     line = PaymentLine.objects.create(
         payment=payment, position=0, reference=f"x.{tld}", description="x", amount=Decimal("100"), tld=tld
     )
-    LedgerEntry.objects.create(
+    entry = LedgerEntry.objects.create(
         kind=kind, cause=SaleCause.REGISTRATION, amount=Decimal(amount), currency=currency, tld=tld, payment=payment,
         line=line, source_id=f"ch_{uuid.uuid4().hex}", occurred_at=timezone.now(),
         cost=Decimal(cost) if cost is not None else None, tax=Decimal(tax),
     )  # fmt: skip
+    ledger_month_totals_add([entry], rate=rate)  # as billing.ledger's booking does
 
 
 def renew_price(tld: str) -> Decimal:
