@@ -190,8 +190,8 @@ def dashboard(*, now: dt.datetime | None = None) -> Dashboard:
     months, others = _months(now)
     renewals = _renewals(now)
     by_tld = _registrations_by_tld(now)
-    alerts = staff_alerts_all(now=now)
     queues = queue_states(now=now)
+    alerts = staff_alerts_all(now=now, queues=queues)
     failed_total = next((alert.count for alert in alerts if alert.key == "auto_renew"), 0)
     failed = list(failed_auto_renewals()[:FAILED_SHOWN]) if failed_total else []
     revenue_chart = bar_chart(

@@ -333,7 +333,12 @@ class TaxRegistrationAdmin(admin.ModelAdmin):
     list_display = ("name", "tax_id", "country", "oss")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return not TaxRegistration.objects.exists()
+        # Asked twice on the admin's index (the app list and the sidebar): once per request is enough.
+        known = getattr(request, "tax_registration_exists", None)
+        if known is None:
+            known = TaxRegistration.objects.exists()
+            setattr(request, "tax_registration_exists", known)  # noqa: B010  # HttpRequest has no such field to type
+        return not known
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         if request.method == "GET":

@@ -232,3 +232,16 @@ def test_staff_are_alerted_when_no_worker_has_taken_a_task_for_five_minutes_whil
     WorkerBeat.objects.filter(pk="stuck").update(took_task_at=now - dt.timedelta(minutes=1))
     html = admin_client.get("/admin/").content.decode()
     assert "No worker has taken a task" not in html  # a worker is taking tasks: the queue is only busy
+
+
+def test_the_dashboard_runs_at_most_ten_queries_and_the_index_page_fourteen(admin_client, fake_priced):
+    _seed(5)
+    with CaptureQueriesContext(connection) as queries:
+        shown = dashboard()
+    # Its figures: the kept ledger totals, the renewals, the price book (2), registrations by TLD, every alert's count
+    # in one statement, the queues, the failed auto-renewals listed, the workers.
+    assert len(queries) <= 10, [query["sql"][:80] for query in queries]
+    assert shown.failed_auto_renewals_total == 5 and sum(alert.count for alert in shown.alerts) >= 5
+    # The page adds the session, the user, the two-factor check, the tax registration (once) and Django's recent
+    # actions.
+    assert _index_queries(admin_client) <= 14
