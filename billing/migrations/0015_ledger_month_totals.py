@@ -15,7 +15,7 @@ def totals_from_entries(apps, schema_editor):
     LedgerEntry = apps.get_model("billing", "LedgerEntry")
     LedgerMonthTotal = apps.get_model("billing", "LedgerMonthTotal")
     zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
-    sums = {}
+    sums: dict[tuple, dict] = {}
     for entry in LedgerEntry.objects.select_related("payment").order_by("pk").iterator(chunk_size=2000):
         month = entry.occurred_at.astimezone(zone).date().replace(day=1)
         key = (month, entry.currency, entry.payment.rate or ZERO, entry.tld, entry.cause)
