@@ -146,6 +146,7 @@ def _run(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_c
     _database_create(args.database_url, reseed=args.reseed)
     call_command("migrate", "--noinput", verbosity=0)
     call_command("createcachetable", verbosity=0)
+    call_command("collectstatic", "--noinput", verbosity=0)  # production settings serve from the manifest
     from accounts.models import Customer
 
     if not Customer.objects.exists():
