@@ -9,9 +9,9 @@ Usage (from the repository root, after `bin/setup dev`; PostgreSQL must answer):
     .venv/bin/python bench/scale.py [--database-url postgres://postgres@127.0.0.1:5432/storefront_hscale_bench]
         [--customers 10000] [--accounts 100000] [--domains 100000] [--payments 100000] [--zone 500] [--reseed]
 
-The database is created, migrated and seeded once (about two minutes); later runs reuse it unless --reseed. The
-sandbox provider runs in its own gunicorn (SQLite, temporary) holding what the pages and jobs ask the provider for:
-the customer who owns the 500-record zone and the customer with 5,000 domains. Pages are asked for in this
+The database is created, migrated and seeded once (four minutes on 2 busy cores); later runs reuse it unless
+--reseed. The sandbox provider runs in its own gunicorn (SQLite, temporary) holding what the pages and jobs ask the
+provider for: the customer who owns the 500-record zone and the customer with 5,000 domains. Pages are asked for in this
 process with Django's test client (production settings, DEBUG off, the whole middleware stack), each a few times:
 the figures are the median run. Query time is what PostgreSQL took for the page's statements (as Django measures
 them), the rest of the page's time is Python. Everything runs on loopback; the sandbox is stopped at the end.
