@@ -4,15 +4,19 @@ ledger as a fee entry (billing.ledger.ledger_fee_book), once per balance transac
 
 `payment_fee_later` is called inside the transaction that books the capture or refund, so the task is queued exactly
 when that is committed (the database task queue); a duplicated webhook or a retried task reads the same balance
-transaction again and books nothing new. Until the fee is read, the promotions' cost guard uses the expected fee
-(pricing.fees, PAYMENT_FEE_PERCENT and PAYMENT_FEE_FIXED)."""
+transaction again and books nothing new. A fee the task could not read (Stripe away for longer than its retries) is
+asked again by the daily `payment-fees` job (`payment_fees_missing_book`). Until the fee is read, the promotions'
+cost guard uses the expected fee (pricing.fees, PAYMENT_FEE_PERCENT and PAYMENT_FEE_FIXED)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from decimal import Decimal
 from typing import Any
 
+from django.db.models import Count, F, Q
+from django.utils import timezone
 from django_tasks import task
 
 from billing import stripe_client
@@ -39,6 +43,45 @@ def book_payment_fee(*, payment_id: int, source_id: str, attempt: int = 1) -> in
     except PaymentUnavailable:
         retry_later(book_payment_fee, attempt=attempt, kwargs={"payment_id": payment_id, "source_id": source_id})
         raise
+
+
+# How far back the daily job looks for movements without their fee: well past any outage the retries outlast.
+MISSING_FEE_DAYS = 35
+
+
+@task(queue_name=DEFAULT)
+def book_missing_payment_fees() -> int:
+    """Ask again for the fees of recent captures and refunds that have none booked. How many were asked for."""
+    return payment_fees_missing_book()
+
+
+def payment_fees_missing_book(*, now: dt.datetime | None = None) -> int:
+    """Enqueue the fee of each capture and refund of the last MISSING_FEE_DAYS whose payment has fewer fee entries
+    than charges and refunds (each has a balance transaction; booking again is a no-op). How many were enqueued."""
+    since = (now or timezone.now()) - dt.timedelta(days=MISSING_FEE_DAYS)
+    movements = (LedgerEntry.Kind.CAPTURE, LedgerEntry.Kind.REFUND)
+    short = (
+        # Recent ones as a subquery: a filter on the entries themselves would narrow the counts below to them.
+        Payment.objects.filter(
+            pk__in=LedgerEntry.objects.filter(kind__in=movements, occurred_at__gte=since).values("payment_id")
+        )
+        .annotate(
+            sources=Count(
+                "ledger_entries__source_id",
+                filter=Q(ledger_entries__kind__in=movements) & ~Q(ledger_entries__source_id__endswith=":reversed"),
+                distinct=True,
+            ),
+            fees=Count("ledger_entries", filter=Q(ledger_entries__kind=LedgerEntry.Kind.FEE), distinct=True),
+        )
+        .filter(fees__lt=F("sources"))
+    )
+    asked = 0
+    for payment in short:
+        sources = payment.ledger_entries.filter(kind__in=movements).exclude(source_id__endswith=":reversed")
+        for source_id in sources.values_list("source_id", flat=True).distinct():
+            payment_fee_later(payment=payment, source_id=source_id)
+            asked += 1
+    return asked
 
 
 def payment_fee_book(*, payment: Payment, source_id: str) -> list[LedgerEntry]:

@@ -13,10 +13,16 @@ from django_tasks import TaskResultStatus
 
 from billing import stripe_client
 from billing.models import LedgerEntry, Payment, SaleCause
-from billing.payment_fees import book_payment_fee, payment_fee_book
+from billing.payment_fees import (
+    book_missing_payment_fees,
+    book_payment_fee,
+    payment_fee_book,
+    payment_fees_missing_book,
+)
 from billing.refunds import refund_line
 from billing.report import revenue_report, revenue_report_csv, revenue_report_text
 from billing.tasks import reconcile_payments
+from storefront.scheduler import jobs
 from tests.billing.conftest import deliver
 from tests.billing.test_month_in_the_sandbox import sale
 
@@ -117,3 +123,15 @@ def test_the_fee_waits_while_stripe_is_away_and_is_booked_when_tried_again(paid,
     assert list(ledger_fees(payment).values()) == [Decimal("1.61")]  # 2.9 % of 45.00 is 1.305: 1.31, plus 0.30
     net_margin = revenue_report(month=payment.created_at.date()).totals[0].net_margin
     assert net_margin == Decimal("45.00") - Decimal("1.61") - Decimal("38.00")
+
+
+def test_the_daily_job_books_a_fee_its_task_never_did_and_leaves_the_others(paid, stripe_sandbox, monkeypatch):
+    with monkeypatch.context() as patched:  # the capture's task lost (its retries gave up while Stripe was away)
+        patched.setattr("billing.services.payment_fee_later", lambda **kwargs: None)
+        lost = paid([sale("omega.net", "30.00", cost="20.00")])
+    booked = paid([sale("sigma.org", "10.00", cost="7.00")])
+    assert (ledger_fees(lost), len(ledger_fees(booked))) == ({}, 1)
+    assert payment_fees_missing_book() == 1  # the one without its fee
+    assert ledger_fees(lost) == sandbox_fees(stripe_sandbox, lost)
+    assert payment_fees_missing_book() == 0
+    assert next(job for job in jobs() if job.name == "payment-fees").task is book_missing_payment_fees
