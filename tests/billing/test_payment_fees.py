@@ -83,6 +83,8 @@ def test_the_reports_net_margin_is_captured_less_refunded_fees_and_cost_to_the_c
     admin.force_login(staff)
     page = admin.get(f"/admin/billing/ledgerentry/report/?month={report.month:%Y-%m}").content.decode()
     assert "Fees" in page and "Net margin" in page and "1.40" in page and "-0.40" in page
+    fees = admin.get("/admin/billing/ledgerentry/?kind=fee").content.decode()
+    assert "Payment service&#x27;s fee" in fees and "1.40" in fees
     dashboard = admin.get("/admin/").content.decode()
     assert "Net margin" in dashboard and "-0.40" in dashboard
 
