@@ -301,6 +301,7 @@ class LedgerEntryAdmin(admin.ModelAdmin):
         "signed_amount",
         "written_off",
         "cost",
+        "fee",
         "payment_rate",
         "payment_link",
     ]

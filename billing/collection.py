@@ -32,6 +32,7 @@ from billing.emails import checkout_thread
 from billing.errors import PaymentError, PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
 from billing.ledger import ledger_capture_book, ledger_write_off_book
 from billing.models import Payment, PaymentLine, SavedCard
+from billing.payment_fees import payment_fee_later
 from pricing.promotions import redemptions_release
 from storefront.outbox import email_queue
 
@@ -154,6 +155,7 @@ def _collected(payment: Payment, intent: Any) -> Payment:
         ledger_capture_book(
             payment=payment, source_id=stripe_client.charge_id(intent), amount=amount, occurred_at=timezone.now()
         )
+        payment_fee_later(payment=payment, source_id=stripe_client.charge_id(intent))
         payment.amount_captured = amount
         payment.collection_intent_id = intent.id
         payment.status = Payment.Status.CAPTURED

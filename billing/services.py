@@ -56,6 +56,7 @@ from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.minimum_charge import minimum_charge_check
 from billing.models import Dispute, Payment, PaymentLine, SavedCard
+from billing.payment_fees import payment_fee_later
 from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
 from pricing.money import Money
@@ -697,6 +698,7 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
                 amount=payment.amount_captured,
                 occurred_at=timezone.now(),
             )
+            payment_fee_later(payment=payment, source_id=stripe_client.charge_id(intent))
         elif intent.status == "canceled" and payment.lines.filter(status__in=MAY_BE_DELIVERED).exists():
             # The hold lapsed (or was cancelled at Stripe) after lines were registered (or may have been): they are
             # collected now, and those still unknown once they turn out registered.
