@@ -27,9 +27,9 @@ from accounts.language import customer_language
 from accounts.models import Customer
 from billing import stripe_client
 from billing.cards import saved_card_charge, saved_card_for, stripe_customer_id
-from billing.documents import receipt_issue
 from billing.emails import checkout_thread
 from billing.errors import PaymentError, PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
+from billing.issuing import receipt_issue
 from billing.ledger import ledger_capture_book, ledger_write_off_book
 from billing.models import Payment, PaymentLine, SavedCard
 from billing.payment_fees import payment_fee_later

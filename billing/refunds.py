@@ -13,8 +13,8 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from billing import stripe_client
-from billing.documents import credit_note_issue
 from billing.errors import PaymentError
+from billing.issuing import credit_note_issue
 from billing.ledger import ledger_refund_book, ledger_refund_reverse, payment_refunded_total
 from billing.lines import line_refunded
 from billing.models import LedgerEntry, Payment, PaymentLine

@@ -42,7 +42,6 @@ from billing.cards import (
     stripe_customer_id,
 )
 from billing.collection import collection_settle, payment_unpaid_line_resolved, payment_unpaid_mark
-from billing.documents import receipt_issue
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -52,6 +51,7 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
+from billing.issuing import receipt_issue
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.minimum_charge import minimum_charge_check

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from billing.documents import credit_note_issue, receipt_issue
+from billing.issuing import credit_note_issue, receipt_issue
 from billing.models import Document, Payment, PaymentLine
 from billing.refunds import refund_line
 from billing.services import payment_settle
