@@ -52,6 +52,7 @@ from billing.errors import (
     UnknownSession,
 )
 from billing.issuing import receipt_issue
+from billing.jobs import payment_settle_enqueue
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.minimum_charge import minimum_charge_check
@@ -342,9 +343,7 @@ def payment_settle_later(*, payment: Payment) -> None:
     waiting = not payment.is_settled or payment.status == Payment.Status.UNPAID
     if not waiting or not cache.add(f"payment-settle:{payment.pk}", 1, SETTLE_ASK_SECONDS):
         return
-    from billing.tasks import settle_payment  # the tasks module imports this one
-
-    settle_payment.enqueue(payment_id=payment.pk)
+    payment_settle_enqueue(payment_id=payment.pk)
 
 
 def payment_returned(*, customer: Customer, token: str) -> Payment | None:

@@ -10,6 +10,7 @@ from django_tasks import task
 from billing.alerts import authorisation_expiry_alerts_send
 from billing.collection import payment_collect
 from billing.errors import PaymentUnavailable
+from billing.jobs import jobs_register
 from billing.models import Payment, PaymentLine
 from billing.payment_fees import book_missing_payment_fees
 from billing.reconcile import payments_reconcile
@@ -68,6 +69,9 @@ def alert_expiring_authorisations() -> int:
     their deadline."""
     return authorisation_expiry_alerts_send()
 
+
+# The services ask for these through billing/jobs.py (they cannot import this module: it imports them).
+jobs_register(settle_payment, process_stripe_event, collect_payment)
 
 # Every few minutes: a customer who paid and closed the tab while the webhook was lost waits this long at most.
 job_schedule("reconcile-payments", "*/5 * * * *", reconcile_payments)
