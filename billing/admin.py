@@ -305,6 +305,7 @@ class LedgerEntryAdmin(LargeListAdmin):
         "signed_amount",
         "written_off",
         "cost",
+        "fee",
         "payment_rate",
         "payment_link",
     ]

@@ -6,4 +6,6 @@ class BillingConfig(AppConfig):
     verbose_name = "Payments"
 
     def ready(self) -> None:
-        from billing import emails, tasks  # noqa: F401  (registers the PDF attachment's maker; schedules jobs)
+        # emails registers the PDF attachment's maker; tasks schedules its jobs and registers the tasks that
+        # billing/jobs.py enqueues.
+        from billing import emails, tasks  # noqa: F401

@@ -27,11 +27,13 @@ from accounts.language import customer_language
 from accounts.models import Customer
 from billing import stripe_client
 from billing.cards import saved_card_charge, saved_card_for, stripe_customer_id
-from billing.documents import receipt_issue
 from billing.emails import checkout_thread
 from billing.errors import PaymentError, PaymentOutcomeUnknown, PaymentRefused, PaymentUnavailable
+from billing.issuing import receipt_issue
+from billing.jobs import payment_collect_enqueue
 from billing.ledger import ledger_capture_book, ledger_write_off_book
 from billing.models import Payment, PaymentLine, SavedCard
+from billing.payment_fees import payment_fee_later
 from pricing.promotions import redemptions_release
 from storefront.outbox import email_queue
 
@@ -60,10 +62,8 @@ def payment_unpaid_mark(payment: Payment, *, since: dt.datetime) -> None:
     if references:  # a promotion's uses on lines that will not be delivered go back, as for any failed line
         redemptions_release(checkout_id=payment.checkout_id, references=references)
     logger.warning("payment %s: registered, not paid (the hold lapsed)", payment.pk)
-    from billing.tasks import collect_payment  # the tasks module imports this one
-
     # In the same transaction (the database task queue): collecting starts exactly when the state is committed.
-    collect_payment.enqueue(payment_id=payment.pk)
+    payment_collect_enqueue(payment_id=payment.pk)
 
 
 def payment_collect(*, payment: Payment, again: bool = False) -> Payment:
@@ -104,9 +104,7 @@ def payment_unpaid_line_resolved(*, payment: Payment) -> Payment:
         payment.refresh_from_db()
         return payment
     if payment.collection_card_tried_at is None:
-        from billing.tasks import collect_payment  # the tasks module imports this one
-
-        collect_payment.enqueue(payment_id=payment.pk)
+        payment_collect_enqueue(payment_id=payment.pk)
     return payment
 
 
@@ -154,6 +152,7 @@ def _collected(payment: Payment, intent: Any) -> Payment:
         ledger_capture_book(
             payment=payment, source_id=stripe_client.charge_id(intent), amount=amount, occurred_at=timezone.now()
         )
+        payment_fee_later(payment=payment, source_id=stripe_client.charge_id(intent))
         payment.amount_captured = amount
         payment.collection_intent_id = intent.id
         payment.status = Payment.Status.CAPTURED
@@ -299,10 +298,8 @@ def payment_collect_again(*, payment: Payment) -> bool:
     worker does it; the ask is logged. False when the payment is not unpaid any more."""
     if payment.status != Payment.Status.UNPAID:
         return False
-    from billing.tasks import collect_payment  # the tasks module imports this one
-
     activity_record(action="collection_asked", payment=payment)
-    collect_payment.enqueue(payment_id=payment.pk, again=True)
+    payment_collect_enqueue(payment_id=payment.pk, again=True)
     return True
 
 

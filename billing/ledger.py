@@ -1,8 +1,10 @@
 """The store's books: every money movement of every paid line (billing.models.LedgerEntry), and what they add up to.
 
 Writing (billing's own services, inside the transaction of the state change each records): `ledger_capture_book`,
-`ledger_refund_book`, `ledger_refund_reverse`, `ledger_dispute_book`, `ledger_write_off_book`. Each is idempotent
-per payment-service object: booking the same charge, refund or dispute again returns the rows already booked.
+`ledger_refund_book`, `ledger_refund_reverse`, `ledger_dispute_book`, `ledger_write_off_book`; and, from the worker
+once the payment service's balance transaction is read (billing.payment_fees), `ledger_fee_book`. Each is idempotent per
+payment-service object: booking the same charge, refund, dispute or balance transaction again returns the rows
+already booked.
 
 Kept totals: every booking adds its entries to `LedgerMonthTotal` (per month, currency, rate, TLD and cause) in
 its own transaction; `ledger_month_figures` reads them as `ledger_figures` reads the entries, so the revenue report and
@@ -10,9 +12,10 @@ the dashboard read a few rows per month whatever the size of the ledger. `ledger
 the two, `ledger_month_totals_rebuild` writes the totals again from the entries.
 
 Reading (for the revenue report, the tax report and the staff dashboard): `ledger_figures(start=, end=,
-group_by=)` sums the entries into `LedgerFigures` (captured, refunded, lost to disputes, written off, cost, and
-the net and margin they make) per currency and per any of month, TLD and cause. Reports read nothing else: the
-ledger equals what the payment service captured minus what it gave back, to the cent.
+group_by=)` sums the entries into `LedgerFigures` (captured, refunded, lost to disputes, written off, cost, the
+payment service's fees, and the net, margin and net margin they make) per currency and per any of month, TLD and
+cause. Reports read nothing else: the ledger equals what the payment service captured minus what it gave back, to
+the cent.
 
 Signs: a capture and a reinstatement are positive, a refund and a dispute withdrawal negative. A movement that
 covers several lines (a capture, a refund made in Stripe's dashboard, a dispute) is split over the lines in their
@@ -225,6 +228,41 @@ def ledger_write_off_book(
     return _book(payment, Kind.WRITE_OFF, source, shares, occurred_at=occurred_at, cost=True, note=note)
 
 
+def ledger_fee_book(
+    *,
+    payment: Payment,
+    line: PaymentLine,
+    balance_transaction_id: str,
+    fee: Decimal,
+    occurred_at: dt.datetime,
+    note: str,
+) -> LedgerEntry:
+    """What the payment service kept of one balance transaction (a capture's, a refund's), in the payment's currency:
+    one fee entry per balance transaction, on the line the movement concerns. It moves none of the customer's money
+    (`amount` 0), so lines' balances, refunds and the tax are as before. Booked once, whatever the number of calls."""
+    entry = LedgerEntry(
+        kind=Kind.FEE,
+        cause=line.cause,
+        amount=ZERO,
+        currency=payment.currency,
+        cost=ZERO,
+        fee=fee,
+        tld=line.tld,
+        payment=payment,
+        line=line,
+        source_id=balance_transaction_id[:255],
+        occurred_at=occurred_at,
+        note=note[:255],
+    )
+    try:
+        with transaction.atomic():
+            entry.save()
+            ledger_month_totals_add([entry], rate=payment.rate)
+    except IntegrityError:
+        logger.info("ledger: the fee of %s (payment %s) was booked already", balance_transaction_id, payment.pk)
+    return LedgerEntry.objects.get(kind=Kind.FEE, source_id=balance_transaction_id[:255], line=line)
+
+
 def payment_refunded_total(payment: Payment) -> Decimal:
     """What was refunded of the payment so far (refunds less refunds that failed), as a positive amount."""
     total = payment.ledger_entries.filter(kind=Kind.REFUND).aggregate(total=Sum("amount"))["total"]
@@ -255,6 +293,8 @@ class LedgerFigures:
     tax_disputed: Decimal = ZERO
     # With `per_rate`: the payments' rate (units of `currency` per store unit; None: not known).
     rate: Decimal | None = None
+    # What the payment service kept of the money moved (its fees on captures, less any it gave back): not revenue.
+    fees: Decimal = ZERO
 
     @property
     def cause_label(self) -> str:
@@ -278,6 +318,11 @@ class LedgerFigures:
     @property
     def margin(self) -> Decimal:
         return self.revenue - self.cost
+
+    @property
+    def net_margin(self) -> Decimal:
+        """What the store made after the payment service's fees too: margin less fees."""
+        return self.margin - self.fees
 
 
 def ledger_entries(*, start: dt.datetime | None = None, end: dt.datetime | None = None) -> QuerySet[LedgerEntry]:
@@ -324,6 +369,7 @@ def ledger_figures(
             tax_captured_sum=Sum("tax", filter=Q(kind=Kind.CAPTURE)),
             tax_refunded_sum=Sum("tax", filter=Q(kind=Kind.REFUND)),
             tax_disputed_sum=Sum("tax", filter=Q(kind__in=DISPUTE_KINDS)),
+            fees_sum=Sum("fee", filter=Q(kind=Kind.FEE)),
         )
         .order_by(*[f"-{key}" if key == "month" else key for key in keys])
     )
@@ -344,6 +390,7 @@ def ledger_figures(
             tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
             tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
             rate=row.get("payment__rate"),
+            fees=_cents(row["fees_sum"]),
         )
         for row in rows
     ]
@@ -362,6 +409,7 @@ _TOTALS = (
     "tax_captured",
     "tax_refunded",
     "tax_disputed",
+    "fees",
 )
 _TotalKey = tuple[dt.date, str, Decimal, str, str]
 
@@ -378,7 +426,9 @@ def _month_sums(entries: Iterable[LedgerEntry], rate: Decimal | None) -> dict[_T
         total = sums.setdefault(key, dict.fromkeys(_TOTALS, ZERO) | {"unknown_cost": 0, "entries": 0})
         kind = Kind(entry.kind)
         column = {Kind.CAPTURE: "captured", Kind.REFUND: "refunded"}.get(kind, "disputed")
-        if kind != Kind.WRITE_OFF:
+        if kind == Kind.FEE:
+            total["fees"] += entry.fee
+        elif kind != Kind.WRITE_OFF:
             total[column] += entry.amount
             total[f"tax_{column}"] += entry.tax
         total["written_off"] += entry.written_off
@@ -455,6 +505,7 @@ def ledger_month_figures(
             tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
             tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
             rate=(row["rate"] or None) if per_rate else None,
+            fees=_cents(row["fees_sum"]),
         )
         for row in rows
     ]

@@ -259,6 +259,7 @@ class LedgerEntry(models.Model):
         DISPUTE_WITHDRAWAL = "dispute_withdrawal", "Dispute: funds withdrawn"
         DISPUTE_REINSTATEMENT = "dispute_reinstatement", "Dispute: funds reinstated"
         WRITE_OFF = "write_off", "Write-off"
+        FEE = "fee", "Payment service's fee"
 
     kind = models.CharField(max_length=24, choices=Kind.choices)
     cause = models.CharField(max_length=16, choices=SaleCause.choices)
@@ -269,6 +270,10 @@ class LedgerEntry(models.Model):
     tld = models.CharField(max_length=63, blank=True)
     # The part of `amount` (or of `written_off`) that is tax collected for the state, not revenue (signed as amount).
     tax = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    # A fee entry (kind FEE, `amount` 0: the customer's money is not moved by it) holds what the payment service kept
+    # of one balance transaction (its `source_id`) in `fee`: positive when it took a fee, negative when it gave one
+    # back. Every other kind leaves it 0.
+    fee = models.DecimalField(max_digits=12, decimal_places=2, default=0)
     payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="ledger_entries")
     line = models.ForeignKey(PaymentLine, on_delete=models.PROTECT, related_name="ledger_entries")
     source_id = models.CharField(max_length=255)
@@ -308,6 +313,7 @@ class LedgerMonthTotal(models.Model):
     tax_captured = models.DecimalField(max_digits=14, decimal_places=2, default=0)
     tax_refunded = models.DecimalField(max_digits=14, decimal_places=2, default=0)
     tax_disputed = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    fees = models.DecimalField(max_digits=14, decimal_places=2, default=0)
 
     class Meta:
         constraints = [

@@ -13,11 +13,12 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from billing import stripe_client
-from billing.documents import credit_note_issue
 from billing.errors import PaymentError
+from billing.issuing import credit_note_issue
 from billing.ledger import ledger_refund_book, ledger_refund_reverse, payment_refunded_total
 from billing.lines import line_refunded
 from billing.models import LedgerEntry, Payment, PaymentLine
+from billing.payment_fees import payment_fee_later
 from storefront.claims import claim_give_back, claim_once
 
 logger = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ def refund_record(*, payment: Payment, refund: Any) -> bool:
                 occurred_at=stripe_client.when(refund.created),
                 line=_named_line(payment, refund),
             )
+            payment_fee_later(payment=payment, source_id=refund.id)
             _payment_after_refunds(payment, refund_id=refund.id)
             credit_note_issue(payment=payment, refund_id=refund.id, amount=amount)
             return True
@@ -100,6 +102,7 @@ def refund_record(*, payment: Payment, refund: Any) -> bool:
             ).exists():
                 return False
             ledger_refund_reverse(payment=payment, refund_id=refund.id, occurred_at=timezone.now())
+            payment_fee_later(payment=payment, source_id=refund.id)  # its failure's balance transaction
             _payment_after_refunds(payment, refund_id=refund.id)
             reason = getattr(refund, "failure_reason", "") or refund.status
             _attention(payment, f"refund {refund.id} {refund.status} ({reason}): the money did not go back")

@@ -1,6 +1,7 @@
 """The revenue report (tax is kept apart: `net` is what the payment service holds, `revenue` that less its tax):
-revenue, refunds, disputes, write-offs, cost and margin for a month, per TLD and cause (kind of sale), and month by
-month, computed from the ledger only (billing.ledger, its totals kept per month). Shown in the admin (Payments →
+revenue, refunds, disputes, write-offs, cost and margin for a month, and the payment service's fees and the net margin
+left after them (billing.payment_fees books each fee as Stripe took it), per TLD and cause (kind of sale), and month
+by month, computed from the ledger only (billing.ledger, its totals kept per month). Shown in the admin (Payments →
 Revenue report) and printed by `manage.py revenue_report --month YYYY-MM [--csv]`."""
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ COLUMNS = (
     "cost",
     "margin",
     "unknown_cost",
+    # Added after the others, so a sheet that reads the columns by position keeps working.
+    "fees",
+    "net_margin",
 )
 CAUSES = dict(SaleCause.choices)
 
@@ -116,6 +120,7 @@ def in_store_currency(figures: list[LedgerFigures]) -> tuple[LedgerFigures | Non
         tax_captured=total("tax_captured"),
         tax_refunded=total("tax_refunded"),
         tax_disputed=total("tax_disputed"),
+        fees=total("fees"),
     )
     return converted, unconverted
 
@@ -147,6 +152,8 @@ def revenue_report_text(report: RevenueReport) -> str:
         "written off",
         "cost",
         "margin",
+        "fees",
+        "net margin",
     ]
     lines = [f"Revenue report, {report.label} (from the ledger; amounts in each currency)"]
     if not report.totals:
@@ -177,7 +184,10 @@ def _converted_line(report: RevenueReport) -> str:
     text = f"In {settings.STORE_CURRENCY} (each payment at its own rate): "
     figures = report.converted
     if figures is not None:
-        text += f"captured {figures.captured}, refunded {figures.refunded}, net {figures.net}, margin {figures.margin}"
+        text += (
+            f"captured {figures.captured}, refunded {figures.refunded}, net {figures.net}, margin {figures.margin}, "
+            f"fees {figures.fees}, net margin {figures.net_margin}"
+        )
     if report.unconverted:
         text += f" (not converted, no rate kept: {', '.join(report.unconverted)})"
     return text
@@ -198,6 +208,8 @@ def _values(row: LedgerFigures, *, tld: str = "TOTAL") -> list[str]:
         str(row.cost),
         str(row.margin),
         str(row.unknown_cost),
+        str(row.fees),
+        str(row.net_margin),
     ]
 
 
@@ -214,5 +226,7 @@ def _cells(row: LedgerFigures, *, tld: str | None = None, cause: str | None = No
         row.written_off,
         row.cost,
         row.margin,
+        row.fees,
+        row.net_margin,
     )
     return [shown_tld, shown_cause, *(str(amount) for amount in amounts)]

@@ -42,7 +42,6 @@ from billing.cards import (
     stripe_customer_id,
 )
 from billing.collection import collection_settle, payment_unpaid_line_resolved, payment_unpaid_mark
-from billing.documents import receipt_issue
 from billing.errors import (
     CheckoutChanged,
     PaymentError,
@@ -52,10 +51,13 @@ from billing.errors import (
     SessionClosed,
     UnknownSession,
 )
+from billing.issuing import receipt_issue
+from billing.jobs import payment_settle_enqueue
 from billing.ledger import ledger_capture_book
 from billing.lines import LineOutcome, LineResult, LineToPay, line_kind_of
 from billing.minimum_charge import minimum_charge_check
 from billing.models import Dispute, Payment, PaymentLine, SavedCard
+from billing.payment_fees import payment_fee_later
 from billing.taxes import lines_taxed, stripe_tax_rate, vat_refund_pending
 from pricing.currencies import rate_for
 from pricing.money import Money
@@ -341,9 +343,7 @@ def payment_settle_later(*, payment: Payment) -> None:
     waiting = not payment.is_settled or payment.status == Payment.Status.UNPAID
     if not waiting or not cache.add(f"payment-settle:{payment.pk}", 1, SETTLE_ASK_SECONDS):
         return
-    from billing.tasks import settle_payment  # the tasks module imports this one
-
-    settle_payment.enqueue(payment_id=payment.pk)
+    payment_settle_enqueue(payment_id=payment.pk)
 
 
 def payment_returned(*, customer: Customer, token: str) -> Payment | None:
@@ -697,6 +697,7 @@ def record_intent(*, payment: Payment, intent: Any) -> Payment:
                 amount=payment.amount_captured,
                 occurred_at=timezone.now(),
             )
+            payment_fee_later(payment=payment, source_id=stripe_client.charge_id(intent))
         elif intent.status == "canceled" and payment.lines.filter(status__in=MAY_BE_DELIVERED).exists():
             # The hold lapsed (or was cancelled at Stripe) after lines were registered (or may have been): they are
             # collected now, and those still unknown once they turn out registered.

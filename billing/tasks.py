@@ -10,7 +10,9 @@ from django_tasks import task
 from billing.alerts import authorisation_expiry_alerts_send
 from billing.collection import payment_collect
 from billing.errors import PaymentUnavailable
+from billing.jobs import jobs_register
 from billing.models import Payment, PaymentLine
+from billing.payment_fees import book_missing_payment_fees
 from billing.reconcile import payments_reconcile
 from billing.services import payment_advance, payment_settle_asked
 from billing.webhooks import webhook_event_process
@@ -68,7 +70,12 @@ def alert_expiring_authorisations() -> int:
     return authorisation_expiry_alerts_send()
 
 
+# The services ask for these through billing/jobs.py (they cannot import this module: it imports them).
+jobs_register(settle_payment, process_stripe_event, collect_payment)
+
 # Every few minutes: a customer who paid and closed the tab while the webhook was lost waits this long at most.
 job_schedule("reconcile-payments", "*/5 * * * *", reconcile_payments)
+# Daily: the fee of a capture or refund whose task gave up while Stripe was away is read again.
+job_schedule("payment-fees", "23 4 * * *", book_missing_payment_fees)
 # Hourly: an authorisation lapses days after it was made; staff hear of it once, before it does.
 job_schedule("authorisation-expiry", "37 * * * *", alert_expiring_authorisations)

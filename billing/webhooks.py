@@ -25,6 +25,7 @@ from billing.card_setup import card_setup_settle
 from billing.collection import collection_settle
 from billing.disputes import dispute_record, payment_for_dispute
 from billing.errors import PaymentRefused, PaymentUnavailable, UnknownSession
+from billing.jobs import stripe_event_process_enqueue
 from billing.models import Payment, WebhookEvent
 from billing.refunds import refund_record, refunds_of_charge
 from billing.services import payment_follow, payment_settle
@@ -80,9 +81,7 @@ def webhook_event_receive(*, event: dict[str, Any]) -> WebhookEvent:
     redelivery of an event not processed yet hands it over again."""
     record, _ = webhook_event_record(event=event)
     if record.processed_at is None:
-        from billing.tasks import process_stripe_event  # the tasks module imports this one
-
-        process_stripe_event.enqueue(event_id=record.event_id)
+        stripe_event_process_enqueue(event_id=record.event_id)
     return record
 
 

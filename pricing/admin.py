@@ -32,7 +32,7 @@ from pricing.models import (
 )
 from pricing.money import format_money
 from pricing.promotions import promotion_below_cost
-from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem
+from pricing.quotes import PriceBook, Quote, display_price_book_forget, price_book, rate_problem, rule_below_cost
 from pricing.sync import prices_sync
 from pricing.tax import oss_rates_missing
 from storefront.admin_lists import LargeListAdmin
@@ -143,8 +143,37 @@ class TldAdmin(ReadOnlyAdmin):
     inlines = [CostInline]
 
 
+class PriceRuleForm(forms.ModelForm):
+    class Meta:
+        model = PriceRule
+        fields = ["tld", "operation", "kind", "percent", "amount", "note"]
+
+    def clean_tld(self) -> str:
+        return PriceRule.tld_normal(self.cleaned_data["tld"])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        # A rule that would sell below today's cost is refused. The instance takes the form's values only after
+        # clean(): the guard reads them from the form.
+        draft = PriceRule(
+            tld=data["tld"],
+            operation=data["operation"],
+            kind=data["kind"],
+            percent=data["percent"],
+            amount=data["amount"],
+        )
+        problem = None if draft.percent_too_low() else rule_below_cost(rule=draft)  # the model's clean() says why
+        if problem:
+            raise forms.ValidationError(problem, code="below_cost")
+        return data
+
+
 @admin.register(PriceRule)
 class PriceRuleAdmin(admin.ModelAdmin):
+    form = PriceRuleForm
+
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         display_price_book_forget()  # the search pages of this process show it at once, others within seconds

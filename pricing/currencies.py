@@ -18,11 +18,11 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
-from babel.numbers import get_currency_precision, get_territory_currencies
+from babel.numbers import get_territory_currencies
 from django.conf import settings
 
 from pricing.models import Currency
-from pricing.money import Money
+from pricing.money import Money, minor_digits
 
 
 @dataclass(frozen=True)
@@ -43,29 +43,12 @@ class CurrencyRule:
         return price_rounded(Money(money.amount * self.rate, self.code), ending=self.ending)
 
 
-def minor_digits(code: str) -> int:
-    """The decimals an amount in this currency is shown and charged with (CLDR, via Babel: EUR 2, JPY and ISK 0)."""
-    return int(get_currency_precision(code.upper()))
-
-
 def price_rounded(money: Money, *, ending: Decimal) -> Money:
     """Up to the next amount ending in `ending` (13.20 -> 13.99, 14.00 -> 14.99; 1234.5 JPY -> 1235 with 0)."""
     if money.amount <= 0:
         return money
     whole = (money.amount - ending).to_integral_value(rounding=ROUND_CEILING)
     return Money(max(whole, Decimal(0)) + ending, money.currency).rounded()
-
-
-def ending_problem(*, code: str, ending: Decimal) -> str | None:
-    """Why `ending` cannot end prices in `code`, or None."""
-    if not 0 <= ending < 1:
-        return "A price ending is a fraction of one unit, from 0 up to (not including) 1, e.g. 0.99."
-    digits = minor_digits(code)
-    if ending != ending.quantize(Decimal(1).scaleb(-digits)):
-        if digits == 0:
-            return f"{code} has no decimals: prices are whole units, so the ending must be 0."
-        return f"{code} has {digits} decimals: the ending cannot have more."
-    return None
 
 
 def suggested_ending(code: str) -> Decimal:

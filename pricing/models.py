@@ -10,6 +10,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from pricing.money import ending_problem
+
 
 class Operation(models.TextChoices):
     REGISTER = "register", "Register"
@@ -119,16 +121,18 @@ class PriceRule(models.Model):
             return f"cost + {self.amount}/yr"
         return f"{self.amount}/yr"
 
-    def clean(self) -> None:
-        self.tld = self.tld.strip().lower().lstrip(".")
-        if self.kind == RuleKind.PERCENT and self.percent <= Decimal(-100):
-            raise ValidationError({"percent": "A percentage must be above -100."})
-        # Refuse a rule that would sell below today's cost (imported here: quotes import these models).
-        from pricing.quotes import rule_below_cost
+    @staticmethod
+    def tld_normal(tld: str) -> str:
+        return tld.strip().lower().lstrip(".")
 
-        problem = rule_below_cost(rule=self)
-        if problem:
-            raise ValidationError(problem, code="below_cost")
+    def percent_too_low(self) -> bool:
+        return self.kind == RuleKind.PERCENT and self.percent <= Decimal(-100)
+
+    def clean(self) -> None:
+        self.tld = self.tld_normal(self.tld)
+        if self.percent_too_low():
+            raise ValidationError({"percent": "A percentage must be above -100."})
+        # Whether it sells below today's cost needs the price book: the admin's form asks (pricing/admin.py).
 
 
 # The largest rate either table takes: past it a price no longer fits the money columns (12 digits), and no currency
@@ -342,8 +346,6 @@ class Currency(models.Model):
         return self.code
 
     def clean(self) -> None:
-        from pricing.currencies import ending_problem  # currencies reads this model
-
         self.code = self.code.strip().upper()
         problem = ending_problem(code=self.code, ending=self.price_ending)
         if problem:

@@ -89,6 +89,23 @@ class Money:
         return format_money(self)
 
 
+def minor_digits(code: str) -> int:
+    """The decimals an amount in this currency is shown and charged with (CLDR, via Babel: EUR 2, JPY and ISK 0)."""
+    return int(get_currency_precision(code.upper()))
+
+
+def ending_problem(*, code: str, ending: Decimal) -> str | None:
+    """Why `ending` cannot end prices in `code`, or None."""
+    if not 0 <= ending < 1:
+        return "A price ending is a fraction of one unit, from 0 up to (not including) 1, e.g. 0.99."
+    digits = minor_digits(code)
+    if ending != ending.quantize(Decimal(1).scaleb(-digits)):
+        if digits == 0:
+            return f"{code} has no decimals: prices are whole units, so the ending must be 0."
+        return f"{code} has {digits} decimals: the ending cannot have more."
+    return None
+
+
 def totals_by_currency(amounts: Iterable[Money]) -> list[Money]:
     """The sum of the amounts in each currency they are in, in the order the currencies first appear."""
     totals: dict[str, Money] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django_tasks import task
 
 from storefront.claims import claims_prune
-from storefront.outbox import outbox_send, outbox_send_due
+from storefront.outbox_send import outbox_send, outbox_send_due
 from storefront.provider_calls import provider_calls_prune
 from storefront.queues import BULK, DEFAULT
 from storefront.scheduler import job_schedule

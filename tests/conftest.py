@@ -172,14 +172,18 @@ def _staff_have_two_factor(request) -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _fresh_gateway() -> Iterator[None]:
     """Each test starts with a new gateway and payment breaker, so one test's failures never leave a circuit
-    breaker open."""
+    breaker open, and as a new process for /readyz (which reports the provider from the last call a process saw and
+    probes at most once a minute: a test before it in the same worker must not decide whether it probes)."""
     from billing.stripe_client import forget_breaker  # after Django is set up
+    from storefront.provider_state import provider_forget
 
     gateway.cache_clear()
     forget_breaker()
+    provider_forget()
     yield
     gateway.cache_clear()
     forget_breaker()
+    provider_forget()
 
 
 @pytest.fixture

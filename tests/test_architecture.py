@@ -1,9 +1,14 @@
 """The shape the code keeps (docs/architecture.md): views are thin, and outside services are reached only through
-their one module. Import rules between apps and features are import-linter's (pyproject.toml, run in CI)."""
+their one module. Import rules between apps and features are import-linter's (pyproject.toml, run in CI); no import
+cycle between files is bin/check-import-cycles' (run in CI and here)."""
 
 from __future__ import annotations
 
 import ast
+import importlib.machinery
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +54,38 @@ def test_the_webhook_view_only_verifies_the_signature_with_the_sdk():
     source = (ROOT / "billing" / "views.py").read_text()
     uses = [line.strip() for line in source.splitlines() if "stripe." in line and "import" not in line]
     assert all("WebhookSignature.verify_header" in use or "SignatureVerificationError" in use for use in uses), uses
+
+
+def _cycle_checker():
+    """bin/check-import-cycles, loaded as a module (it is a script without the .py suffix)."""
+    loader = importlib.machinery.SourceFileLoader("check_import_cycles", str(ROOT / "bin" / "check-import-cycles"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_no_file_imports_another_in_a_circle():
+    """No import cycle between the apps' files, imports inside functions included (docs/architecture.md)."""
+    checked = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "check-import-cycles")], capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_the_cycle_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Path):
+    package = tmp_path / "app"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "tasks.py").write_text("from app.services import work\n")
+    (package / "services.py").write_text("def work():\n    from . import tasks\n")
+    (package / "models.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from app.views import View\n"
+    )
+    (package / "views.py").write_text("from app import models\n")
+    checker = _cycle_checker()
+    known = {name: package / f"{name.split('.')[-1]}.py" for name in ("app.tasks", "app.services", "app.models")}
+    known |= {"app.views": package / "views.py", "app": package / "__init__.py"}
+
+    assert checker.cycles(checker.graph(known)) == [["app.services", "app.tasks"]]

@@ -12,8 +12,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from billing.ledger import ledger_figures, ledger_month_figures, ledger_month_totals_differences
 
-BEFORE = [("billing", "0014_ledger_search_indexes")]
-AFTER = [("billing", "0015_ledger_month_totals")]
+BEFORE = [("billing", "0015_ledger_search_indexes")]
+AFTER = [("billing", "0016_ledger_month_totals")]
 
 
 def _migrate(targets):

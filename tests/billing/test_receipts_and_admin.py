@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client
 
-from billing.documents import receipt_issue
+from billing.issuing import receipt_issue
 from billing.lines import LineOutcome
 from billing.models import Document, Payment, PaymentLine
 from billing.services import payment_settle

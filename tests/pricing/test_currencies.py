@@ -9,12 +9,11 @@ from pricing.currencies import (
     currency_for_country,
     currency_override,
     currency_table_forget,
-    ending_problem,
     price_rounded,
     suggested_ending,
 )
 from pricing.models import Currency, Operation
-from pricing.money import Money, format_money
+from pricing.money import Money, ending_problem, format_money
 from pricing.quotes import display_price_book, display_price_book_forget, requote, retail_price
 from tests.pricing.conftest import markup
 

@@ -9,7 +9,7 @@ from storefront.migration_indexes import plain_index, prefix_search_index
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("billing", "0013_document_buyer_reference"),
+        ("billing", "0014_ledger_fee"),
     ]
 
     operations = [

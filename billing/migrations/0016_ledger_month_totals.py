@@ -7,7 +7,17 @@ from django.conf import settings
 from django.db import migrations, models
 
 ZERO = Decimal("0.00")
-NAMES = ("captured", "refunded", "disputed", "written_off", "cost", "tax_captured", "tax_refunded", "tax_disputed")
+NAMES = (
+    "captured",
+    "refunded",
+    "disputed",
+    "written_off",
+    "cost",
+    "tax_captured",
+    "tax_refunded",
+    "tax_disputed",
+    "fees",
+)
 
 
 def totals_from_entries(apps, schema_editor):
@@ -21,7 +31,9 @@ def totals_from_entries(apps, schema_editor):
         key = (month, entry.currency, entry.payment.rate or ZERO, entry.tld, entry.cause)
         total = sums.setdefault(key, dict.fromkeys(NAMES, ZERO) | {"unknown_cost": 0, "entries": 0})
         column = {"capture": "captured", "refund": "refunded"}.get(entry.kind, "disputed")
-        if entry.kind != "write_off":
+        if entry.kind == "fee":
+            total["fees"] += entry.fee
+        elif entry.kind != "write_off":
             total[column] += entry.amount
             total[f"tax_{column}"] += entry.tax
         total["written_off"] += entry.written_off
@@ -39,7 +51,7 @@ def totals_from_entries(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("billing", "0014_ledger_search_indexes"),
+        ("billing", "0015_ledger_search_indexes"),
     ]
 
     operations = [
@@ -73,6 +85,7 @@ class Migration(migrations.Migration):
                 ("tax_captured", models.DecimalField(decimal_places=2, default=0, max_digits=14)),
                 ("tax_refunded", models.DecimalField(decimal_places=2, default=0, max_digits=14)),
                 ("tax_disputed", models.DecimalField(decimal_places=2, default=0, max_digits=14)),
+                ("fees", models.DecimalField(decimal_places=2, default=0, max_digits=14)),
             ],
             options={
                 "constraints": [
