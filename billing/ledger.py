@@ -31,6 +31,7 @@ import zoneinfo
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -340,6 +341,30 @@ def _cents(total: Decimal | None) -> Decimal:
     return (total or ZERO).quantize(ZERO)
 
 
+def _figures_of(
+    row: dict[str, Any], *, month: dt.date | None, rate: Decimal | None, unknown_cost: int, entries: int
+) -> LedgerFigures:
+    """One grouped row of sums (`<name>_sum`, from the entries or from the kept totals) as figures, signed as shown."""
+    return LedgerFigures(
+        currency=row["currency"],
+        month=month,
+        tld=row.get("tld"),
+        cause=row.get("cause"),
+        captured=_cents(row["captured_sum"]),
+        refunded=ZERO - _cents(row["refunded_sum"]),
+        disputed=ZERO - _cents(row["disputed_sum"]),
+        written_off=_cents(row["written_off_sum"]),
+        cost=_cents(row["cost_sum"]),
+        unknown_cost=unknown_cost,
+        entries=entries,
+        tax_captured=_cents(row["tax_captured_sum"]),
+        tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
+        tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
+        rate=rate,
+        fees=_cents(row["fees_sum"]),
+    )
+
+
 def ledger_figures(
     *,
     start: dt.datetime | None = None,
@@ -374,23 +399,12 @@ def ledger_figures(
         .order_by(*[f"-{key}" if key == "month" else key for key in keys])
     )
     return [
-        LedgerFigures(
-            currency=row["currency"],
+        _figures_of(
+            row,
             month=row["month"].date() if "month" in row else None,
-            tld=row.get("tld"),
-            cause=row.get("cause"),
-            captured=_cents(row["captured_sum"]),
-            refunded=ZERO - _cents(row["refunded_sum"]),
-            disputed=ZERO - _cents(row["disputed_sum"]),
-            written_off=_cents(row["written_off_sum"]),
-            cost=_cents(row["cost_sum"]),
+            rate=row.get("payment__rate"),
             unknown_cost=row["unknown_cost_count"],
             entries=row["entry_count"],
-            tax_captured=_cents(row["tax_captured_sum"]),
-            tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
-            tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
-            rate=row.get("payment__rate"),
-            fees=_cents(row["fees_sum"]),
         )
         for row in rows
     ]
@@ -489,23 +503,12 @@ def ledger_month_figures(
         .order_by(*[f"-{key}" if key == "month" else key for key in keys])
     )
     return [
-        LedgerFigures(
-            currency=row["currency"],
+        _figures_of(
+            row,
             month=row.get("month"),
-            tld=row.get("tld"),
-            cause=row.get("cause"),
-            captured=_cents(row["captured_sum"]),
-            refunded=ZERO - _cents(row["refunded_sum"]),
-            disputed=ZERO - _cents(row["disputed_sum"]),
-            written_off=_cents(row["written_off_sum"]),
-            cost=_cents(row["cost_sum"]),
+            rate=(row["rate"] or None) if per_rate else None,
             unknown_cost=row["unknown_cost_sum"],
             entries=row["entries_sum"],
-            tax_captured=_cents(row["tax_captured_sum"]),
-            tax_refunded=ZERO - _cents(row["tax_refunded_sum"]),
-            tax_disputed=ZERO - _cents(row["tax_disputed_sum"]),
-            rate=(row["rate"] or None) if per_rate else None,
-            fees=_cents(row["fees_sum"]),
         )
         for row in rows
     ]
