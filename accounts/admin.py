@@ -25,6 +25,7 @@ from accounts.activity import ACTIONS, activity_text
 from accounts.contact_changes import PROVIDER_ENDPOINT, contact_change_mark_done, provider_request
 from accounts.models import Activity, ContactChange, Customer
 from accounts.spelling import search_form
+from accounts.tax_details import TAX_DETAIL_FIELDS
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
 
@@ -173,12 +174,7 @@ class CustomerAdmin(LargeListAdmin):
         "two_factor",
         *CONTACT_FIELDS,
         "activity",
-        "is_business",
-        "tax_number",
-        "tax_number_check",
-        "tax_number_checked_at",
-        "buyer_reference",
-        "wants_einvoices",
+        *TAX_DETAIL_FIELDS,
     )
     fieldsets = (
         (None, {"fields": ("user", "customer_id", "reconciliation_help", "created_at")}),
@@ -188,16 +184,7 @@ class CustomerAdmin(LargeListAdmin):
         # staff read it here.
         (
             "Tax",
-            {
-                "fields": (
-                    "is_business",
-                    "tax_number",
-                    "tax_number_check",
-                    "tax_number_checked_at",
-                    "buyer_reference",
-                    "wants_einvoices",
-                )
-            },
+            {"fields": TAX_DETAIL_FIELDS},
         ),
         ("Activity (who did what, newest first)", {"fields": ("activity",)}),
     )

@@ -13,6 +13,16 @@ from accounts.models import Customer
 from pricing.tax import EU_COUNTRIES
 from pricing.tax_numbers import TaxNumber, ViesAnswer, vies_check
 
+# The customer's tax details, as this module saves them and as staff read them in the admin.
+TAX_DETAIL_FIELDS = (
+    "is_business",
+    "tax_number",
+    "tax_number_check",
+    "tax_number_checked_at",
+    "buyer_reference",
+    "wants_einvoices",
+)
+
 
 class Saved(enum.Enum):
     SAVED = "saved"
@@ -41,16 +51,7 @@ def tax_details_save(
     customer.tax_number_checked_at = timezone.now() if check else None
     customer.buyer_reference = buyer_reference.strip()
     customer.wants_einvoices = wants_einvoices
-    customer.save(
-        update_fields=[
-            "is_business",
-            "tax_number",
-            "tax_number_check",
-            "tax_number_checked_at",
-            "buyer_reference",
-            "wants_einvoices",
-        ]
-    )
+    customer.save(update_fields=list(TAX_DETAIL_FIELDS))
     activity_record(
         action="tax_details_changed",
         customer=customer,
