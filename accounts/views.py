@@ -104,8 +104,7 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
     # with getattr), not an attribute HttpRequest declares.
     request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
-    # Where the confirmation link brings the customer back (without one, the adapter decides:
-    # accounts/signup/adapter.py).
+    # Where the confirmation link brings the customer back (else accounts/signup/adapter.py decides).
     request.session[VERIFY_NEXT_KEY] = next_url
     return response
 

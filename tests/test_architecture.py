@@ -58,6 +58,25 @@ def test_the_webhook_view_only_verifies_the_signature_with_the_sdk():
     assert all("WebhookSignature.verify_header" in use or "SignatureVerificationError" in use for use in uses), uses
 
 
+PACKAGE_MODULES_MAX = 20
+# Not features: Django finds these by name, and each holds one kind of thing.
+NOT_COUNTED = {"migrations", "management", "templatetags", "templates", "commands", "__pycache__"}
+PACKAGES = sorted(
+    path.parent
+    for app in APPS
+    for path in (ROOT / app).rglob("__init__.py")
+    if not NOT_COUNTED & set(path.relative_to(ROOT).parts)
+)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_package_holds_at_most_20_modules(package: Path):
+    """Packages by feature (docs/architecture.md): past 20 modules a package is split into the features it holds,
+    named so a newcomer finds them from the URL or the admin."""
+    modules = sorted(path.name for path in package.glob("*.py") if path.name != "__init__.py")
+    assert len(modules) <= PACKAGE_MODULES_MAX, f"{len(modules)} modules: split by feature: {modules}"
+
+
 def _cycle_checker():
     """bin/check-import-cycles, loaded as a module (it is a script without the .py suffix)."""
     loader = importlib.machinery.SourceFileLoader("check_import_cycles", str(ROOT / "bin" / "check-import-cycles"))
