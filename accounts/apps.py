@@ -8,3 +8,4 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import currency, language  # noqa: F401  (registers the keyed emails' renderers; connects receivers)
+        from accounts.signup import emails, receivers  # noqa: F401
