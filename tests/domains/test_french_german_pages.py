@@ -43,8 +43,8 @@ def page_in(client, path: str, language: str) -> str:
     return page
 
 
-def test_the_footer_offers_the_four_languages(client, seeded_partner):
-    page = client.get("/").content.decode()
+def test_the_footer_offers_the_four_languages_each_named_in_itself(reader, seeded_partner, language):
+    page = page_in(reader, "/", language)
     for code, name in (("en", "English"), ("es", "Español"), ("fr", "Français"), ("de", "Deutsch")):
         assert f'<option value="{code}" lang="{code}"' in page and f">{name}</option>" in page
 
