@@ -28,6 +28,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from pricing.eu_rates import eu_standard_rates
 from pricing.models import TaxRate, TaxRegistration
@@ -39,6 +40,14 @@ REVERSE_CHARGE_WORDING = _(
     "Reverse charge: VAT to be accounted for by the recipient, Article 196 of Council Directive 2006/112/EC."
 )
 HUNDRED = Decimal(100)
+# The tax names the store writes itself (the EU rates' and a reverse-charged line's "VAT", the label's suggestions in
+# the admin) are said in the customer's language: a French invoice reads "TVA", a Spanish one "IVA". The stored
+# label stays English (the tax report and Stripe's rates read it); a name staff typed otherwise is shown as typed.
+TAX_NAMES = {
+    "VAT": pgettext_lazy("tax name", "VAT"),
+    "GST": pgettext_lazy("tax name", "GST"),
+    "Sales tax": pgettext_lazy("tax name", "Sales tax"),
+}
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,12 @@ class LineTax:
     @property
     def wording(self) -> str:
         return str(REVERSE_CHARGE_WORDING) if self.reverse_charge else ""
+
+
+def tax_name(label: str) -> str:
+    """A line's tax label as the customer reads it, in the active language."""
+    name = TAX_NAMES.get(label)
+    return str(name) if name is not None else label
 
 
 def percent(rate: Decimal) -> Decimal:

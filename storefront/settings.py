@@ -285,6 +285,8 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # Dates are shown with `|date:"DATE_FORMAT"`: each language's own format, with the storefront's English one here.

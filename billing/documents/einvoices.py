@@ -6,6 +6,10 @@ Made with the `factur-x` library (Akretion): it builds the CII and UBL XML from 
 metadata Factur-X asks for. Everything the e-invoice says comes from the stored document: its number and date, the
 payment's lines as they were charged (tax read as recorded on each line, never recomputed here), both VAT numbers
 as recorded at the purchase, and the seller's details from the STORE_LEGAL_* settings.
+
+Its words (the reverse-charge note, the line descriptions, the payment means) are in the active language: the
+customer's, when the worker attaches it to their email (billing/documents/emails.py) or they download it while signed
+in.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import facturx  # type: ignore[import-untyped]  # no types, no stubs: Any
 from django.conf import settings
 from django.utils import timezone, translation
+from django.utils.translation import gettext, pgettext
 from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 
 from accounts.models import Customer
@@ -131,7 +136,7 @@ def _data(document: Document) -> dict[str, Any]:
             entry["BT-120"] = str(REVERSE_CHARGE_WORDING)
             entry["BT-121"] = REVERSE_CHARGE_CODE
         elif category == NOT_SUBJECT:
-            entry["BT-120"] = "Not subject to VAT"
+            entry["BT-120"] = gettext("Not subject to VAT")
             entry["BT-121"] = "VATEX-EU-O"
         breakdown.append(entry)
 
@@ -173,7 +178,7 @@ def _data(document: Document) -> dict[str, Any]:
         # The service was delivered (registered, renewed, refunded) when the document was issued.
         "BT-72": dt.datetime.combine(issued, dt.time()),
         "BT-81": PAID_BY_CARD,
-        "BT-82": "Card",
+        "BT-82": pgettext("payment means", "Card"),
         "BG-23": breakdown,
         "BG-25": rows,
         "BT-106": _amount(net),

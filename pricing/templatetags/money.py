@@ -5,6 +5,7 @@ import logging
 from django import template
 
 from pricing.money import Money, format_money
+from pricing.tax import tax_name
 
 logger = logging.getLogger(__name__)
 register = template.Library()
@@ -20,3 +21,9 @@ def money_filter(value: Money | None) -> str:
         logger.error("money filter given a non-Money value", extra={"type": type(value).__name__})
         return ""
     return format_money(value)
+
+
+@register.filter(name="tax_name")
+def tax_name_filter(label: str) -> str:
+    """`{{ label|tax_name }}`: "VAT" as "TVA" on a French page (pricing.tax.tax_name)."""
+    return tax_name(label or "")

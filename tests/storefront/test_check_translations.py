@@ -59,6 +59,22 @@ def test_allauths_formal_sign_in_banner_is_not_our_voice(check, tmp_path):
     assert check.problems(po, "es") == []
 
 
+def test_tu_in_french_and_du_in_german_fail(check, tmp_path):
+    # The store says "vous" in French and "Sie" in German (issue 42); the other voice, in any of its forms, fails.
+    for text in ("Confirme ton adresse e-mail.", "Veux-tu te déconnecter ?", "Nous t'avons envoyé un lien."):
+        assert any("not our voice" in problem for problem in check.problems(_po(tmp_path, "fr", {"a": text}), "fr"))
+    for text in ("Bist du sicher?", "Bitte bestätige deine E-Mail-Adresse.", "Wir haben dir einen Link geschickt."):
+        assert any("not our voice" in problem for problem in check.problems(_po(tmp_path, "de", {"a": text}), "de"))
+    # One name for one thing: allauth's "deux facteurs" is the store's "vérification en deux étapes".
+    french = {"a": "Activer l'authentification à deux facteurs"}
+    assert any("not our voice" in problem for problem in check.problems(_po(tmp_path, "fr", french), "fr"))
+    # Words that only look like the other voice: "tes" inside "Êtes-vous", "Dir" inside "Direkt", "Tarif", "t" alone.
+    french = {"a": "Êtes-vous sûr(e) ?", "b": "Votre tarif : 12 €.", "c": "Ceci vous est destiné.", "d": "Tout va."}
+    assert check.problems(_po(tmp_path, "fr-fine", french), "fr") == []
+    german = {"a": "Sind Sie sicher?", "b": "Direkt zu Ihrem Konto.", "c": "Dieser Durchlauf ist fertig."}
+    assert check.problems(_po(tmp_path, "de-fine", german), "de") == []
+
+
 def test_a_string_that_bypasses_the_catalogue_fails(check):
     source = """
 from django.contrib import messages
