@@ -1,8 +1,9 @@
 """Gunicorn's own settings, read from the working directory by every `gunicorn` the Procfile starts.
 
-Metrics (storefront/metrics.py): with METRICS_TOKEN set, every worker writes its figures to PROMETHEUS_MULTIPROC_DIR
-(the same default as settings.py, set here before any worker starts so all of them share it); a worker that exits has
-its live gauges forgotten (child_exit), and files left by processes that no longer run are removed at start.
+Metrics (storefront/observability/metrics.py): with METRICS_TOKEN set, every worker writes its figures to
+PROMETHEUS_MULTIPROC_DIR (the same default as settings.py, set here before any worker starts so all of them share it); a
+worker that exits has its live gauges forgotten (child_exit), and files left by processes that no longer run are removed
+at start.
 """
 
 import os
@@ -36,7 +37,7 @@ logconfig_dict = {
     "loggers": {
         "gunicorn.error": {"handlers": ["stdout"], "propagate": False},
         # A log config turns gunicorn's access log on; it stays off. The storefront writes its own request line
-        # (storefront.middleware), with the route rather than the raw path, which can carry one-time secrets.
+        # (storefront.requests.middleware), with the route rather than the raw path, which can carry one-time secrets.
         "gunicorn.access": {"handlers": ["nowhere"], "propagate": False},
     },
 }
@@ -44,8 +45,8 @@ logconfig_dict = {
 
 def post_worker_init(worker: object) -> None:
     """Once a worker has loaded the application: its log lines are written by a thread of their own instead of by
-    each request's thread (storefront/log_handlers.py says why). Then the URLs and every view module are loaded as
-    the first request would, and all of it is moved out of the garbage collector's sight (gc.freeze). What a
+    each request's thread (storefront/observability/log_handlers.py says why). Then the URLs and every view module are
+    loaded as the first request would, and all of it is moved out of the garbage collector's sight (gc.freeze). What a
     process loads at start lives as long as the process, yet each full collection walked it again: measured over
     cached searches in one process (bench/profile_search.py's setup), a full collection took 56 ms before and 15 ms
     after."""
@@ -53,7 +54,7 @@ def post_worker_init(worker: object) -> None:
 
     from django.urls import get_resolver
 
-    from storefront.log_handlers import write_lines_from_a_thread
+    from storefront.observability.log_handlers import write_lines_from_a_thread
 
     write_lines_from_a_thread()
     get_resolver().url_patterns  # noqa: B018 - the attribute's loading is the point

@@ -21,10 +21,10 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from accounts.activity import ACTIONS, activity_text
 from accounts.contact_changes import PROVIDER_ENDPOINT, contact_change_mark_done, provider_request
 from accounts.models import Activity, ContactChange, Customer
-from accounts.spelling import search_form
+from accounts.signup.spelling import search_form
+from accounts.staff.activity import ACTIONS, activity_text
 from accounts.tax_details import TAX_DETAIL_FIELDS
 from storefront.admin_lists import LargeListAdmin
 from storefront.admin_read_only import ReadOnlyAdmin
@@ -109,7 +109,8 @@ def activity_table(rows: QuerySet[Activity], *, more: str) -> SafeString:
 
 
 class ActionFilter(admin.SimpleListFilter):
-    """The actions the log knows (accounts/activity.py), listed without asking the table for its distinct values."""
+    """The actions the log knows (accounts/staff/activity.py), listed without asking the table for its distinct
+    values."""
 
     title = "action"
     parameter_name = "action"
@@ -123,7 +124,7 @@ class ActionFilter(admin.SimpleListFilter):
 
 @admin.register(Activity)
 class ActivityAdmin(ReadOnlyAdmin, LargeListAdmin):
-    """Who did what: written by the services as each change is made (accounts/activity.py), never by hand. A large
+    """Who did what: written by the services as each change is made (accounts/staff/activity.py), never by hand. A large
     list: newest first by its indexed time, a search by domain name (its start) or by the customer's address."""
 
     list_display = ("at", "who", "what", "customer_link", "domain_name")

@@ -7,4 +7,5 @@ class AccountsConfig(AppConfig):
     verbose_name = "Customers"
 
     def ready(self) -> None:
-        from accounts import currency, emails, language, receivers  # noqa: F401  (registers the keyed emails' renderers; connects receivers)
+        from accounts import currency, language  # noqa: F401  (registers the keyed emails' renderers; connects receivers)
+        from accounts.signup import emails, receivers  # noqa: F401

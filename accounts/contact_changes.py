@@ -1,7 +1,7 @@
 """Changing a customer's contact details: sent to the provider when it can take them, else queued for staff.
 
 The provider holds the contact as every domain's registrant, admin, tech and billing contact. Its
-`PUT /api/v1/customers/details` is "coming soon" (capability `customer_details`, storefront/capabilities.py):
+`PUT /api/v1/customers/details` is "coming soon" (capability `customer_details`, storefront/site/capabilities.py):
 - on: `contact_change_request` sends the whole contact (ASCII forms) through the gateway, then, only once the
   provider has it, stores it on the Customer, in one transaction with its record and log row. A refusal or an
   outage raises the gateway's error and changes nothing here (the form keeps what was typed); a lost answer too:
@@ -11,7 +11,7 @@ The provider holds the contact as every domain's registrant, admin, tech and bil
   is when our copy changes: checkout never shows a contact the registry does not hold.
 A customer not yet at the provider (email unconfirmed) changes our copy at once: their signup sends it.
 
-Every change is logged with its actor (accounts/activity.py): staff acting as the customer may change it, and the
+Every change is logged with its actor (accounts/staff/activity.py): staff acting as the customer may change it, and the
 log says it was them.
 """
 
@@ -24,11 +24,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.activity import activity_record
 from accounts.models import PROVIDER_CONTACT_FIELDS, ContactChange, Customer
-from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled
+from accounts.staff.activity import activity_record
+from storefront.background.outbox import email_queue_admins
 from storefront.gateway import CapabilityOff, Contact, gateway
-from storefront.outbox import email_queue_admins
+from storefront.site.capabilities import CUSTOMER_DETAILS, capability_enabled
 
 PROVIDER_ENDPOINT = "PUT /api/v1/customers/details"
 

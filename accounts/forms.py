@@ -23,12 +23,12 @@ from django.utils.text import format_lazy
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from accounts import passwords
 from accounts.models import PROVIDER_CONTACT_FIELDS, customer_for_user
-from accounts.signin_limits import SignInLimited, signin_attempt
-from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from accounts.security import passwords
+from accounts.security.signin_limits import SignInLimited, signin_attempt
+from accounts.signup.spelling import SPELLED_FIELDS, ascii_field, ascii_form
 from pricing.currencies import currency_for_country, offered_currencies
-from storefront import countries
+from storefront.site import countries
 
 User = get_user_model()
 
@@ -157,7 +157,8 @@ def _password_widget(autocomplete: str) -> forms.PasswordInput:
 class ContactForm(forms.Form):
     """A customer's contact details by every rule of the provider's customer table (signup's, and the account's
     contact page). Name, company, address and city are taken as written; what the provider is sent in their place is
-    their English spelling, automatic (accounts/spelling.py) unless the customer corrects it in the `*_ascii` fields."""
+    their English spelling, automatic (accounts/signup/spelling.py) unless the customer corrects it in the `*_ascii`
+    fields."""
 
     error_messages = {
         "state_not_in_country": _("Please choose a state or province of %(country)s (or Other)."),
@@ -529,7 +530,7 @@ def currency_name(code: str) -> str:
 
 
 class CurrencyForm(forms.Form):
-    """The account page's currency choice (until the first purchase: accounts.services.customer_currency_set)."""
+    """The account page's currency choice (until the first purchase: accounts.signup.services.customer_currency_set)."""
 
     currency = forms.ChoiceField(
         label=_("Currency"), error_messages={"invalid_choice": _("Please choose a currency from the list.")}
@@ -602,8 +603,8 @@ class PasswordAndCodeReauthenticateForm(ReauthenticateForm):
 
 
 class LimitedAuthenticateForm(AuthenticateForm):
-    """allauth's two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py) instead of its own
-    per-account lockout, which let anyone with the password lock the owner out with five wrong codes."""
+    """allauth's two-factor step at sign-in, under our sign-in limits (accounts/security/signin_limits.py) instead of
+    its own per-account lockout, which let anyone with the password lock the owner out with five wrong codes."""
 
     @cached_property
     def has_security_key(self) -> bool:

@@ -18,7 +18,7 @@ from django.views.i18n import set_language
 
 from accounts.models import Customer
 from pricing.currencies import currency_override
-from storefront.acting_rules import acting_allowed
+from storefront.requests.acting_rules import acting_allowed
 
 SESSION_KEY = "accounts:language"
 

@@ -7,8 +7,8 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 
-from accounts.spelling import SPELLED_FIELDS, name_search_form
-from storefront import countries
+from accounts.signup.spelling import SPELLED_FIELDS, name_search_form
+from storefront.site import countries
 
 # The contact as the provider holds it (signup's fields but the email and password), in the provider's order.
 PROVIDER_CONTACT_FIELDS = ("name", "company", "address", "city", "state", "country", "zipcode", "country_code", "phone")
@@ -20,7 +20,7 @@ class Customer(models.Model):
     The contact details are the ones the provider holds (sent at signup, or changed since); it uses them as
     registrant, admin, tech and billing contact of every domain, so checkout shows them for review. Name, company,
     address and city are kept as the customer writes them (any script) and, in `*_ascii`, as sent to the provider
-    (English letters: its rule), see accounts/spelling.py.
+    (English letters: its rule), see accounts/signup/spelling.py.
     """
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="customer")
@@ -41,7 +41,7 @@ class Customer(models.Model):
     address_ascii = models.CharField(max_length=255)
     city_ascii = models.CharField(max_length=255)
     # When the provider signup was sent and its answer not yet stored: set with `customer_id` empty means the
-    # outcome is unknown (staff reconcile it). See accounts/services.py.
+    # outcome is unknown (staff reconcile it). See accounts/signup/services.py.
     signup_sent_at = models.DateTimeField(null=True, blank=True)
     # Set when a signup whose answer was lost, sent again, found the email already at the provider: the first one
     # landed and its id is unknown (the provider has no lookup by email). Staff link it by hand; no more retries.
@@ -196,7 +196,7 @@ def customer_for_user(user: User | AnonymousUser) -> Customer | None:
 
 
 class Activity(models.Model):
-    """One change that matters to a customer or to money, with who made it (accounts/activity.py writes it; the
+    """One change that matters to a customer or to money, with who made it (accounts/staff/activity.py writes it; the
     services that make each change call it). Append-only: staff read it in the admin, customers on their account page.
 
     The domain and the payment are kept as plain values (the provider's order id and name, the payment's id), not

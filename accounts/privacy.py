@@ -18,9 +18,9 @@ from django.db import models, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
-from accounts.activity import activity_record
 from accounts.models import ContactChange, Customer
-from storefront.outbox import email_queue_admins
+from accounts.staff.activity import activity_record
+from storefront.background.outbox import email_queue_admins
 
 ANONYMOUS = "Deleted customer"
 

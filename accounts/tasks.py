@@ -1,6 +1,6 @@
 """The accounts app's background tasks: linking a confirmed customer to the provider until it is done (or staff are
-told). Account emails go through the outbox (storefront/outbox.py; the keyed ones are rendered when sent,
-accounts/emails.py)."""
+told). Account emails go through the outbox (storefront/background/outbox.py; the keyed ones are rendered when sent,
+accounts/signup/emails.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import logging
 
 from django_tasks import task
 
-from storefront.background import retry_later
+from storefront.background.retries import retry_later
+from storefront.background.scheduler import job_schedule
 from storefront.gateway import RateLimited, Unavailable
 from storefront.queues import DEFAULT
-from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ def provider_signup_retry(*, customer_pk: int, attempt: int = 1) -> bool:
     nothing while another attempt is in flight. After the last automatic retry, `link_provider_customers` (every
     few minutes) goes on trying, and staff see the customer in their alerts."""
     from accounts.models import Customer
-    from accounts.services import SignupPending, customer_provider_signup
+    from accounts.signup.services import SignupPending, customer_provider_signup
 
     customer = Customer.objects.filter(pk=customer_pk, customer_id__isnull=True).first()
     if customer is None:
@@ -41,7 +41,7 @@ def provider_signup_retry(*, customer_pk: int, attempt: int = 1) -> bool:
 def link_provider_customers() -> dict[str, int]:
     """Every confirmed customer still not linked to the provider, tried again (a provider outage longer than the
     retries of `provider_signup_retry`, a retry that was never enqueued). A failure of one stops none of the others."""
-    from accounts.services import SignupError, customer_provider_signup, customers_awaiting_provider
+    from accounts.signup.services import SignupError, customer_provider_signup, customers_awaiting_provider
     from storefront.gateway import GatewayError
 
     counts = {"linked": 0, "waiting": 0}

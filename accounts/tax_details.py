@@ -8,8 +8,8 @@ import enum
 from django.conf import settings
 from django.utils import timezone
 
-from accounts.activity import activity_record
 from accounts.models import Customer
+from accounts.staff.activity import activity_record
 from pricing.tax import EU_COUNTRIES
 from pricing.tax_numbers import TaxNumber, ViesAnswer, vies_check
 

@@ -9,7 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from pricing.tax_numbers import InvalidTaxNumber, TaxNumber, tax_number_parse
-from storefront import countries
+from storefront.site import countries
 
 
 def _country_name(code: str) -> str:

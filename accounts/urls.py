@@ -13,8 +13,9 @@ from django.urls import path, re_path
 from django.views.decorators.cache import never_cache
 from django.views.generic import RedirectView
 
-from accounts import acting, views
-from storefront.acting_rules import acting_allowed, acting_refused
+from accounts import views
+from accounts.staff import acting
+from storefront.requests.acting_rules import acting_allowed, acting_refused
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -56,7 +57,7 @@ urlpatterns = [
     path("panel/", views.panel, name="panel"),
     path("export/", views.account_export, name="account_export"),
     path("delete/", views.account_delete, name="account_delete"),
-    # Staff acting as a customer (django-hijack's views, accounts/acting.py).
+    # Staff acting as a customer (django-hijack's views, accounts/staff/acting.py).
     path("act-as/start/", acting.act_as_start, name="act_as_start"),
     path("act-as/stop/", acting.act_as_stop, name="act_as_stop"),
 ]

@@ -22,23 +22,24 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts import contact_changes, privacy, services, tax_details
-from accounts.activity import activity_of_customer
-from accounts.adapter import VERIFY_NEXT_KEY
+from accounts import contact_changes, privacy, tax_details
 from accounts.currency import session_currency_set
 from accounts.forms import ContactForm, CurrencyForm, SignupForm, initial_state
 from accounts.models import ContactChange, Customer, customer_for_user
-from accounts.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from accounts.signup import services
+from accounts.signup.adapter import VERIFY_NEXT_KEY
+from accounts.signup.spelling import SPELLED_FIELDS, ascii_field, ascii_form
+from accounts.signup.verification import is_verified
+from accounts.staff.activity import activity_of_customer
 from accounts.tax_forms import TaxDetailsForm
-from accounts.verification import is_verified
-from storefront import countries
-from storefront.acting_rules import acting_allowed, acting_refused
-from storefront.capabilities import CUSTOMER_DETAILS, capability_enabled
 from storefront.errors import error_status
 from storefront.gateway import GatewayError
-from storefront.provider_errors import provider_error
-from storefront.ratelimit import rate_limit
-from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, safe_next
+from storefront.requests.acting_rules import acting_allowed, acting_refused
+from storefront.requests.provider_errors import provider_error
+from storefront.requests.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, safe_next
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site import countries
+from storefront.site.capabilities import CUSTOMER_DETAILS, capability_enabled
 
 User = get_user_model()
 PASSWORD_FIELDS = ("password", "password2")
@@ -99,11 +100,11 @@ def signup(request: HtmxHttpRequest) -> HttpResponse:
 
     # allauth sends the confirmation (queued for the worker by the adapter) and signs the customer in; login
     # keeps the session's data (the cart): it only cycles the session key.
-    # The browser the account is made in is no news: a mark for the sign-in receiver (accounts/receivers.py, read
+    # The browser the account is made in is no news: a mark for the sign-in receiver (accounts/signup/receivers.py, read
     # with getattr), not an attribute HttpRequest declares.
     request.signing_up = True  # type: ignore[attr-defined]
     response = complete_signup(request, user=customer.user, redirect_url=reverse("account_email_verification_sent"))
-    # Where the confirmation link brings the customer back (without one, the adapter decides: accounts/adapter.py).
+    # Where the confirmation link brings the customer back (else accounts/signup/adapter.py decides).
     request.session[VERIFY_NEXT_KEY] = next_url
     return response
 

@@ -270,7 +270,7 @@ def run() -> Report:
             # Let the worker send the renewal email before the logs are read.
             _wait_for(lambda: _renewals(store_env, order_id)["emailed"] >= 1, 15)
             # Read once the processes have stopped: each writes its queued log lines as it exits
-            # (storefront/log_handlers.py), and a line still queued must be scanned too.
+            # (storefront/observability/log_handlers.py), and a line still queued must be scanned too.
             _stop_all(processes)
             _scan(report, logs, sink, canaries)
         finally:

@@ -179,7 +179,7 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
     from django_tasks_db.models import DBTaskResult, get_date_max
 
     from accounts.models import Activity, Customer
-    from billing.ledger import ledger_month_totals_rebuild
+    from billing.ledger.books import ledger_month_totals_rebuild
     from billing.models import Document, LedgerEntry, Payment, PaymentLine
     from domains.models import CustomerSync, Order, Registration, Renewal
     from pricing.models import CostPrice, Tld
@@ -460,7 +460,7 @@ def _seed(args: argparse.Namespace, *, zone_customer: int, zone_order: int, big_
         )
         step("task results")
         staff = User.objects.create_superuser(username="scale-staff", email="staff@scale.example", password=None)
-        # Production settings require staff to sign in with two factors (accounts/middleware.py).
+        # Production settings require staff to sign in with two factors (accounts/security/middleware.py).
         TOTP.activate(staff, generate_totp_secret())
     from django.db import connection
 
@@ -660,7 +660,7 @@ def _jobs(big) -> list[tuple[str, int, float, int, float, str]]:
 
     from domains.dashboard import dashboard
     from domains.orders import sync
-    from storefront import request_stats
+    from storefront.requests import request_stats
 
     out = []
 

@@ -328,7 +328,7 @@ class _RequestLog:
 
     def search_line(self) -> dict:
         """The log line of the search request just answered (queued before its answer was sent, written by the
-        process's log thread: storefront/log_handlers.py)."""
+        process's log thread: storefront/observability/log_handlers.py)."""
         for _ in range(200):
             *lines, self.partial = (self.partial + self.file.read()).split("\n")
             for line in lines:

@@ -16,10 +16,10 @@ from django.utils.html import format_html, format_html_join
 
 from billing.admin_views import refund_view, revenue_report_view, tax_report_view, write_off_view
 from billing.alerts import authorisations_expiring, payment_attention_resolve
-from billing.collection import payment_collect_again
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, SavedCard, WebhookEvent
-from billing.refunds import REFUNDABLE
-from billing.services import payments_needing_attention
+from billing.payments.collection import payment_collect_again
+from billing.payments.refunds import REFUNDABLE
+from billing.payments.services import payments_needing_attention
 from storefront.admin_lists import LargeListAdmin
 
 

@@ -14,12 +14,12 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from billing.collection import payment_write_off
 from billing.errors import PaymentError
+from billing.ledger.report import month_of, revenue_report, revenue_report_csv
+from billing.ledger.tax_report import tax_report, tax_report_csv
 from billing.models import Payment, PaymentLine
-from billing.refunds import REFUNDABLE, refund_line
-from billing.report import month_of, revenue_report, revenue_report_csv
-from billing.tax_report import tax_report, tax_report_csv
+from billing.payments.collection import payment_write_off
+from billing.payments.refunds import REFUNDABLE, refund_line
 from pricing.money import Money
 
 

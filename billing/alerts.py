@@ -20,9 +20,9 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.activity import activity_record
+from accounts.staff.activity import activity_record
 from billing.models import Payment
-from storefront.outbox import email_queue_admins
+from storefront.background.outbox import email_queue_admins
 
 logger = logging.getLogger(__name__)
 

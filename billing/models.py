@@ -2,8 +2,8 @@
 events as received, receipts and credit notes.
 
 Money is Decimal in the payment's currency; Stripe's integer minor units are converted at the boundary
-(billing/stripe_client.py). Every state change is a conditional update or happens under the payment's row lock, so
-a second door (the return after paying, the webhook, a replay) finds the work done and changes nothing.
+(billing/payments/stripe_client.py). Every state change is a conditional update or happens under the payment's row lock,
+so a second door (the return after paying, the webhook, a replay) finds the work done and changes nothing.
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class LedgerEntry(models.Model):
     not be collected. `cost` is what the line cost us, booked once with its capture (or its write-off); empty when
     unknown. `source_id` is the payment service's object (charge, refund, dispute) or, for a write-off, ours:
     with the kind and the line it is unique, so a replayed event never books twice. Written in the same
-    transaction as the state change it records; read by billing.ledger (the revenue report, issues 31 and 32).
+    transaction as the state change it records; read by billing.ledger.books (the revenue report, issues 31 and 32).
     """
 
     class Kind(models.TextChoices):
@@ -294,7 +294,7 @@ class LedgerEntry(models.Model):
 
 class LedgerMonthTotal(models.Model):
     """The ledger's sums kept per calendar month (in TIME_ZONE), currency, payment rate, TLD and cause, added to in the
-    same transaction as the entries they sum (billing.ledger): the revenue report and the dashboard read these few
+    same transaction as the entries they sum (billing.ledger.books): the revenue report and the dashboard read these few
     rows, never the whole ledger. Signed as the entries are (a refund's sum is negative). `rate` 0: not known.
     `manage.py ledger_month_totals --rebuild` writes them again from the entries (after TIME_ZONE changes)."""
 

@@ -1,6 +1,6 @@
 """The payment service's fee in the books: after each capture and refund is booked, the worker reads its balance
 transaction from Stripe (the fee Stripe actually took, which differs per card and country) and writes it to the
-ledger as a fee entry (billing.ledger.ledger_fee_book), once per balance transaction.
+ledger as a fee entry (billing.ledger.books.ledger_fee_book), once per balance transaction.
 
 `payment_fee_later` is called inside the transaction that books the capture or refund, so the task is queued exactly
 when that is committed (the database task queue); a duplicated webhook or a retried task reads the same balance
@@ -19,11 +19,11 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 from django_tasks import task
 
-from billing import stripe_client
 from billing.errors import PaymentUnavailable
-from billing.ledger import ledger_fee_book
+from billing.ledger.books import ledger_fee_book
 from billing.models import LedgerEntry, Payment, PaymentLine
-from storefront.background import retry_later
+from billing.payments import stripe_client
+from storefront.background.retries import retry_later
 from storefront.queues import DEFAULT
 
 logger = logging.getLogger(__name__)

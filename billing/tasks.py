@@ -1,24 +1,24 @@
 """The billing app's background tasks (django-tasks; run by `manage.py run_worker`): settling payments, processing
 Stripe's events, collecting registered-unpaid payments, the reconciler, and the staff alert about authorisations
 close to lapsing. Each is idempotent: run twice, or by two workers at once, it does the work once. Receipts and
-credit notes are emailed through the outbox (billing/emails.py)."""
+credit notes are emailed through the outbox (billing/documents/emails.py)."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
 from billing.alerts import authorisation_expiry_alerts_send
-from billing.collection import payment_collect
 from billing.errors import PaymentUnavailable
 from billing.jobs import jobs_register
 from billing.models import Payment, PaymentLine
 from billing.payment_fees import book_missing_payment_fees
-from billing.reconcile import payments_reconcile
-from billing.services import payment_advance, payment_settle_asked
-from billing.webhooks import webhook_event_process
-from storefront.background import retry_later
+from billing.payments.collection import payment_collect
+from billing.payments.reconcile import payments_reconcile
+from billing.payments.services import payment_advance, payment_settle_asked
+from billing.payments.webhooks import webhook_event_process
+from storefront.background.retries import retry_later
+from storefront.background.scheduler import job_schedule
 from storefront.queues import BULK, DEFAULT, PAID
-from storefront.scheduler import job_schedule
 
 
 @task(queue_name=PAID)
@@ -59,7 +59,7 @@ def collect_payment(*, payment_id: int, again: bool = False, attempt: int = 1) -
 
 @task(queue_name=DEFAULT)
 def reconcile_payments() -> dict[str, int]:
-    """Ask Stripe about every payment still waiting and every event not processed (billing/reconcile.py)."""
+    """Ask Stripe about every payment still waiting and every event not processed (billing/payments/reconcile.py)."""
     return payments_reconcile()
 
 

@@ -17,26 +17,26 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import Customer, customer_for_user
-from billing import cards
-from billing.card_setup import card_setup_settle, card_setup_start
-from billing.collection import collection_session_open, payment_due_of_user, payments_due
-from billing.documents import (
+from billing.documents.contents import (
     billing_documents,
     credit_note_context,
     document_for_user,
     einvoices_offered,
     receipt_context,
 )
-from billing.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
+from billing.documents.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
+from billing.documents.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.forms import CardSetupForm
 from billing.models import Document, Payment
-from billing.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
-from billing.services import payment_settle_later
-from billing.webhooks import webhook_event_parse, webhook_event_receive
-from storefront.acting_rules import acting_allowed, acting_refused
+from billing.payments import cards
+from billing.payments.card_setup import card_setup_settle, card_setup_start
+from billing.payments.collection import collection_session_open, payment_due_of_user, payments_due
+from billing.payments.services import payment_settle_later
+from billing.payments.webhooks import webhook_event_parse, webhook_event_receive
 from storefront.errors import StoreError
-from storefront.request_helpers import AuthenticatedHttpRequest
+from storefront.requests.acting_rules import acting_allowed, acting_refused
+from storefront.requests.request_helpers import AuthenticatedHttpRequest
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 @require_POST
 def stripe_webhook(request: HttpRequest) -> HttpResponse:
     """Verify `Stripe-Signature` with STRIPE_WEBHOOK_SECRET (a bad one is a 400 and changes nothing), store the event
-    and answer at once: the worker processes it (billing/webhooks.py)."""
+    and answer at once: the worker processes it (billing/payments/webhooks.py)."""
     if not settings.STRIPE_WEBHOOK_SECRET:
         logger.error("a Stripe webhook arrived but STRIPE_WEBHOOK_SECRET is not set")
         return HttpResponse("webhook secret not configured", status=503, content_type="text/plain")
@@ -213,7 +213,7 @@ def _customer_or_404(request: AuthenticatedHttpRequest) -> Customer:
 @login_required
 @require_POST
 def card_add(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Save a card without buying: off to the payment provider's page in setup mode (billing/card_setup.py)."""
+    """Save a card without buying: off to the payment provider's page in setup mode (billing/payments/card_setup.py)."""
     customer = _customer_or_404(request)
     form = CardSetupForm(request.POST)
     if not form.is_valid():

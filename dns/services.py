@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.utils.translation import gettext
 
-from accounts.activity import activity_record
+from accounts.staff.activity import activity_record
 from domains.models import Order
 from domains.orders.payment_marks import order_unlocked_check
-from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import (
     DnsNotActive,
     DnsRecord,
@@ -24,6 +23,7 @@ from storefront.gateway import (
     ValidationRejected,
     gateway,
 )
+from storefront.resilience.cache_versions import cache_version, cache_version_bump
 
 __all__ = ["DnsNotActive"]  # re-exported: views catch it from here
 

@@ -25,7 +25,6 @@ from dns.presets import PRESETS, Plan, Preset
 from dns.services import DnsNotActive, RecordData
 from domains.models import Order
 from domains.orders.ownership import get_order_for_user
-from storefront.acting_rules import acting_allowed
 from storefront.errors import error_status
 from storefront.gateway import (
     EDITABLE_RECORD_TYPES,
@@ -33,8 +32,9 @@ from storefront.gateway import (
     GatewayError,
     RecordType,
 )
-from storefront.provider_errors import ProviderError, provider_error
-from storefront.request_helpers import is_fragment
+from storefront.requests.acting_rules import acting_allowed
+from storefront.requests.provider_errors import ProviderError, provider_error
+from storefront.requests.request_helpers import is_fragment
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise

@@ -16,14 +16,14 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Customer
 from billing.alerts import authorisations_expiring
 from billing.models import Dispute, Payment
-from billing.services import payments_needing_attention
+from billing.payments.services import payments_needing_attention
 from domains.checkout.registrations import registrations_needing_attention
 from domains.models import CustomerSync
 from domains.orders.auto_renew import auto_renew_failures_open
 from domains.orders.payment_marks import orders_refunded
+from storefront.background.outbox import email_queue_admins
 from storefront.models import OutgoingEmail
-from storefront.outbox import email_queue_admins
-from storefront.queue_state import STALLED_AFTER, QueueState, queue_states, workers_stalled
+from storefront.observability.queue_state import STALLED_AFTER, QueueState, queue_states, workers_stalled
 
 # A signup younger than this may still be completing; older and still unlinked, it needs staff.
 _SIGNUP_SETTLE = dt.timedelta(minutes=10)

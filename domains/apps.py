@@ -5,8 +5,8 @@ class DomainsConfig(AppConfig):
     name = "domains"
 
     def ready(self) -> None:
-        # Each feature hands billing the kind of line it sells (billing.lines) and schedules its periodic jobs
-        # (storefront.scheduler) when its module is imported: here, once, at start-up.
+        # Each feature hands billing the kind of line it sells (billing.ledger.lines) and schedules its periodic jobs
+        # (storefront.background.scheduler) when its module is imported: here, once, at start-up.
         import domains.checkout.payments
         import domains.checkout.tasks
         import domains.orders.payments

@@ -1,13 +1,14 @@
 """The staff dashboard at the admin's index: the business at a glance.
 
-- Revenue and margin by month, from the ledger's kept month totals (billing.ledger.ledger_month_figures), the last 12
+- Revenue and margin by month, from the ledger's kept month totals (billing.ledger.books.ledger_month_figures), the last
+12
   months.
 - Renewals due within 30, 60 and 90 days, with the revenue they would bring at today's prices (the price book: each
   domain's shortest renewal term).
 - What needs attention: every staff alert with its count (zeros too), and the failed auto-renewals not handled yet.
 - Registrations by TLD over the last 12 months.
 - The queues (tasks waiting, the oldest's age), the workers (last seen, last took a task) and the breakers, with an
-  alert when no worker has taken a task for 5 minutes while tasks wait (storefront/queue_state.py).
+  alert when no worker has taken a task for 5 minutes while tasks wait (storefront/observability/queue_state.py).
 
 Every figure is one grouped query (or the price book's three), whatever the number of orders, payments or
 registrations: the dashboard stays as fast at 100,000 rows as at ten (tests/domains/test_dashboard.py counts them).
@@ -25,19 +26,19 @@ from django.db.models import Case, Count, IntegerField, QuerySet, Value, When
 from django.db.models.functions import Reverse, Right, StrIndex
 from django.utils import timezone
 
-from billing.ledger import LedgerFigures, ledger_month_figures
-from billing.report import in_store_currency
+from billing.ledger.books import LedgerFigures, ledger_month_figures
+from billing.ledger.report import in_store_currency
 from domains.alerts import Alert, staff_alerts_all
 from domains.models import Order, Registration
 from domains.orders.auto_renew import auto_renew_failures_open
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import PriceBook, price_book
-from storefront.brand import brand_color, darker
 from storefront.charts import WIDTH, BarChart, bar_chart
-from storefront.metrics_scrape import breakers_open
 from storefront.models import WorkerBeat
-from storefront.queue_state import QueueState, queue_states, workers_seen, workers_stalled
+from storefront.observability.metrics_scrape import breakers_open
+from storefront.observability.queue_state import QueueState, queue_states, workers_seen, workers_stalled
+from storefront.site.brand import brand_color, darker
 
 MONTHS = 12
 RENEWAL_WINDOWS = (30, 60, 90)

@@ -1,10 +1,10 @@
-"""The money flows' figures on /metrics (storefront/metrics.py), read from the database at each scrape."""
+"""The money flows' figures on /metrics (storefront/observability/metrics.py), read from the database at each scrape."""
 
 from __future__ import annotations
 
-from billing.services import payments_needing_attention
+from billing.payments.services import payments_needing_attention
 from domains.models import Registration
-from storefront.metrics import scrape_gauge
+from storefront.observability.metrics import scrape_gauge
 
 
 def metrics_register() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django_tasks import task
 
 from domains import alerts, verification
+from storefront.background.scheduler import job_schedule
 from storefront.queues import BULK
-from storefront.scheduler import job_schedule
 
 
 @task(queue_name=BULK)

@@ -26,8 +26,8 @@ from django.utils import timezone
 from accounts.language import customer_language
 from accounts.models import Customer
 from domains.models import Order
-from storefront.brand import brand_context, from_email
-from storefront.outbox import email_queue
+from storefront.background.outbox import email_queue
+from storefront.site.brand import brand_context, from_email
 
 logger = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from django_tasks import task
 from pricing.models import Currency
 from pricing.rate_feed import FeedError, rates_update, stale_rates
 from pricing.sync import prices_sync
-from storefront.outbox import email_queue_admins
+from storefront.background.outbox import email_queue_admins
+from storefront.background.scheduler import job_schedule
 from storefront.queues import BULK
-from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 

@@ -10,13 +10,15 @@ class StorefrontConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         # checks registers the deploy checks, tasks schedules the outbox.
-        from storefront import after_response, checks, tasks  # noqa: F401
+        from storefront import checks, tasks  # noqa: F401
+        from storefront.requests import after_response
 
         after_response.connect()
 
-        # One id per request on every log line, task and provider call (storefront/request_ids.py); failed tasks
-        # reported as errors, under their id: connected first, before the id is unbound at a task's end.
-        from storefront import error_reports, request_ids, task_requests
+        # One id per request on every log line, task and provider call (storefront/requests/request_ids.py); failed
+        # tasks reported as errors, under their id: connected first, before the id is unbound at a task's end.
+        from storefront.observability import error_reports
+        from storefront.requests import request_ids, task_requests
 
         request_ids.install_log_record_factory()
         error_reports.connect_task_failures()
@@ -29,12 +31,12 @@ class StorefrontConfig(AppConfig):
 
 
 def _error_tracker_start() -> None:
-    """The error tracker, when SENTRY_DSN is set (storefront/error_reports.py): started here, before the first
-    request or task, in every process (web, worker, scheduler, commands)."""
+    """The error tracker, when SENTRY_DSN is set (storefront/observability/error_reports.py): started here, before the
+    first request or task, in every process (web, worker, scheduler, commands)."""
     from django.conf import settings
 
     if settings.SENTRY_DSN:
-        from storefront.error_reports import sentry_init
+        from storefront.observability.error_reports import sentry_init
 
         sentry_init(dsn=settings.SENTRY_DSN, environment=settings.SENTRY_ENVIRONMENT, release=settings.SENTRY_RELEASE)
 
@@ -46,7 +48,7 @@ def _rebrand(*, setting: str, **_: object) -> None:
 
 def _sync_site(**_: object) -> None:
     """The sites framework's one site follows SITE_URL and STORE_NAME (allauth's emails print its name), and the
-    legal pages exist (storefront/legal_starter.py): at every migrate, which the release step runs on each
+    legal pages exist (storefront/site/legal_starter.py): at every migrate, which the release step runs on each
     deploy (and after a test flushes the database)."""
     from urllib.parse import urlparse
 
@@ -54,7 +56,7 @@ def _sync_site(**_: object) -> None:
     from django.contrib.flatpages.models import FlatPage
     from django.contrib.sites.models import Site
 
-    from storefront.legal_starter import legal_pages_ensure
+    from storefront.site.legal_starter import legal_pages_ensure
 
     domain = (urlparse(settings.SITE_URL).netloc or "localhost")[:100]
     site, _created = Site.objects.update_or_create(

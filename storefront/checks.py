@@ -64,7 +64,7 @@ def live_key_without_countries_file(app_configs: Any = None, **kwargs: Any) -> l
 @register("storefront")
 def brand_color(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     """STORE_PRIMARY_COLOR is link text on white and the background of white button text: it must read."""
-    from storefront.brand import HEX_COLOR, MIN_CONTRAST, contrast_with_white
+    from storefront.site.brand import HEX_COLOR, MIN_CONTRAST, contrast_with_white
 
     color = settings.STORE_PRIMARY_COLOR.strip()
     if not color:

@@ -7,9 +7,9 @@ from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils.translation import get_language
 
-from storefront.brand import brand_context
+from storefront.background.mailbox import mailbox_open_to
 from storefront.gateway import key_environment
-from storefront.mailbox import mailbox_open_to
+from storefront.site.brand import brand_context
 
 
 def storefront(request: HttpRequest) -> dict[str, Any]:

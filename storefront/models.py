@@ -24,7 +24,7 @@ class ScheduledRun(models.Model):
 
 class MailboxMessage(models.Model):
     """An email the storefront sent while running without a mail server (development only): shown on the
-    mailbox page so a verification link can be followed. See storefront/mailbox.py."""
+    mailbox page so a verification link can be followed. See storefront/background/mailbox.py."""
 
     to = models.TextField()
     subject = models.CharField(max_length=998)
@@ -54,8 +54,8 @@ class SharedCounter(models.Model):
 
 
 class OneTimeClaim(models.Model):
-    """A claim that holds until it expires, taken at most once across every process (storefront/claims.py): what
-    must survive the cache being away (an order's placement, a used two-factor code while Redis is down)."""
+    """A claim that holds until it expires, taken at most once across every process (storefront/background/claims.py):
+    what must survive the cache being away (an order's placement, a used two-factor code while Redis is down)."""
 
     key = models.CharField(max_length=250, primary_key=True)
     expires_at = models.DateTimeField(db_index=True)
@@ -65,8 +65,8 @@ class OneTimeClaim(models.Model):
 
 
 class TaskLease(models.Model):
-    """A running task's lease (storefront/worker.py): its worker renews it while the task runs; one that lapsed
-    means the worker died, and the task is run again. Keyed by django-tasks-db's result id."""
+    """A running task's lease (storefront/background/worker.py): its worker renews it while the task runs; one that
+    lapsed means the worker died, and the task is run again. Keyed by django-tasks-db's result id."""
 
     task_id = models.UUIDField(primary_key=True)
     worker_id = models.CharField(max_length=64)
@@ -77,8 +77,8 @@ class TaskLease(models.Model):
 
 
 class WorkerBeat(models.Model):
-    """A task worker's heartbeat (storefront/worker.py): written every few seconds while it runs, so staff and the
-    metrics see which workers are alive, which queues they serve and when one last took a task."""
+    """A task worker's heartbeat (storefront/background/worker.py): written every few seconds while it runs, so staff
+    and the metrics see which workers are alive, which queues they serve and when one last took a task."""
 
     worker_id = models.CharField(max_length=64, primary_key=True)
     queues = models.CharField(max_length=200)  # the queues it takes, most urgent first, comma-separated
@@ -97,7 +97,7 @@ class LegalText(models.Model):
     """One version of a legal page (terms, privacy, registration agreement) as customers were shown it.
 
     The pages themselves are flatpages that staff edit; a version is the SHA-256 of the page's title and content
-    (storefront/legal.py), kept here with its text the first time a customer accepts it, so an acceptance can
+    (storefront/site/legal.py), kept here with its text the first time a customer accepts it, so an acceptance can
     always be matched with the exact words accepted, however the page was edited since.
     """
 
@@ -116,8 +116,9 @@ class LegalText(models.Model):
 
 
 class OutgoingEmail(models.Model):
-    """One email the store sends, queued in the transaction of the change it reports (storefront/outbox.py) and sent
-    by the worker, with retries, once; emails of one thread (a checkout, a payment) in the order they were queued.
+    """One email the store sends, queued in the transaction of the change it reports (storefront/background/outbox.py)
+    and sent by the worker, with retries, once; emails of one thread (a checkout, a payment) in the order they were
+    queued.
 
     Most are rendered when queued (subject and bodies kept here). One that carries a secret link (address
     confirmation, password reset) is rendered only when sent, by a named renderer from `params` (ids only), so the
@@ -135,7 +136,8 @@ class OutgoingEmail(models.Model):
     html = models.TextField(blank=True)
     renderer = models.CharField(max_length=100, blank=True)
     params = models.JSONField(default=dict, blank=True)
-    # [{"maker": name, "params": {...}}, ...]: each made into a file when the email is sent (storefront/outbox.py).
+    # [{"maker": name, "params": {...}}, ...]: each made into a file when the email is sent
+    # (storefront/background/outbox.py).
     attachments = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Not sent before this (a failed attempt waits a growing while before the next).
@@ -159,8 +161,9 @@ class OutgoingEmail(models.Model):
 
 
 class TaskRequest(models.Model):
-    """The request a task was enqueued from (storefront/request_ids.py): its worker runs it under that request's id,
-    so the task's log lines, provider calls and error reports name it. Keyed by django-tasks' result id."""
+    """The request a task was enqueued from (storefront/requests/request_ids.py): its worker runs it under that
+    request's id, so the task's log lines, provider calls and error reports name it. Keyed by django-tasks' result
+    id."""
 
     task_id = models.CharField(max_length=64, primary_key=True)
     request_id = models.CharField(max_length=128, db_index=True)
@@ -171,8 +174,8 @@ class TaskRequest(models.Model):
 
 
 class ProviderCall(models.Model):
-    """One call to the provider (storefront/provider_calls.py): our request id beside the provider's own, so staff
-    go from a customer's reference to the provider's support with the id they ask for. Kept
+    """One call to the provider (storefront/observability/provider_calls.py): our request id beside the provider's own,
+    so staff go from a customer's reference to the provider's support with the id they ask for. Kept
     PROVIDER_CALL_LOG_DAYS days. The path never holds a secret (queries and bodies are not kept)."""
 
     request_id = models.CharField("our request id", max_length=128, db_index=True)

@@ -5,8 +5,8 @@
 - default: customer emails and short work a person notices (a signup linked at the provider, a checkout settled).
 - bulk: work nobody waits for: the order sync, reminders, price and currency refreshes, reports, sweeps.
 
-A worker takes from the first of its queues that has a task ready (storefront/worker.py), so paid work never waits
-behind queued bulk work; the Procfile runs bulk work in processes of its own, so it never holds the worker that
+A worker takes from the first of its queues that has a task ready (storefront/background/worker.py), so paid work never
+waits behind queued bulk work; the Procfile runs bulk work in processes of its own, so it never holds the worker that
 paid work needs either (docs/operations.md "Queues and workers").
 """
 

@@ -16,9 +16,9 @@ from urllib.parse import urlparse
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from storefront.capabilities import CAPABILITIES, unknown_capabilities
-from storefront.hosts import is_loopback_host, is_loopback_url
 from storefront.queues import QUEUES
+from storefront.requests.hosts import is_loopback_host, is_loopback_url
+from storefront.site.capabilities import CAPABILITIES, unknown_capabilities
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "allauth.mfa",
-    # Staff act as a customer to see what they see (accounts/acting.py); its own banner and buttons are ours.
+    # Staff act as a customer to see what they see (accounts/staff/acting.py); its own banner and buttons are ours.
     "hijack",
     "storefront",
     "accounts",
@@ -75,11 +75,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: everything after it, the error pages and the request's log line run under the request's id.
-    "storefront.request_ids.RequestIdMiddleware",
-    "storefront.middleware.RequestLogMiddleware",
+    "storefront.requests.request_ids.RequestIdMiddleware",
+    "storefront.requests.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
-    "storefront.middleware.RequestGuardMiddleware",
+    "storefront.requests.middleware.RequestGuardMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -91,14 +91,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     # Marks a request of staff acting as a customer (request.user.is_hijacked).
     "hijack.middleware.HijackUserMiddleware",
-    # Who acts, for the activity log (accounts/activity.py): the customer, staff, staff as the customer.
-    "accounts.middleware.ActivityActorMiddleware",
+    # Who acts, for the activity log (accounts/staff/activity.py): the customer, staff, staff as the customer.
+    "accounts.security.middleware.ActivityActorMiddleware",
     # Suspends a request that needs a fresh password (transfer code, email change) and resumes it afterwards.
     "allauth.account.middleware.AccountMiddleware",
     # Staff without two-factor sign-in are sent to set it up before the admin opens (production only).
-    "accounts.middleware.StaffTwoFactorMiddleware",
+    "accounts.security.middleware.StaffTwoFactorMiddleware",
     # Notices of sign-ins from a browser the account never used (a signed cookie of accounts seen).
-    "accounts.middleware.KnownBrowserMiddleware",
+    "accounts.security.middleware.KnownBrowserMiddleware",
     # Prices in the signed-in customer's currency (remembered in the session: no query per page).
     "accounts.currency.CustomerCurrencyMiddleware",
     # The signed-in customer's chosen language for their pages (the browser's never replaces it; accounts/language.py).
@@ -106,7 +106,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, so it sees what the views raise: an outside service's error becomes its page or fragment.
-    "storefront.middleware.StoreErrorMiddleware",
+    "storefront.requests.middleware.StoreErrorMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -125,7 +125,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "storefront.context_processors.storefront",
                 "domains.context_processors.cart",
-                "accounts.acting.acting_context",
+                "accounts.staff.acting.acting_context",
             ],
         },
     },
@@ -160,13 +160,13 @@ CACHES = {"default": env.cache("CACHE_URL", default="dbcache://storefront_cache"
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The cache is an optimisation, never a dependency of a page: while Redis cannot be reached each process serves
-    # from its own memory and says so in the log, and returns to Redis by itself (storefront/cache.py).
-    CACHES["default"]["BACKEND"] = "storefront.cache.FallbackRedisCache"
+    # from its own memory and says so in the log, and returns to Redis by itself (storefront/resilience/cache.py).
+    CACHES["default"]["BACKEND"] = "storefront.resilience.cache.FallbackRedisCache"
     # With Redis, a signed-in page reads its session from Redis (Django's `cached_db` engine) through copies that
-    # live a minute at most and are neither kept nor read while Redis is away (storefront.cache.SessionCopiesCache):
-    # a session ended while a copy could not be deleted is gone within that minute. With the database cache a copy
-    # would cost as much to read as the session row, so there is none.
-    CACHES["sessions"] = {**CACHES["default"], "BACKEND": "storefront.cache.SessionCopiesCache"}
+    # live a minute at most and are neither kept nor read while Redis is away
+    # (storefront.resilience.cache.SessionCopiesCache): a session ended while a copy could not be deleted is gone within
+    # that minute. With the database cache a copy would cost as much to read as the session row, so there is none.
+    CACHES["sessions"] = {**CACHES["default"], "BACKEND": "storefront.resilience.cache.SessionCopiesCache"}
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     SESSION_CACHE_ALIAS = "sessions"
 # The layout's fixed parts ({% cache %} in base.html), drawn once per process for each language, brand and visitor
@@ -195,17 +195,17 @@ if _EMAIL_URL:
 else:
     # Development without a mail server: emails are kept in the database and shown on the mailbox page
     # (/mailbox/, linked from the test banner), so a verification link can be clicked. Never with DEBUG off.
-    EMAIL_BACKEND = "storefront.mailbox.MailboxBackend"
+    EMAIL_BACKEND = "storefront.background.mailbox.MailboxBackend"
 # Seconds the worker waits on the mail server per step of a send: a server that hangs fails that send (retried by
 # the outbox) instead of holding the worker.
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 # Sender of customer emails. Without a display name ("Acme <noreply@acme.example>") the store's name is used as it
-# (storefront/brand.py: from_email).
+# (storefront/site/brand.py: from_email).
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@localhost")
 
 AUTH_PASSWORD_VALIDATORS = [
     # The provider refuses other passwords; first, so its rules are listed before the generic ones.
-    {"NAME": "accounts.passwords.ProviderPasswordValidator"},
+    {"NAME": "accounts.security.passwords.ProviderPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
@@ -220,12 +220,12 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 # --- Sign-in, signup, verification, two-factor (django-allauth) -------------------------------------------------
-ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_ADAPTER = "accounts.signup.adapter.AccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 # Signing in works before the address is confirmed (the cart and the account page are there); buying does not:
-# the provider customer is created only once the address is confirmed (accounts/verification.py).
+# the provider customer is created only once the address is confirmed (accounts/signup/verification.py).
 ACCOUNT_EMAIL_VERIFICATION = "optional"
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
@@ -243,11 +243,11 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 # Changing the email address asks for the password again (turning two-factor off always does: allauth.mfa).
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_REAUTHENTICATION_TIMEOUT = env.int("ACCOUNT_REAUTHENTICATION_TIMEOUT", default=300)
-# Email subjects start with "[STORE_NAME] " (accounts/adapter.py); the authenticator app's label is set below.
-# Failed sign-ins (wrong passwords and two-factor codes) are limited by accounts/signin_limits.py, so that an attacker
-# cannot lock the owner out: per address (`/ip`) and per account and address (`/key`), and per account from every
-# address, far higher, which slows (one try a minute per address) rather than locks, and emails the owner and staff.
-# allauth's own `login_failed` limit is off: these replace it. allauth's syntax: amount/period[/per].
+# Email subjects start with "[STORE_NAME] " (accounts/signup/adapter.py); the authenticator app's label is set below.
+# Failed sign-ins (wrong passwords and two-factor codes) are limited by accounts/security/signin_limits.py, so that an
+# attacker cannot lock the owner out: per address (`/ip`) and per account and address (`/key`), and per account from
+# every address, far higher, which slows (one try a minute per address) rather than locks, and emails the owner and
+# staff. allauth's own `login_failed` limit is off: these replace it. allauth's syntax: amount/period[/per].
 RATE_LIMIT_LOGIN_FAILED = env.str("RATE_LIMIT_LOGIN_FAILED", default="20/15m/ip,5/15m/key")
 RATE_LIMIT_LOGIN_ACCOUNT = env.str("RATE_LIMIT_LOGIN_ACCOUNT", default="100/15m")
 for _name, _rates in (
@@ -268,8 +268,8 @@ ACCOUNT_RATE_LIMITS = {
     "manage_email": "10/m/user",
     "reauthenticate": "10/5m/user",
 }
-MFA_ADAPTER = "accounts.adapter.MFAAdapter"
-# The two-factor step at sign-in, under our sign-in limits (accounts/signin_limits.py), not allauth's lockout.
+MFA_ADAPTER = "accounts.signup.adapter.MFAAdapter"
+# The two-factor step at sign-in, under our sign-in limits (accounts/security/signin_limits.py), not allauth's lockout.
 MFA_FORMS = {"authenticate": "accounts.forms.LimitedAuthenticateForm"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 # A code from the authenticator's previous or next 30-second window is accepted too (RFC 6238's allowance for
@@ -401,7 +401,7 @@ if not RESELLER_SANDBOX and not RESELLER_PANEL_URL:
 # per second for search (MetaSearch, availability, suggestions) and for everything else. 0: no limit.
 RESELLER_SEARCH_RATE_LIMIT = env.int("RESELLER_SEARCH_RATE_LIMIT", default=50)
 RESELLER_RATE_LIMIT = env.int("RESELLER_RATE_LIMIT", default=10)
-# The provider's "coming soon" endpoints the store may use (storefront/capabilities.py): none for the real provider
+# The provider's "coming soon" endpoints the store may use (storefront/site/capabilities.py): none for the real provider
 # until it ships them (its placeholders answer 200 and do nothing), all of them with the sandbox, which has them.
 RESELLER_CAPABILITIES = [
     name.strip().lower()
@@ -578,8 +578,8 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 # Three queues, most urgent first (storefront/queues.py): paid, default, bulk; a worker takes the first that has work.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}
 # Seconds a running task's lease lasts (renewed every third of it by its worker, `manage.py run_worker`): a task whose
-# worker died is run again this long after its last renewal (storefront/worker.py). Short, so paid work a killed
-# worker held runs again within a minute.
+# worker died is run again this long after its last renewal (storefront/background/worker.py). Short, so paid work a
+# killed worker held runs again within a minute.
 TASK_LEASE_SECONDS = env.int("TASK_LEASE_SECONDS", default=30)
 # Absolute address of the site, for links in emails sent by the worker (it has no request to ask). Production must
 # name its public address: a default (or any loopback address) would send customers links to their own machine, so no
@@ -603,11 +603,11 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = urlparse(SITE_URL).scheme or "https"
 # Staff alerts (registrations needing attention, unconfirmed signups, failed syncs) go to these addresses.
 # Env: ADMINS="Ops <ops@example.com>,noc@example.com".
 ADMINS = [(name, address) for name, address in getaddresses(env.list("ADMINS", default=[])) if address]
-# Acting as a customer (django-hijack, accounts/acting.py): who may, and no banner of hijack's own (its inline script
-# breaks the CSP; base.html draws ours).
-HIJACK_PERMISSION_CHECK = "accounts.acting.may_act_as"
+# Acting as a customer (django-hijack, accounts/staff/acting.py): who may, and no banner of hijack's own (its inline
+# script breaks the CSP; base.html draws ours).
+HIJACK_PERMISSION_CHECK = "accounts.staff.acting.may_act_as"
 # Staff need two-factor sign-in for the admin in every mode but this one login, and only with DJANGO_DEBUG on: bin/run
-# names its demo staff login here, so a demo opens the admin at once (accounts/middleware.py).
+# names its demo staff login here, so a demo opens the admin at once (accounts/security/middleware.py).
 STAFF_TWO_FACTOR_EXEMPT = env.str("STAFF_TWO_FACTOR_EXEMPT", default="")
 HIJACK_INSERT_BEFORE = None
 # A registration whose answer was lost stays "could not confirm" (holding the name, reconciled from the order
@@ -634,14 +634,16 @@ RENEWAL_REMINDER_DAYS = sorted(
 # periodic sweep keeps trying after that, every few minutes).
 TASK_RETRY_ATTEMPTS = env.int("TASK_RETRY_ATTEMPTS", default=6)
 # Paid work (the paid queue: registering what a customer paid for, capturing) is tried again every 15 seconds for
-# this many minutes of an outage, so it resumes within a minute of the service coming back (storefront/background.py).
+# this many minutes of an outage, so it resumes within a minute of the service coming back
+# (storefront/background/retries.py).
 TASK_PAID_RETRY_MINUTES = env.float("TASK_PAID_RETRY_MINUTES", default=60.0)
 
 # --- Metrics and readiness (docs/operations.md) --------------------------------------------------------------
 # /metrics answers only a request with `Authorization: Bearer <METRICS_TOKEN>` (404 otherwise, and always while it is
 # empty). With a token, every process on the host (gunicorn's workers, the task workers) writes its figures to
-# PROMETHEUS_MULTIPROC_DIR, a directory they share, and a scrape adds them up (storefront/metrics.py); the default
-# is one under the system's temporary directory. gunicorn.conf.py sets the same default before its workers start.
+# PROMETHEUS_MULTIPROC_DIR, a directory they share, and a scrape adds them up (storefront/observability/metrics.py); the
+# default is one under the system's temporary directory. gunicorn.conf.py sets the same default before its workers
+# start.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 if METRICS_TOKEN:
     _metrics_dir = Path(
@@ -650,10 +652,10 @@ if METRICS_TOKEN:
     _metrics_dir.mkdir(parents=True, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_metrics_dir)
 # /readyz reports the provider's state from the last real call of the process; with none this recent, it asks the
-# provider itself, at most once per this many seconds per process (storefront/health.py).
+# provider itself, at most once per this many seconds per process (storefront/observability/health.py).
 READYZ_PROVIDER_PROBE_SECONDS = env.float("READYZ_PROVIDER_PROBE_SECONDS", default=60.0)
 
-DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.reporting.KeyScrubbingExceptionReporterFilter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "storefront.observability.reporting.KeyScrubbingExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,
@@ -668,14 +670,15 @@ LOGGING = {
     },
     "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
     "handlers": {
-        # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/log_handlers.py says why).
+        # In a web worker, written by a thread of its own (gunicorn.conf.py; storefront/observability/log_handlers.py
+        # says why).
         "stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
-        # Django's mail to ADMINS on a server error, throttled (storefront/error_reports.py); sends nothing while
-        # ADMINS is empty.
+        # Django's mail to ADMINS on a server error, throttled (storefront/observability/error_reports.py); sends
+        # nothing while ADMINS is empty.
         "mail_admins": {
             "level": "ERROR",
             "filters": ["require_debug_false"],
-            "class": "storefront.error_reports.ThrottledAdminEmailHandler",
+            "class": "storefront.observability.error_reports.ThrottledAdminEmailHandler",
         },
     },
     "root": {"handlers": ["stdout"], "level": env.str("LOG_LEVEL", default="INFO")},
@@ -685,7 +688,7 @@ LOGGING = {
         # below that, django.template writes whole template contexts (passwords and tokens included).
         # A view's unhandled exception is logged by django.request (a child): mailed to ADMINS as Django does.
         "django": {"level": "INFO", "handlers": ["mail_admins"]},
-        # Each failed task, with its traceback (storefront/error_reports.py): mailed the same way.
+        # Each failed task, with its traceback (storefront/observability/error_reports.py): mailed the same way.
         "storefront.task_failures": {"handlers": ["mail_admins"]},
         "py.warnings": {},
         "django.server": {"level": "WARNING"},
@@ -700,7 +703,8 @@ LOGGING = {
 logging.captureWarnings(True)
 
 # Errors reach a person (docs/operations.md "Errors"). The error tracker (Sentry or a compatible service) when
-# SENTRY_DSN is set; events are scrubbed of secrets and personal data before they leave (storefront/error_reports.py).
+# SENTRY_DSN is set; events are scrubbed of secrets and personal data before they leave
+# (storefront/observability/error_reports.py).
 SENTRY_DSN = env.str("SENTRY_DSN", default="")
 SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="development" if DEBUG else "production")
 # The deploy's commit: the PaaS's own variable (SOURCE_VERSION at build, HEROKU_SLUG_COMMIT with dyno metadata),

@@ -1,15 +1,16 @@
-"""The storefront's own background tasks: sending the outbox's emails (storefront/outbox.py), pruning expired
-one-time claims (storefront/claims.py), pruning the provider call log (storefront/provider_calls.py)."""
+"""The storefront's own background tasks: sending the outbox's emails (storefront/background/outbox.py), pruning expired
+one-time claims (storefront/background/claims.py), pruning the provider call log
+(storefront/observability/provider_calls.py)."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
-from storefront.claims import claims_prune
-from storefront.outbox_send import outbox_send, outbox_send_due
-from storefront.provider_calls import provider_calls_prune
+from storefront.background.claims import claims_prune
+from storefront.background.outbox_send import outbox_send, outbox_send_due
+from storefront.background.scheduler import job_schedule
+from storefront.observability.provider_calls import provider_calls_prune
 from storefront.queues import BULK, DEFAULT
-from storefront.scheduler import job_schedule
 
 
 @task(queue_name=DEFAULT)

@@ -7,10 +7,11 @@ from django.contrib.flatpages import views as flatpages
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from storefront import mailbox, views
-from storefront.acting_rules import acting_allowed, library_patterns
-from storefront.legal import AGREEMENT_URL, PRIVACY_URL, TERMS_URL
-from storefront.ratelimit import rate_limit
+from storefront import views
+from storefront.background import mailbox
+from storefront.requests.acting_rules import acting_allowed, library_patterns
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site.legal import AGREEMENT_URL, PRIVACY_URL, TERMS_URL
 
 # A database unreachable for a moment is a 503 that asks to try again, not a 500 (storefront/views.py).
 handler500 = "storefront.views.server_error"
@@ -24,7 +25,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("metrics", views.metrics, name="metrics"),
-    # The legal pages are flatpages staff edit in the admin (storefront/legal.py).
+    # The legal pages are flatpages staff edit in the admin (storefront/site/legal.py).
     path(TERMS_URL[1:], acting_allowed(flatpages.flatpage), {"url": TERMS_URL}, name="legal_terms"),
     path(PRIVACY_URL[1:], acting_allowed(flatpages.flatpage), {"url": PRIVACY_URL}, name="legal_privacy"),
     path(AGREEMENT_URL[1:], acting_allowed(flatpages.flatpage), {"url": AGREEMENT_URL}, name="legal_agreement"),
@@ -40,7 +41,7 @@ urlpatterns = [
     path("admin/password_change/", acting_allowed(RedirectView.as_view(pattern_name="account_change_password"))),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
-    # allauth's pages are refused while staff act as a customer, but for signing in and out (accounts/acting.py).
+    # allauth's pages are refused while staff act as a customer, but for signing in and out (accounts/staff/acting.py).
     path("accounts/", include(library_patterns(allauth_patterns, allowed=ALLAUTH_WHILE_ACTING))),
     path("account/", include("accounts.account_urls")),
     path("", include("domains.urls")),

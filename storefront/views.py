@@ -13,11 +13,11 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_safe
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from storefront import request_ids
-from storefront.acting_rules import acting_allowed
-from storefront.brand import brand_css
-from storefront.health import cache_state, database_state, provider_states
-from storefront.metrics_scrape import metrics_text
+from storefront.observability.health import cache_state, database_state, provider_states
+from storefront.observability.metrics_scrape import metrics_text
+from storefront.requests import request_ids
+from storefront.requests.acting_rules import acting_allowed
+from storefront.site.brand import brand_css
 
 
 @acting_allowed
@@ -58,8 +58,8 @@ def readyz(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def metrics(request: HttpRequest) -> HttpResponse:
-    """Prometheus' text format (storefront/metrics.py), only for `Authorization: Bearer <METRICS_TOKEN>`: any other
-    request, and every request while no token is set, gets the site's 404, as if there were no such page."""
+    """Prometheus' text format (storefront/observability/metrics.py), only for `Authorization: Bearer <METRICS_TOKEN>`:
+    any other request, and every request while no token is set, gets the site's 404, as if there were no such page."""
     token = settings.METRICS_TOKEN
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if not token or scheme.lower() != "bearer" or not constant_time_compare(given.strip(), token):
@@ -80,7 +80,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     context = {
         "store_name": settings.STORE_NAME,
         "language_code": translation.get_language() or "en",
-        # The reference the customer quotes to support (storefront/request_ids.py).
+        # The reference the customer quotes to support (storefront/requests/request_ids.py).
         "request_id": request_ids.current(),
     }
     if not isinstance(error, DatabaseError):

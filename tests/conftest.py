@@ -110,7 +110,7 @@ def _fresh_cache() -> Iterator[None]:
     from domains.search.services import search_cache_forget
     from domains.search.views import search_listings_forget
     from pricing.quotes import display_price_book_forget
-    from storefront.ratelimit import rate_limit_forget
+    from storefront.resilience.ratelimit import rate_limit_forget
 
     def forget() -> None:
         cache.clear()
@@ -128,13 +128,13 @@ def _fresh_cache() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _outbox_sends_at_once(request, monkeypatch) -> None:
-    """The outbox sends an email once its transaction commits (storefront/outbox.py). A test that runs inside one
-    transaction never commits, so there the worker's task (immediate backend) sends it at once instead, as if the
+    """The outbox sends an email once its transaction commits (storefront/background/outbox.py). A test that runs inside
+    one transaction never commits, so there the worker's task (immediate backend) sends it at once instead, as if the
     change had committed; tests marked `django_db(transaction=True)` keep the real commit-time sending."""
     marker = request.node.get_closest_marker("django_db")
     if marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("serialized_rollback")):
         return
-    from storefront import outbox
+    from storefront.background import outbox
     from storefront.tasks import send_email
 
     monkeypatch.setattr(outbox, "_send_after_commit", lambda email_id: send_email.enqueue(email_id=email_id))
@@ -150,7 +150,7 @@ def _default_language_again() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _staff_have_two_factor(request) -> Iterator[None]:
-    """Production requires two-factor sign-in of staff (accounts/middleware.py) and the suite runs production
+    """Production requires two-factor sign-in of staff (accounts/security/middleware.py) and the suite runs production
     settings: every staff user made in a test gets a TOTP authenticator, as a real one would have set up.
     Tests of the requirement itself opt out with `@pytest.mark.staff_without_two_factor`."""
     if request.node.get_closest_marker("staff_without_two_factor"):
@@ -174,8 +174,8 @@ def _fresh_gateway() -> Iterator[None]:
     """Each test starts with a new gateway and payment breaker, so one test's failures never leave a circuit
     breaker open, and as a new process for /readyz (which reports the provider from the last call a process saw and
     probes at most once a minute: a test before it in the same worker must not decide whether it probes)."""
-    from billing.stripe_client import forget_breaker  # after Django is set up
-    from storefront.provider_state import provider_forget
+    from billing.payments.stripe_client import forget_breaker  # after Django is set up
+    from storefront.observability.provider_state import provider_forget
 
     gateway.cache_clear()
     forget_breaker()

@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from accounts.models import Customer
-from accounts.spelling import SPELLED_FIELDS, ascii_form
+from accounts.signup.spelling import SPELLED_FIELDS, ascii_form
 from domains.models import Order, Registration, Renewal
 from storefront.gateway import gateway
 

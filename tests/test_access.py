@@ -26,8 +26,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.models import Customer
 from domains.models import Order, Registration
-from storefront.acting_rules import ACTING_RULE
 from storefront.gateway import gateway
+from storefront.requests.acting_rules import ACTING_RULE
 from tests.conftest import CUSTOMER_PASSWORD
 from tests.factories import RegistrationFactory
 
@@ -171,13 +171,14 @@ def test_every_url_is_classified():
 
 
 def test_every_view_says_whether_staff_acting_as_the_customer_may_use_it():
-    """`@acting_allowed` or `@acting_refused` (storefront/acting_rules.py) on every view, library pages included
-    (storefront/urls.py marks allauth's): a new view without one fails here, so nobody has to remember a list."""
+    """`@acting_allowed` or `@acting_refused` (storefront/requests/acting_rules.py) on every view, library pages
+    included (storefront/urls.py marks allauth's): a new view without one fails here, so nobody has to remember a
+    list."""
     served = _served()
     unmarked = [f"{name or '(unnamed)'} {route}" for name, route, _ in served if rules[route] is None]
     assert unmarked == [], "mark these views @acting_allowed or @acting_refused: " + "; ".join(unmarked)
     refused = {name for name, route, _ in served if rules[route] == "refused"}
-    # What only the customer may do (accounts/acting.py), each refused by its own view.
+    # What only the customer may do (accounts/staff/acting.py), each refused by its own view.
     assert {
         "order_transfer_code",
         "order_auto_renew",

@@ -46,7 +46,9 @@ def test_views_never_call_the_provider_or_the_payment_service(path: Path):
     assert calls == [], f"gateway() called on lines {calls}: call a service that calls it"
     imports = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imports |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not {name for name in imports if name == "billing.stripe_client"}, "views never reach Stripe's client"
+    assert not {name for name in imports if name == "billing.payments.stripe_client"}, (
+        "views never reach Stripe's client"
+    )
 
 
 def test_the_webhook_view_only_verifies_the_signature_with_the_sdk():
@@ -54,6 +56,25 @@ def test_the_webhook_view_only_verifies_the_signature_with_the_sdk():
     source = (ROOT / "billing" / "views.py").read_text()
     uses = [line.strip() for line in source.splitlines() if "stripe." in line and "import" not in line]
     assert all("WebhookSignature.verify_header" in use or "SignatureVerificationError" in use for use in uses), uses
+
+
+PACKAGE_MODULES_MAX = 20
+# Not features: Django finds these by name, and each holds one kind of thing.
+NOT_COUNTED = {"migrations", "management", "templatetags", "templates", "commands", "__pycache__"}
+PACKAGES = sorted(
+    path.parent
+    for app in APPS
+    for path in (ROOT / app).rglob("__init__.py")
+    if not NOT_COUNTED & set(path.relative_to(ROOT).parts)
+)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_package_holds_at_most_20_modules(package: Path):
+    """Packages by feature (docs/architecture.md): past 20 modules a package is split into the features it holds,
+    named so a newcomer finds them from the URL or the admin."""
+    modules = sorted(path.name for path in package.glob("*.py") if path.name != "__init__.py")
+    assert len(modules) <= PACKAGE_MODULES_MAX, f"{len(modules)} modules: split by feature: {modules}"
 
 
 def _cycle_checker():

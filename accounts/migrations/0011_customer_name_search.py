@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from accounts.spelling import name_search_form
+from accounts.signup.spelling import name_search_form
 
 
 def fill_name_search(apps, schema_editor):

@@ -1,4 +1,4 @@
-"""The admin's "Act as" button says why it is unavailable instead of disappearing (accounts/acting.py)."""
+"""The admin's "Act as" button says why it is unavailable instead of disappearing (accounts/staff/acting.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from accounts.acting import acting_unavailable_reason
+from accounts.staff.acting import acting_unavailable_reason
 
 register = template.Library()
 

@@ -21,7 +21,7 @@ NAMES = (
 
 
 def totals_from_entries(apps, schema_editor):
-    # Its own copy of billing.ledger's sums (a migration runs on the models as they were).
+    # Its own copy of billing.ledger.books's sums (a migration runs on the models as they were).
     LedgerEntry = apps.get_model("billing", "LedgerEntry")
     LedgerMonthTotal = apps.get_model("billing", "LedgerMonthTotal")
     zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)

@@ -25,7 +25,7 @@ from pricing.currencies import active_currency
 from pricing.models import Operation
 from pricing.money import Money, totals_by_currency
 from pricing.quotes import PriceBook, Quote, price_book, privacy_quote
-from storefront.capabilities import PRIVACY, capability_enabled
+from storefront.site.capabilities import PRIVACY, capability_enabled
 
 SESSION_KEY = "cart"
 MIN_DURATION = 1

@@ -10,7 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from domains.cart.basket import MAX_DURATION, MIN_DURATION, CartLine
-from storefront.domain_names import NotADomainName, domain_to_ascii
+from storefront.site.domain_names import NotADomainName, domain_to_ascii
 
 _DOMAIN = re.compile(r"^(?=.{3,80}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 

@@ -18,12 +18,12 @@ from domains.cart.promotion import cart_code, cart_code_enter, cart_code_remove,
 from domains.search.services import Buyable, availability_of, metasearch_cached, why_not_buyable
 from pricing.promotions import PromotionRefused
 from pricing.quotes import price_book
-from storefront.acting_rules import acting_allowed
-from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, RateLimited, Unavailable
-from storefront.provider_errors import ProviderError, provider_error
-from storefront.ratelimit import rate_limit
-from storefront.request_helpers import HtmxHttpRequest, safe_next
+from storefront.requests.acting_rules import acting_allowed
+from storefront.requests.provider_errors import ProviderError, provider_error
+from storefront.requests.request_helpers import HtmxHttpRequest, safe_next
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site.domain_names import domain_to_unicode
 
 
 @acting_allowed

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import Customer
 from domains.models import LegalAcceptance
-from storefront.legal import AGREEMENT_URL, TERMS_URL, legal_text_current
+from storefront.site.legal import AGREEMENT_URL, TERMS_URL, legal_text_current
 
 
 def legal_acceptance_record(*, customer: Customer, checkout_id: uuid.UUID, ip: str) -> LegalAcceptance | None:

@@ -1,7 +1,7 @@
 """Checkout emails: the confirmation of a checkout, and a follow-up for each line that settles later.
 
-Queued in the outbox (storefront/outbox.py), in the checkout's thread (before its receipt and any credit note),
-and sent by the worker. A line is reported once it is settled (registered or failed); a line whose answer was
+Queued in the outbox (storefront/background/outbox.py), in the checkout's thread (before its receipt and any credit
+note), and sent by the worker. A line is reported once it is settled (registered or failed); a line whose answer was
 lost ("could not confirm") is not reported as an outcome: the first email says it is still being checked, and it
 gets its own follow-up when it settles, as does a line that flips to registered after it was declared not
 registered. `emailed_at` marks a line told (its email queued, in the same transaction).
@@ -21,13 +21,13 @@ from django.utils import timezone
 
 from accounts.language import customer_language
 from accounts.models import Customer
-from billing.emails import checkout_thread
+from billing.documents.emails import checkout_thread
 from domains.checkout.outcome_lines import outcome_lines_of_checkout
 from domains.checkout.registrations import MESSAGE_CONFIRMED_LATE
 from domains.models import Registration
 from domains.verification import verification_for_registered
-from storefront.brand import brand_context, from_email
-from storefront.outbox import email_queue
+from storefront.background.outbox import email_queue
+from storefront.site.brand import brand_context, from_email
 
 SETTLED = (Registration.Status.REGISTERED, Registration.Status.FAILED)
 

@@ -13,7 +13,7 @@ class CheckoutForm(forms.Form):
     checkout_id = forms.UUIDField(error_messages={"required": "expired", "invalid": "expired"})
     # What this tab showed (review_digest of its lines and totals): Buy buys that, or nothing.
     review_digest = forms.CharField(max_length=64, error_messages={"required": "expired"})
-    # The terms of service and the registration agreement (storefront/legal.py), recorded with the order.
+    # The terms of service and the registration agreement (storefront/site/legal.py), recorded with the order.
     accept_terms = forms.BooleanField(error_messages={"required": ACCEPT_ERROR})
-    # The versions of those two pages when the review was shown (storefront.legal.legal_versions_current).
+    # The versions of those two pages when the review was shown (storefront.site.legal.legal_versions_current).
     legal_versions = forms.CharField(max_length=40, required=False)

@@ -1,13 +1,13 @@
 """A checkout's lines as its confirmation page and its email show them: each domain's outcome beside what it is
-charged (billing.figures: after the promotion, tax included) and the WHOIS privacy paid with it, so that the lines
-add up to the "Charged" total beneath them."""
+charged (billing.ledger.figures: after the promotion, tax included) and the WHOIS privacy paid with it, so that the
+lines add up to the "Charged" total beneath them."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
 
-from billing.figures import LineFigure, PurchaseFigures, purchase_figures
+from billing.ledger.figures import LineFigure, PurchaseFigures, purchase_figures
 from billing.models import Payment
 from domains.models import Registration
 from domains.orders.privacy_payments import REFERENCE_PREFIX

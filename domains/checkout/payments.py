@@ -1,5 +1,5 @@
 """What a checkout pays for and how a paid line is registered: the reviewed cart lines as billing's lines to pay,
-and the `registration` line kind billing hands each paid line to (billing.lines).
+and the `registration` line kind billing hands each paid line to (billing.ledger.lines).
 
 Registration stays the exactly-once machinery of domains.checkout.registrations: a line is registered under the
 payment's checkout id, so a second call for the same line (a door that took over an abandoned claim) reuses its row.
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.utils.translation import ngettext
 
-from billing.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
+from billing.ledger.lines import DEFAULT_KIND, LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.cart.basket import CartLine, line_from_session
 from domains.checkout import registrations
@@ -23,7 +23,7 @@ from pricing.currencies import currency_override
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import privacy_quote, retail_price
-from storefront.domain_names import domain_both_forms
+from storefront.site.domain_names import domain_both_forms
 
 # A paid line's kind (details["kind"]): lines paid before kinds existed are registrations too.
 REGISTRATION = DEFAULT_KIND

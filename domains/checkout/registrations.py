@@ -24,8 +24,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from accounts.activity import activity_record
 from accounts.models import Customer
+from accounts.staff.activity import activity_record
 from domains.cart.basket import CartLine
 from domains.models import Order, Registration
 from domains.orders.services import order_pages

@@ -32,12 +32,12 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from accounts.activity import activity_record
 from accounts.models import Customer
+from accounts.staff.activity import activity_record
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
+from billing.ledger.taxes import customer_tax_status
 from billing.models import Document, Payment
-from billing.services import payment_settle_later, payment_start
-from billing.taxes import customer_tax_status
+from billing.payments.services import payment_settle_later, payment_start
 from domains.cart.basket import Cart, CartLine, line_quote
 from domains.cart.promotion import cart_code, cart_promotion_apply
 from domains.checkout import registrations
@@ -54,11 +54,11 @@ from pricing.money import Money, format_money
 from pricing.promotions import PromotionRefused, redemptions_release, redemptions_take
 from pricing.quotes import price_book, privacy_requote, requote
 from pricing.tax import shown_tax_rules
-from storefront.claims import claim_once
-from storefront.domain_names import domain_to_unicode
+from storefront.background.claims import claim_once
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
-from storefront.legal import legal_versions_current
+from storefront.site.domain_names import domain_to_unicode
+from storefront.site.legal import legal_versions_current
 
 if TYPE_CHECKING:  # types only: django_stubs_ext is a development dependency
     from django_stubs_ext import StrOrPromise
@@ -157,7 +157,7 @@ class Progress:
 
 def review_digest(*, checkout_id: uuid.UUID, lines: dict[str, Any], tax: dict[str, str] | None = None) -> str:
     """A fingerprint of the reviewed lines (names, terms, prices) and of the tax they were shown with (rate, reverse
-    charge: billing.taxes.customer_tax_status), and so of their totals, for this checkout.
+    charge: billing.ledger.taxes.customer_tax_status), and so of their totals, for this checkout.
 
     Two tabs share the session's review: the digest tells which review the pressed button was on, so a tab
     showing older prices or another tax never buys at the newer ones another tab reviewed.

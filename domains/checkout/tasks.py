@@ -15,15 +15,15 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import Customer
-from billing.services import paid_lines_resolve
+from billing.payments.services import paid_lines_resolve
 from domains.cart.basket import line_from_session
 from domains.checkout.emails import checkout_email_queue, checkout_order_url
 from domains.checkout.registrations import registration_place, registration_reconcile, registrations_to_reconcile
 from domains.models import Registration
 from pricing.promotions import redemptions_release
-from storefront.background import retry_later
+from storefront.background.retries import retry_later
+from storefront.background.scheduler import job_schedule
 from storefront.queues import DEFAULT, PAID
-from storefront.scheduler import job_schedule
 
 logger = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import customer_for_user
-from accounts.verification import not_ready_to_buy
+from accounts.signup.verification import not_ready_to_buy
 from billing.errors import PaymentError
-from billing.taxes import VAT_UNCONFIRMED_NOTE, vat_refund_pending
+from billing.ledger.taxes import VAT_UNCONFIRMED_NOTE, vat_refund_pending
 from domains.cart.basket import lines_total, privacy_offers
 from domains.checkout.forms import ACCEPT_ERROR, CheckoutForm
 from domains.checkout.outcome_lines import outcome_lines
@@ -29,12 +29,12 @@ from domains.checkout.services import AlreadyPlaced, NotPlaced, checkout_place, 
 from domains.models import Registration
 from domains.orders.privacy import PRIVACY_OFF_SENTENCE, privacy_offered
 from domains.verification import Verification, verification_for_registered
-from storefront.acting_rules import acting_allowed, acting_refused
 from storefront.errors import error_status
-from storefront.legal import legal_versions_current
-from storefront.provider_errors import provider_error
-from storefront.ratelimit import rate_limit
-from storefront.request_helpers import AuthenticatedHttpRequest, client_address
+from storefront.requests.acting_rules import acting_allowed, acting_refused
+from storefront.requests.provider_errors import provider_error
+from storefront.requests.request_helpers import AuthenticatedHttpRequest, client_address
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site.legal import legal_versions_current
 
 # Set by a Buy without the terms accepted, read by the review it is sent back to (which shows the error).
 ACCEPT_MISSING_KEY = "checkout_accept_missing"
@@ -86,7 +86,7 @@ def _place(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(reverse("checkout"))
     customer = customer_for_user(request.user)
     if customer is None or customer.customer_id is None:
-        # The provider customer exists only for a confirmed address (accounts/verification.py): must be verified.
+        # The provider customer exists only for a confirmed address (accounts/signup/verification.py): must be verified.
         messages.error(request, not_ready_to_buy(request.user))
         return redirect("checkout")
     form = CheckoutForm(request.POST)

@@ -29,14 +29,14 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext
 
-from accounts.acting import ActingRefused
-from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
-from billing.cards import saved_card_for
-from billing.disputes import customer_disputes_open
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import activity_record, current_actor
 from billing.errors import CheckoutChanged, PaymentError, PaymentUnavailable
 from billing.models import Payment, SaleCause, SavedCard
-from billing.services import payment_charge_saved, payment_settle_later
+from billing.payments.cards import saved_card_for
+from billing.payments.disputes import customer_disputes_open
+from billing.payments.services import payment_charge_saved, payment_settle_later
 from domains.models import Order
 from domains.orders import renewals
 from domains.orders.emails import auto_renew_failure_queue
@@ -45,10 +45,10 @@ from domains.orders.privacy_payments import privacy_extension_line
 from domains.orders.services import order_fetch, renew_quote
 from domains.renewal_prices import auto_renew_cap
 from pricing.currencies import currency_override
-from storefront.acting_rules import REFUSED_SENTENCE
+from storefront.background.scheduler import next_run_at
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError
-from storefront.scheduler import next_run_at
+from storefront.requests.acting_rules import REFUSED_SENTENCE
 
 logger = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.urls import reverse
 
-from billing.cards import saved_card_for
-from billing.collection import payment_due_for
 from billing.models import Payment, SavedCard
+from billing.payments.cards import saved_card_for
+from billing.payments.collection import payment_due_for
 from domains.models import Order, Renewal, RenewalPriceNotice
 from domains.orders import renewals
 from domains.orders.auto_renew import AutoRenewWhen, auto_renew_when

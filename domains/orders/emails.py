@@ -1,6 +1,6 @@
-"""Emails about a customer's domains, queued in the outbox (storefront/outbox.py) in the transaction of the change
-they report: the confirmation of a renewal (in the thread of its payment, before its receipt) and the failure of an
-auto-renewal (to the customer and to staff)."""
+"""Emails about a customer's domains, queued in the outbox (storefront/background/outbox.py) in the transaction of the
+change they report: the confirmation of a renewal (in the thread of its payment, before its receipt) and the failure of
+an auto-renewal (to the customer and to staff)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from accounts.language import customer_language
-from billing.emails import checkout_thread
+from billing.documents.emails import checkout_thread
 from domains.models import Order, Renewal
 from domains.presentation import failure_reason
-from storefront.brand import brand_context, from_email
-from storefront.outbox import email_queue, email_queue_admins
+from storefront.background.outbox import email_queue, email_queue_admins
+from storefront.site.brand import brand_context, from_email
 
 
 def renewal_email_queue(*, renewal: Renewal) -> bool:

@@ -9,7 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from domains.orders.services import RENEW_YEARS
-from storefront.typed_text import TypedTextField
+from storefront.requests.typed_text import TypedTextField
 
 
 class OrdersFilterForm(forms.Form):

@@ -1,5 +1,5 @@
 """What a refund or a dispute of a domain's payment marks on the domain (our copy of the order), as billing tells the
-line kinds (billing.lines: `refunded`, `disputed`) in the transaction that records the money movement.
+line kinds (billing.ledger.lines: `refunded`, `disputed`) in the transaction that records the money movement.
 
 A refunded domain (refunded by staff, in Stripe's dashboard, or lost to a dispute) is not renewed here any more, its
 auto-renew is switched off, its pages say so, and staff see it listed (Admin → Orders, "refunded"): the provider has
@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Customer
-from accounts.services import panel_refusal_register
+from accounts.signup.services import panel_refusal_register
 from billing.models import PaymentLine
 from domains.models import Order, Renewal
 from storefront.errors import StoreError
@@ -48,8 +48,8 @@ def orders_refunded() -> QuerySet[Order]:
 
 
 def line_marks(order_of: Callable[[PaymentLine], Order | None]) -> dict[str, Any]:
-    """A line kind's `refunded` and `disputed` (billing.lines.LineKind), marking the domain `order_of` finds for a
-    paid line."""
+    """A line kind's `refunded` and `disputed` (billing.ledger.lines.LineKind), marking the domain `order_of` finds for
+    a paid line."""
 
     def refunded(line: PaymentLine) -> None:
         order = order_of(line)

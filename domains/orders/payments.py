@@ -1,5 +1,5 @@
 """What a renewal pays for and how a paid renewal is made: one renewal as billing's line to pay, and the `renewal`
-line kind billing hands each paid renewal line to (billing.lines).
+line kind billing hands each paid renewal line to (billing.ledger.lines).
 
 A renewal line is renewed by domains.orders.renewals under the payment's checkout id as the renewal's token: the
 same line renewed twice finds its Renewal row instead of renewing again, and the provider renews only from the
@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.translation import ngettext
 
 from accounts.language import customer_language
-from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
+from billing.ledger.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, Renewal
 from domains.orders import renewals

@@ -21,16 +21,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from accounts.acting import ActingRefused
-from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import activity_record, current_actor
 from domains.models import Order, PrivacyPurchase
 from pricing.money import Money
 from pricing.quotes import Quote, privacy_quote
-from storefront.acting_rules import REFUSED_SENTENCE
-from storefront.capabilities import PRIVACY, capability_enabled
 from storefront.errors import StoreError
 from storefront.gateway import GatewayError, OutcomeUnknown, PrivacyProtection, gateway
+from storefront.requests.acting_rules import REFUSED_SENTENCE
+from storefront.site.capabilities import PRIVACY, capability_enabled
 
 MAX_YEARS = 10  # the provider sells privacy for 1 to 10 years
 

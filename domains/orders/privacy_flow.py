@@ -12,10 +12,10 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils.translation import gettext
 
-from billing.cards import saved_card_for
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment, SaleCause
-from billing.services import payment_charge_saved, payment_returned, payment_start
+from billing.payments.cards import saved_card_for
+from billing.payments.services import payment_charge_saved, payment_returned, payment_start
 from domains.models import Order, PrivacyPurchase
 from domains.orders.privacy import (
     PRIVACY_OFF_SENTENCE,
@@ -29,8 +29,8 @@ from domains.orders.privacy import (
 from domains.orders.privacy_payments import privacy_line_to_pay
 from domains.orders.renewal_flow import ToPay
 from pricing.money import Money, format_money
-from storefront.domain_names import domain_to_unicode
 from storefront.gateway import GatewayError, OutcomeUnknown
+from storefront.site.domain_names import domain_to_unicode
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What WHOIS privacy pays for and how a paid privacy line is delivered: the `privacy` line kind (billing.lines).
+"""What WHOIS privacy pays for and how a paid privacy line is delivered: the `privacy` line kind (billing.ledger.lines).
 
 A line bought with an order waits for its domain: it is delivered only once the same checkout's registration of that
 name is registered (the payment's lines are delivered in order, registrations first), and released when that
@@ -16,7 +16,7 @@ from typing import Any
 
 from django.utils.translation import ngettext
 
-from billing.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
+from billing.ledger.lines import LineKind, LineOutcome, LineResult, LineToPay, line_kind_register
 from billing.models import PaymentLine, SaleCause
 from domains.models import Order, PrivacyPurchase, Registration
 from domains.orders.privacy import (
@@ -30,8 +30,8 @@ from domains.orders.privacy import (
 )
 from pricing.money import Money
 from pricing.quotes import privacy_quote
-from storefront.domain_names import domain_both_forms
 from storefront.gateway import GatewayError, OutcomeUnknown, RateLimited, Unauthorized, Unavailable
+from storefront.site.domain_names import domain_both_forms
 
 logger = logging.getLogger(__name__)
 

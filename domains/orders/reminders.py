@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from accounts.language import customer_language
 from accounts.models import Customer
-from billing.cards import saved_card_for
+from billing.payments.cards import saved_card_for
 from domains.models import Order, RenewalPriceNotice, RenewalReminder
 from domains.orders.auto_renew import auto_renew_when
 from domains.orders.services import renew_pricing
@@ -41,8 +41,8 @@ from domains.renewal_prices import (
     price_notice_due,
     price_notice_record,
 )
-from storefront.brand import brand_context, from_email
-from storefront.outbox import email_queue
+from storefront.background.outbox import email_queue
+from storefront.site.brand import brand_context, from_email
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Renewing several domains in one payment, from the order list: the domains ticked are shown with their shortest
 term, price and new expiry; confirmed, one payment pays for them all (the saved card in one click, or the payment
 page), and each line is renewed once, then the renewed lines are captured and the rest released, exactly as a
-single renewal's payment is settled (billing/services.py). The outcome page says what became of each line.
+single renewal's payment is settled (billing/payments/services.py). The outcome page says what became of each line.
 
 Each line's renewal is claimed by a token of its own (derived from the payment's checkout id and the order), so the
 lines of one payment never share a Renewal row, and the form posted twice pays and renews once.
@@ -17,21 +17,21 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from accounts.acting import ActingRefused
-from accounts.activity import activity_record, current_actor
 from accounts.models import Activity, Customer
-from billing.cards import saved_card_for
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import activity_record, current_actor
 from billing.errors import CheckoutChanged, PaymentError, SessionClosed
 from billing.models import Payment, PaymentLine, SavedCard
-from billing.services import payment_authorise_saved, payment_settle_later, payment_start
+from billing.payments.cards import saved_card_for
+from billing.payments.services import payment_authorise_saved, payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay, renewal_token_of
 from domains.orders.renewal_flow import card_problem_sentence, renewal_is_paid
 from domains.orders.services import order_fetch, renew_quote
 from pricing.money import Money
-from storefront.acting_rules import REFUSED_SENTENCE
 from storefront.errors import StoreError
+from storefront.requests.acting_rules import REFUSED_SENTENCE
 
 # One payment renews at most this many domains (each is one provider call to check and one to renew).
 MAX_DOMAINS = 20

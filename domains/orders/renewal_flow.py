@@ -16,13 +16,13 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils.translation import gettext
 
-from accounts.acting import ActingRefused
-from accounts.activity import activity_record, current_actor
 from accounts.models import Activity
-from billing.cards import saved_card_for
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import activity_record, current_actor
 from billing.errors import CheckoutChanged, PaymentError, PaymentOutcomeUnknown, SessionClosed
 from billing.models import Payment, SavedCard
-from billing.services import payment_authorise_saved, payment_returned, payment_settle_later, payment_start
+from billing.payments.cards import saved_card_for
+from billing.payments.services import payment_authorise_saved, payment_returned, payment_settle_later, payment_start
 from domains.models import Order, Renewal
 from domains.orders import renewals
 from domains.orders.payments import renewal_line_to_pay
@@ -39,7 +39,7 @@ from pricing.promotions import (
     redemptions_take,
 )
 from pricing.quotes import Quote
-from storefront.acting_rules import REFUSED_SENTENCE
+from storefront.requests.acting_rules import REFUSED_SENTENCE
 
 # The return page asks this often (every 2 s) for a payment Stripe has not confirmed before it stops waiting.
 RENEWAL_WAIT_POLLS = 15

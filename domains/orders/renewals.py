@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from accounts.activity import activity_record
+from accounts.staff.activity import activity_record
 from domains.models import Order, Renewal
 from domains.orders.emails import renewal_email_queue
 from domains.orders.services import RENEW_YEARS, order_fetch, orders_cache_invalidate

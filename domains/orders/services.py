@@ -18,23 +18,23 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
-from accounts.acting import ActingRefused
-from accounts.activity import activity_record, current_actor
 from accounts.models import Activity, Customer
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import activity_record, current_actor
 from domains.models import Order, Registration
 from domains.orders.payment_marks import order_unlocked_check
 from domains.terms import renew_min_term
 from pricing.models import Operation
 from pricing.money import Money
 from pricing.quotes import Quote, price_book, retail_price
-from storefront.acting_rules import REFUSED_SENTENCE
-from storefront.cache_versions import cache_version, cache_version_bump
 from storefront.gateway import Order as ProviderOrder
 from storefront.gateway import (
     OrderPage,
     TransferCode,
     gateway,
 )
+from storefront.requests.acting_rules import REFUSED_SENTENCE
+from storefront.resilience.cache_versions import cache_version, cache_version_bump
 
 ORDERS_CACHE_SECONDS = 30
 EXPIRING_SOON_DAYS = 30

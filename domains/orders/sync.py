@@ -32,8 +32,8 @@ from django.utils import timezone
 from accounts.models import Customer
 from domains.models import CustomerSync, Order
 from domains.orders.services import listing_page_size, orders_sync
-from storefront.counters import counter_incr
 from storefront.gateway import GatewayError, OrderPage, RateLimited, Unavailable, gateway
+from storefront.resilience.counters import counter_incr
 
 logger = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from domains.orders import auto_renew, reminders, sync
+from storefront.background.scheduler import job_schedule
 from storefront.queues import BULK, DEFAULT
-from storefront.scheduler import job_schedule
 
 
 @task(queue_name=BULK)

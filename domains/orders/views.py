@@ -29,7 +29,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import customer_for_user
-from accounts.notices import security_notice
+from accounts.security.notices import security_notice
 from domains.models import Order
 from domains.orders import renewals
 from domains.orders import services as domain_orders
@@ -63,14 +63,14 @@ from domains.orders.renewal_flow import (
 from domains.orders.transfer_reveal import reveal_ticket_issue, reveal_ticket_spend
 from domains.presentation import renewal_payment_outcome, renewed_sentence
 from domains.verification import verification_confirm, verification_pending
-from storefront.acting_rules import acting_allowed, acting_refused
-from storefront.domain_names import domain_to_unicode
 from storefront.errors import StoreError, error_status
 from storefront.gateway import GatewayError, OutcomeUnknown
-from storefront.provider_errors import ProviderError, provider_error
-from storefront.ratelimit import rate_limit
-from storefront.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, is_fragment
-from storefront.typed_text import control_characters_removed
+from storefront.requests.acting_rules import acting_allowed, acting_refused
+from storefront.requests.provider_errors import ProviderError, provider_error
+from storefront.requests.request_helpers import AuthenticatedHttpRequest, HtmxHttpRequest, is_fragment
+from storefront.requests.typed_text import control_characters_removed
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site.domain_names import domain_to_unicode
 
 PANEL_BUTTON_TEMPLATE = "accounts/_panel_button.html"
 # Renew tokens kept per order in the session: enough for a few open tabs of the same domain.

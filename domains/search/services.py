@@ -35,9 +35,9 @@ from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Customer
 from domains.models import Order
-from storefront.after_response import after_response
-from storefront.domain_names import NotADomainName, domain_to_ascii, domain_to_unicode, is_internationalised
 from storefront.gateway import DomainResult, MetaSearch, MetaSearchResult, Unavailable, ValidationRejected, gateway
+from storefront.requests.after_response import after_response
+from storefront.site.domain_names import NotADomainName, domain_to_ascii, domain_to_unicode, is_internationalised
 
 T = TypeVar("T")
 

@@ -42,8 +42,6 @@ from domains.search.services import (
     search_term_parse,
 )
 from pricing.quotes import PriceBook, display_price_book
-from storefront.acting_rules import acting_allowed
-from storefront.domain_names import domain_both_forms, domain_to_unicode
 from storefront.gateway import (
     DomainResult,
     GatewayError,
@@ -53,10 +51,12 @@ from storefront.gateway import (
     Unavailable,
     ValidationRejected,
 )
-from storefront.lookalikes import lookalike_kind
-from storefront.provider_errors import provider_error
-from storefront.ratelimit import rate_limit
-from storefront.request_helpers import HtmxHttpRequest, is_fragment
+from storefront.requests.acting_rules import acting_allowed
+from storefront.requests.provider_errors import provider_error
+from storefront.requests.request_helpers import HtmxHttpRequest, is_fragment
+from storefront.resilience.ratelimit import rate_limit
+from storefront.site.domain_names import domain_both_forms, domain_to_unicode
+from storefront.site.lookalikes import lookalike_kind
 
 logger = logging.getLogger(__name__)
 
@@ -344,7 +344,7 @@ class Row:
     order_id: int | None = None  # the customer's own order of this domain ("yours")
     unicode: str = ""  # the name as a person reads it (`café.com`) when it differs from `domain`
     restriction: str = ""  # the TLD registry's requirements, from the provider's catalogue, when it names any
-    lookalike: str = ""  # "mixed" or "latin" when it can be mistaken for another name (storefront/lookalikes.py)
+    lookalike: str = ""  # "mixed" or "latin" when it can be mistaken for another name (storefront/site/lookalikes.py)
 
     @property
     def shown(self) -> str:

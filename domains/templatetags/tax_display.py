@@ -12,7 +12,7 @@ from django import template
 from django.http import HttpRequest
 
 from accounts.models import customer_for_user
-from billing.taxes import customer_place
+from billing.ledger.taxes import customer_place
 from domains.cart.basket import CartLine
 from pricing.money import Money, totals_by_currency
 from pricing.tax import LineTax, Place, TaxRules, line_tax, shown_tax_rules, taxes_by_rate

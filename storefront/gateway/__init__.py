@@ -1,9 +1,10 @@
 """The only code that talks to the domain provider, and the only place its keys are read.
 
 `errors` (one exception family, decided once from the provider's documented texts), `results` (typed
-dataclasses), `transport` (session, retries, call slots, rate limits; each service's breaker is storefront.breaker's),
-`client` (one method per endpoint), `guard` (the provider's "coming soon" endpoints run only while their capability is
-on, see storefront/capabilities.py). Everything callers import is re-exported here: `from storefront.gateway import X`.
+dataclasses), `transport` (session, retries, call slots, rate limits; each service's breaker is
+storefront.resilience.breaker's), `client` (one method per endpoint), `guard` (the provider's "coming soon" endpoints
+run only while their capability is on, see storefront/site/capabilities.py). Everything callers import is re-exported
+here: `from storefront.gateway import X`.
 """
 
 from storefront.gateway.client import (

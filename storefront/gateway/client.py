@@ -16,8 +16,6 @@ import requests
 from django.conf import settings
 from django.core.signals import setting_changed
 
-from storefront import request_ids, request_stats
-from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway.errors import GatewayError, OutcomeUnknown, RateLimited, Unavailable
 from storefront.gateway.guard import requires_capability
 from storefront.gateway.input_faults import caller_fault_record, caller_faults_check, control_characters_refuse
@@ -71,9 +69,18 @@ from storefront.gateway.transport import (
     new_session,
     read_body,
 )
-from storefront.metrics import provider_call_observed
-from storefront.provider_calls import provider_call_record
-from storefront.provider_state import provider_observed
+from storefront.observability.metrics import provider_call_observed
+from storefront.observability.provider_calls import provider_call_record
+from storefront.observability.provider_state import provider_observed
+from storefront.requests import request_ids, request_stats
+from storefront.site.capabilities import (
+    CONTACTS,
+    CUSTOMER_DETAILS,
+    DOMAIN_DELETE,
+    DOMAIN_DETAILS,
+    PRIVACY,
+    TRANSFER_LOCK,
+)
 
 logger = logging.getLogger("storefront.gateway")
 
@@ -466,13 +473,14 @@ class ResellerGateway:
             logger.warning("provider %s %s skipped: the %s circuit is open", method, path, service.name)
             raise Unavailable(status=None)
         try:
-            # Bounded per request (storefront.request_stats): refused before anything is sent, so it proves nothing.
+            # Bounded per request (storefront.requests.request_stats): refused before anything is sent, so it proves
+            # nothing.
             bounded = request_stats.before_call(timeout or self.timeout)
         except request_stats.BudgetSpent as err:
             logger.warning("provider %s %s skipped: request budget spent (%s)", method, path, err)
             service.breaker.abandoned()
             raise Unavailable("request budget spent") from err
-        # Ours, sent as X-Request-ID and kept beside the provider's own (storefront/request_ids.py).
+        # Ours, sent as X-Request-ID and kept beside the provider's own (storefront/requests/request_ids.py).
         request_id = request_ids.current() or request_ids.generate()
         started = time.perf_counter()
         try:
@@ -630,7 +638,8 @@ def call_record(
     request_id: str,
     provider_request_id: str | None,
 ) -> None:
-    """The provider call log (storefront/provider_calls.py): what staff search by a customer's reference."""
+    """The provider call log (storefront/observability/provider_calls.py): what staff search by a customer's
+    reference."""
     provider_call_record(
         request_id=request_id,
         provider_request_id=provider_request_id,

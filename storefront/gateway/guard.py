@@ -6,8 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, TypeVar
 
-from storefront.capabilities import capability_enabled
 from storefront.gateway.errors import CapabilityOff
+from storefront.site.capabilities import capability_enabled
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -19,10 +19,10 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from storefront import request_stats
-from storefront.counters import counter_get, counter_incr
 from storefront.gateway.errors import InvalidDetails, RateLimited
-from storefront.typed_text import CONTROL_CHARACTERS
+from storefront.requests import request_stats
+from storefront.requests.typed_text import CONTROL_CHARACTERS
+from storefront.resilience.counters import counter_get, counter_incr
 
 _SCOPE = "provider_input_faults"
 

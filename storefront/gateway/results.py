@@ -191,7 +191,7 @@ class Ack:
     message: str
 
 
-# --- The provider's "coming soon" endpoints (storefront/capabilities.py) --------------------------------------
+# --- The provider's "coming soon" endpoints (storefront/site/capabilities.py) --------------------------------------
 
 
 @dataclass(frozen=True)

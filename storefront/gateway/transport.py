@@ -1,5 +1,5 @@
 """How the gateway exchanges one request with the provider: session, retries, call slots, rate limits (each service's
-breaker is storefront.breaker's).
+breaker is storefront.resilience.breaker's).
 
 What is never logged here: the key, the Authorization header, request bodies (passwords), response bodies
 (auto-login tokens, transfer codes). A log line names the method, the path, the status, the time taken, the
@@ -30,8 +30,6 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
-from storefront import request_ids
-from storefront.breaker import CircuitBreaker
 from storefront.gateway.errors import (
     GatewayError,
     OutcomeUnknown,
@@ -42,6 +40,8 @@ from storefront.gateway.errors import (
     ValidationRejected,
     refusal_class,
 )
+from storefront.requests import request_ids
+from storefront.resilience.breaker import CircuitBreaker
 
 logger = logging.getLogger("storefront.gateway")
 
@@ -255,7 +255,7 @@ def log_answer(
     method: str, path: str, response: requests.Response, data: Any, elapsed: float, *, request_id: str = ""
 ) -> str | None:
     """Log the answer with the provider's `request_id` (returned) and ours: the record carries ours already when
-    the call is part of a request or task (storefront/request_ids.py), else it is added here."""
+    the call is part of a request or task (storefront/requests/request_ids.py), else it is added here."""
     provider_id = response.headers.get("X-Request-Id") or (data.get("request_id") if isinstance(data, dict) else None)
     limits = " ".join(f"{h.lower()}={response.headers[h]}" for h in _RATE_HEADERS if h in response.headers)
     logger.info(

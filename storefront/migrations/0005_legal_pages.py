@@ -1,5 +1,5 @@
 """The site (its domain from SITE_URL, its name STORE_NAME) and the three legal pages with starter text naming
-the store (storefront/legal_starter.py). Staff rewrite the pages in the admin; an existing page is never
+the store (storefront/site/legal_starter.py). Staff rewrite the pages in the admin; an existing page is never
 overwritten."""
 
 from urllib.parse import urlparse
@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.db import migrations
 
-from storefront.legal_starter import legal_pages_ensure
+from storefront.site.legal_starter import legal_pages_ensure
 
 
 def create(apps, schema_editor):

@@ -1,12 +1,12 @@
 """Domain names as people read them: `{{ name|unicode_name }}` (café.com) and `{{ name|both_forms }}`
-(café.com (xn--caf-dma.com)), for the A-labels the store keeps (storefront/domain_names.py)."""
+(café.com (xn--caf-dma.com)), for the A-labels the store keeps (storefront/site/domain_names.py)."""
 
 from __future__ import annotations
 
 from django import template
 
-from storefront.domain_names import domain_both_forms, domain_to_unicode
-from storefront.lookalikes import lookalike_kind
+from storefront.site.domain_names import domain_both_forms, domain_to_unicode
+from storefront.site.lookalikes import lookalike_kind
 
 register = template.Library()
 
@@ -30,5 +30,5 @@ def ascii_form(name: str) -> str:
 
 @register.filter
 def lookalike(name: str) -> str:
-    """ "mixed" or "latin" when the name can be mistaken for another (storefront/lookalikes.py), else ""."""
+    """ "mixed" or "latin" when the name can be mistaken for another (storefront/site/lookalikes.py), else ""."""
     return lookalike_kind(str(name))

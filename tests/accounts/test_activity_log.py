@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from django_tasks import task
 
-from accounts import services
-from accounts.activity import ActingAs, acting, activity_record
 from accounts.models import Activity
 from accounts.privacy import customer_export
+from accounts.signup import services
+from accounts.staff.activity import ActingAs, acting, activity_record
 from tests.accounts.conftest import VALID
 
 pytestmark = pytest.mark.django_db

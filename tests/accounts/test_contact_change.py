@@ -14,9 +14,9 @@ from django.core import mail
 from django.test import override_settings
 from django.urls import reverse
 
-from accounts.activity import ActingAs, acting
 from accounts.contact_changes import Outcome, contact_change_request
 from accounts.models import Activity, ContactChange, Customer
+from accounts.staff.activity import ActingAs, acting
 from storefront.gateway import InvalidDetails, Unavailable, gateway
 from tests.conftest import CUSTOMER_PASSWORD
 from tests.fakes.gateway import FakeGateway

@@ -1,5 +1,6 @@
-"""/accounts/login/ and /accounts/logout/ (allauth): email sign-in, the sign-in limits (accounts/signin_limits.py:
-per address, per account and address, and per account, which slows rather than locks), and the two-factor step."""
+"""/accounts/login/ and /accounts/logout/ (allauth): email sign-in, the sign-in limits
+(accounts/security/signin_limits.py: per address, per account and address, and per account, which slows rather than
+locks), and the two-factor step."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
 from django.urls import reverse
 from django.utils import translation
 
-from accounts.adapter import MFAAdapter
+from accounts.signup.adapter import MFAAdapter
 from tests.accounts.conftest import VALID
 from tests.accounts.test_login import totp_code
 

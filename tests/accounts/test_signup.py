@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from accounts.forms import SignupForm
 from accounts.models import Customer
-from storefront import countries
+from storefront.site import countries
 from tests.limits import TEST_WINDOW
 
 from .conftest import VALID

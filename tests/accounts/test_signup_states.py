@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from storefront import countries
+from storefront.site import countries
 
 pytestmark = pytest.mark.django_db
 

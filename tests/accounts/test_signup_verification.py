@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import override_settings
 
-from accounts import services
 from accounts.models import Customer
+from accounts.signup import services
 from storefront.gateway import Unauthorized, Unavailable, gateway
 from storefront.queues import QUEUES
 from tests.fakes.gateway import FakeGateway

@@ -10,7 +10,7 @@ from django.core import mail
 
 from accounts.forms import ContactForm
 from accounts.models import Customer
-from accounts.spelling import ascii_form
+from accounts.signup.spelling import ascii_form
 from storefront.gateway import gateway
 from tests.fakes.gateway import FakeGateway
 

@@ -8,10 +8,10 @@ import pytest
 from django.test import Client
 
 from accounts.models import Customer
-from billing import lines
-from billing.lines import DEFAULT_KIND, LineKind, LineToPay
+from billing.ledger import lines
+from billing.ledger.lines import DEFAULT_KIND, LineKind, LineToPay
 from billing.models import Payment
-from billing.services import StartedPayment, payment_settle, payment_start
+from billing.payments.services import StartedPayment, payment_settle, payment_start
 from pricing.money import Money
 from tests.billing.fakes import REGISTRAR, FakeRegistrar
 from tests.stripe_control import SignedEvent

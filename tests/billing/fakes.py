@@ -6,7 +6,7 @@ import threading
 from collections import Counter
 from decimal import Decimal
 
-from billing.lines import LineOutcome, LineResult
+from billing.ledger.lines import LineOutcome, LineResult
 from billing.models import PaymentLine
 
 

@@ -9,13 +9,13 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from accounts.activity import ActingAs, acting, activity_text
 from accounts.models import Activity
-from billing.cards import card_remove
-from billing.collection import payment_write_off
+from accounts.staff.activity import ActingAs, acting, activity_text
 from billing.models import Payment, SavedCard
-from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.payments.cards import card_remove
+from billing.payments.collection import payment_write_off
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from tests.billing.conftest import GOOD_CARD, deliver
 from tests.billing.fakes import LineOutcome
 

@@ -9,11 +9,11 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from billing.lines import LineOutcome
+from billing.ledger.lines import LineOutcome
 from billing.models import Payment
-from billing.services import payment_settle
+from billing.payments.services import payment_settle
 from billing.tasks import alert_expiring_authorisations
-from storefront.scheduler import jobs
+from storefront.background.scheduler import jobs
 from tests.billing.conftest import GOOD_CARD
 
 pytestmark = pytest.mark.django_db

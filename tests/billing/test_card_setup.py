@@ -11,11 +11,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.acting import ActingRefused
-from accounts.activity import ActingAs, acting
 from accounts.models import Activity
-from billing.card_setup import card_setup_start
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import ActingAs, acting
 from billing.models import SavedCard, WebhookEvent
+from billing.payments.card_setup import card_setup_start
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, post_event
 from tests.domains.orders.test_acting import REFUSED, staff_member, start_acting
 

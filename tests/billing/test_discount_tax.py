@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from billing.taxes import lines_taxed
+from billing.ledger.taxes import lines_taxed
 from domains.cart.basket import CartLine
 from domains.checkout.payments import lines_to_pay
 from pricing.models import TaxRate, TaxRegistration

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from billing import stripe_client
 from billing.models import Payment
-from billing.services import record_intent
+from billing.payments import stripe_client
+from billing.payments.services import record_intent
 from tests.billing.conftest import deliver
 
 pytestmark = pytest.mark.django_db

@@ -11,11 +11,11 @@ from django.test import Client, override_settings
 from django.utils import translation
 from pypdf import PdfReader
 
-from billing.emails import PDF_MAKER
+from billing.documents.emails import PDF_MAKER
+from billing.documents.pdf import StaticFilesOnly, document_pdf
 from billing.models import Document, Payment, PaymentLine
-from billing.pdf import StaticFilesOnly, document_pdf
-from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from storefront.models import OutgoingEmail
 from tests.billing.conftest import GOOD_CARD
 
@@ -129,7 +129,7 @@ def test_rendering_fetches_only_the_stores_static_files():
 
 
 def test_a_line_left_out_of_the_receipt_is_left_out_of_its_pdf(paid, registrar):
-    from billing.lines import LineOutcome
+    from billing.ledger.lines import LineOutcome
 
     registrar.outcomes["example.net"] = LineOutcome.FAILED
     payment = paid()

@@ -12,10 +12,10 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from billing.issuing import credit_note_issue, receipt_issue
+from billing.documents.issuing import credit_note_issue, receipt_issue
 from billing.models import Document, Payment, PaymentLine
-from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from storefront.models import OutgoingEmail
 from storefront.tasks import send_due_emails
 from tests.billing.conftest import GOOD_CARD
@@ -74,7 +74,7 @@ def _stripe_refunds(stripe_sandbox) -> list[dict]:
 
 @override_settings(**LEGAL)
 def test_the_receipt_is_emailed_once_after_capture(paid, customer, mailoutbox, registrar):
-    from billing.lines import LineOutcome
+    from billing.ledger.lines import LineOutcome
 
     registrar.outcomes["example.net"] = LineOutcome.FAILED
     payment = paid()

@@ -17,13 +17,13 @@ from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate p
 from pypdf import PdfReader
 from saxonche import PySaxonProcessor  # type: ignore[import-not-found]  # a compiled module, no stubs
 
-from billing.documents import einvoices_offered
-from billing.einvoices import XRECHNUNG_ID, cii_xml, xrechnung_xml
-from billing.emails import document_facturx_attachment
-from billing.lines import LineToPay
+from billing.documents.contents import einvoices_offered
+from billing.documents.einvoices import XRECHNUNG_ID, cii_xml, xrechnung_xml
+from billing.documents.emails import document_facturx_attachment
+from billing.ledger.lines import LineToPay
 from billing.models import Document
-from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD

@@ -12,8 +12,8 @@ from django.test import Client
 from lxml import etree  # type: ignore[import-untyped]  # stubs are a separate package
 from pypdf import PdfReader
 
-from billing.lines import LineToPay
-from billing.services import payment_settle
+from billing.ledger.lines import LineToPay
+from billing.payments.services import payment_settle
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD

@@ -11,10 +11,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from billing import stripe_client
 from billing.management.commands import golive_check
-from billing.webhook_endpoints import store_endpoint_register, store_webhook_url
-from billing.webhooks import HANDLED_EVENTS
+from billing.payments import stripe_client
+from billing.payments.webhook_endpoints import store_endpoint_register, store_webhook_url
+from billing.payments.webhooks import HANDLED_EVENTS
 from pricing.models import PriceRule, RuleKind
 
 pytestmark = pytest.mark.django_db
@@ -103,7 +103,7 @@ def test_registering_twice_keeps_one_endpoint(ready):
     ("changed", "name", "said"),
     [
         ({"ADMINS": []}, "ADMINS", "ADMINS is empty"),
-        ({"EMAIL_BACKEND": "storefront.mailbox.MailboxBackend"}, "Email", "sends mail nowhere"),
+        ({"EMAIL_BACKEND": "storefront.background.mailbox.MailboxBackend"}, "Email", "sends mail nowhere"),
         ({"STRIPE_WEBHOOK_SECRET": ""}, "Stripe webhook secret", "STRIPE_WEBHOOK_SECRET is not set"),
         ({"STRIPE_SECRET_KEY": "sk_live_x"}, "Stripe keys", "a live key but the provider key is test"),
         ({"PRICE_MARKUP_PERCENT": 0, "PRICE_MARKUP_FIXED": 0}, "Markup", "no markup"),

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from django.core.management import CommandError, call_command
 
-from billing.ledger import (
+from billing.ledger.books import (
     ledger_dispute_book,
     ledger_fee_book,
     ledger_figures,
@@ -22,10 +22,10 @@ from billing.ledger import (
     ledger_write_off_book,
     line_balance,
 )
-from billing.lines import LineOutcome, LineToPay
+from billing.ledger.lines import LineOutcome, LineToPay
 from billing.models import LedgerEntry, LedgerMonthTotal, Payment, SaleCause
-from billing.refunds import refund_line
-from billing.services import payment_settle
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD
 

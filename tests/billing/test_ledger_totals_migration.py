@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from billing.ledger import ledger_figures, ledger_month_figures, ledger_month_totals_differences
+from billing.ledger.books import ledger_figures, ledger_month_figures, ledger_month_totals_differences
 
 BEFORE = [("billing", "0015_ledger_search_indexes")]
 AFTER = [("billing", "0016_ledger_month_totals")]

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from billing.lines import LineToPay
-from billing.minimum_charge import BelowMinimumCharge, minimum_charge
+from billing.ledger.lines import LineToPay
 from billing.models import Payment
-from billing.services import payment_start
+from billing.payments.minimum_charge import BelowMinimumCharge, minimum_charge
+from billing.payments.services import payment_start
 from pricing.money import Money
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 
 from billing.errors import PaymentError
-from billing.lines import LineToPay
+from billing.ledger.lines import LineToPay
 from billing.models import Payment
-from billing.services import payment_settle
-from billing.stripe_client import NotChargeable, decimals, from_minor, to_minor
+from billing.payments.services import payment_settle
+from billing.payments.stripe_client import NotChargeable, decimals, from_minor, to_minor
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD
 

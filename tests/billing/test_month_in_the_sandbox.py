@@ -12,12 +12,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from billing.ledger import LedgerFigures
-from billing.lines import LineOutcome, LineToPay
+from billing.ledger.books import LedgerFigures
+from billing.ledger.lines import LineOutcome, LineToPay
+from billing.ledger.report import revenue_report, revenue_report_csv
 from billing.models import Payment, SaleCause
-from billing.refunds import refund_line
-from billing.report import revenue_report, revenue_report_csv
-from billing.services import payment_charge_saved, payment_settle, payments_needing_attention
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_charge_saved, payment_settle, payments_needing_attention
 from billing.tasks import reconcile_payments
 from pricing.money import Money
 from tests.billing.conftest import DECLINED_CARD, deliver

@@ -13,12 +13,12 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
-from billing import reconcile, services
-from billing.collection import payment_write_off
-from billing.ledger import ledger_figures
-from billing.lines import LineOutcome
+from billing.ledger.books import ledger_figures
+from billing.ledger.lines import LineOutcome
 from billing.models import LedgerEntry, Payment, PaymentLine
-from billing.services import payment_line_resolve, payment_settle
+from billing.payments import reconcile, services
+from billing.payments.collection import payment_write_off
+from billing.payments.services import payment_line_resolve, payment_settle
 from billing.tasks import reconcile_payments
 from tests.billing.conftest import DECLINED_CARD, GOOD_CARD, TOTAL, deliver
 

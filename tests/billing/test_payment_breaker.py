@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from billing import stripe_client
 from billing.errors import PaymentUnavailable
 from billing.models import Payment
-from billing.services import payment_settle
+from billing.payments import stripe_client
+from billing.payments.services import payment_settle
 from storefront.gateway import gateway
 from tests.billing.conftest import GOOD_CARD
 

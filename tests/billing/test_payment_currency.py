@@ -9,11 +9,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from billing.lines import LineToPay
+from billing.ledger.lines import LineToPay
+from billing.ledger.report import revenue_report, revenue_report_csv, revenue_report_text
 from billing.models import Document, Payment, SaleCause
-from billing.refunds import refund_line
-from billing.report import revenue_report, revenue_report_csv, revenue_report_text
-from billing.services import payment_settle
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_settle
 from pricing.currencies import currency_table_forget
 from pricing.models import Currency
 from pricing.money import Money

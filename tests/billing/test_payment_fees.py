@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django_tasks import TaskResultStatus
 
-from billing import stripe_client
+from billing.ledger.report import revenue_report, revenue_report_csv, revenue_report_text
 from billing.models import LedgerEntry, Payment, SaleCause
 from billing.payment_fees import (
     book_missing_payment_fees,
@@ -19,10 +19,10 @@ from billing.payment_fees import (
     payment_fee_book,
     payment_fees_missing_book,
 )
-from billing.refunds import refund_line
-from billing.report import revenue_report, revenue_report_csv, revenue_report_text
+from billing.payments import stripe_client
+from billing.payments.refunds import refund_line
 from billing.tasks import reconcile_payments
-from storefront.scheduler import jobs
+from storefront.background.scheduler import jobs
 from tests.billing.conftest import deliver
 from tests.billing.test_month_in_the_sandbox import sale
 
@@ -111,7 +111,7 @@ def test_a_refund_made_in_stripes_dashboard_has_its_fee_booked_from_its_event(pa
 
 def test_the_fee_waits_while_stripe_is_away_and_is_booked_when_tried_again(paid, stripe_sandbox, monkeypatch):
     with monkeypatch.context() as patched:  # the capture's own task is not run: the fee is read below
-        patched.setattr("billing.services.payment_fee_later", lambda **kwargs: None)
+        patched.setattr("billing.payments.services.payment_fee_later", lambda **kwargs: None)
         payment = paid([sale("delta.io", "45.00", cost="38.00")])
     [capture] = payment.ledger_entries.filter(kind=LedgerEntry.Kind.CAPTURE)
     stripe_sandbox.setup(api_error=True)
@@ -129,7 +129,7 @@ def test_the_fee_waits_while_stripe_is_away_and_is_booked_when_tried_again(paid,
 
 def test_the_daily_job_books_a_fee_its_task_never_did_and_leaves_the_others(paid, stripe_sandbox, monkeypatch):
     with monkeypatch.context() as patched:  # the capture's task lost (its retries gave up while Stripe was away)
-        patched.setattr("billing.services.payment_fee_later", lambda **kwargs: None)
+        patched.setattr("billing.payments.services.payment_fee_later", lambda **kwargs: None)
         lost = paid([sale("omega.net", "30.00", cost="20.00")])
     booked = paid([sale("sigma.org", "10.00", cost="7.00")])
     assert (ledger_fees(lost), len(ledger_fees(booked))) == ({}, 1)

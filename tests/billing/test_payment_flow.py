@@ -12,12 +12,12 @@ from django.db import connections
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from billing import stripe_client
 from billing.errors import CheckoutChanged, PaymentsDisabled, PaymentUnavailable
-from billing.lines import LineOutcome
+from billing.ledger.lines import LineOutcome
 from billing.models import Payment, PaymentLine, WebhookEvent
-from billing.refunds import refund_line
-from billing.services import payment_line_resolve, payment_settle
+from billing.payments import stripe_client
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_line_resolve, payment_settle
 from billing.tasks import reconcile_payments
 from tests.billing.conftest import AUTHENTICATION_CARD, DECLINED_CARD, GOOD_CARD, LINES, TOTAL, post_event
 

@@ -9,10 +9,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client
 
-from billing.issuing import receipt_issue
-from billing.lines import LineOutcome
+from billing.documents.issuing import receipt_issue
+from billing.ledger.lines import LineOutcome
 from billing.models import Document, Payment, PaymentLine
-from billing.services import payment_settle
+from billing.payments.services import payment_settle
 from tests.billing.conftest import GOOD_CARD
 
 pytestmark = pytest.mark.django_db

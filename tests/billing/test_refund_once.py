@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from billing import stripe_client
 from billing.errors import PaymentOutcomeUnknown, PaymentUnavailable
 from billing.models import LedgerEntry, Payment, PaymentLine
-from billing.refunds import refund_line
+from billing.payments import stripe_client
+from billing.payments.refunds import refund_line
 
 pytestmark = pytest.mark.django_db
 

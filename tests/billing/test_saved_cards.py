@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from billing.models import Payment, SavedCard
-from billing.services import payment_charge_saved, payment_settle
+from billing.payments.services import payment_charge_saved, payment_settle
 from tests.billing.conftest import GOOD_CARD, LINES
 
 pytestmark = pytest.mark.django_db

@@ -13,10 +13,10 @@ from django.core import mail
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from billing.disputes import customer_disputes_open
-from billing.ledger import ledger_figures
+from billing.ledger.books import ledger_figures
 from billing.models import Dispute, Document, LedgerEntry, Payment, PaymentLine, WebhookEvent
-from billing.refunds import refund_line
+from billing.payments.disputes import customer_disputes_open
+from billing.payments.refunds import refund_line
 from billing.tasks import reconcile_payments
 from tests.billing.conftest import GOOD_CARD, TOTAL, deliver, post_event
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import stripe
 
-from billing import stripe_client
 from billing.errors import PaymentOutcomeUnknown, PaymentRefused
+from billing.payments import stripe_client
 
 
 def _in_flight(client):

@@ -13,10 +13,10 @@ import stripe
 import time_machine
 from django.utils import timezone
 
-from billing import reconcile, stripe_client
-from billing.lines import LineToPay
+from billing.ledger.lines import LineToPay
 from billing.models import SavedCard, WebhookEvent
-from billing.services import payment_charge_saved, payment_settle
+from billing.payments import reconcile, stripe_client
+from billing.payments.services import payment_charge_saved, payment_settle
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD

@@ -13,12 +13,12 @@ from django.test import Client
 from django.utils import timezone
 from pypdf import PdfReader
 
-from billing.ledger import ledger_figures
-from billing.lines import LineToPay
+from billing.ledger.books import ledger_figures
+from billing.ledger.lines import LineToPay
+from billing.ledger.tax_report import tax_report, tax_report_csv
 from billing.models import Document, LedgerEntry
-from billing.refunds import refund_line
-from billing.services import payment_charge_saved, payment_settle
-from billing.tax_report import tax_report, tax_report_csv
+from billing.payments.refunds import refund_line
+from billing.payments.services import payment_charge_saved, payment_settle
 from pricing.models import TaxRate, TaxRegistration
 from pricing.money import Money
 from tests.billing.conftest import GOOD_CARD

@@ -242,7 +242,7 @@ def screenshot(page: Page, watch: Watch):
 def _sandbox_mailbox(settings, live_server) -> None:
     """As in development without a mail server: emails land in the mailbox page, where the journeys open them.
     The worker writes links on SITE_URL (it has no request): here, the live server."""
-    from storefront.mailbox import BACKEND
+    from storefront.background.mailbox import BACKEND
 
     settings.EMAIL_BACKEND = BACKEND
     settings.SITE_URL = live_server.url

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from pypdf import PdfReader
 
 from billing.models import Document, Payment
-from billing.refunds import refund_line
+from billing.payments.refunds import refund_line
 from tests.browser.steps import (
     accept_terms,
     add_to_cart,

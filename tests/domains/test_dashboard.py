@@ -17,14 +17,14 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Activity
-from billing.ledger import ledger_month_totals_add
+from billing.ledger.books import ledger_month_totals_add
 from billing.models import LedgerEntry, Payment, PaymentLine, SaleCause
 from domains.dashboard import dashboard
 from domains.models import Order
 from pricing.models import Operation
 from pricing.quotes import retail_price
-from storefront.breaker import CircuitBreaker
 from storefront.models import WorkerBeat
+from storefront.resilience.breaker import CircuitBreaker
 from tests.factories import CustomerFactory, OrderFactory, RegistrationFactory
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def book(
         line=line, source_id=f"ch_{uuid.uuid4().hex}", occurred_at=timezone.now(),
         cost=Decimal(cost) if cost is not None else None, tax=Decimal(tax),
     )  # fmt: skip
-    ledger_month_totals_add([entry], rate=rate)  # as billing.ledger's booking does
+    ledger_month_totals_add([entry], rate=rate)  # as billing.ledger.books's booking does
 
 
 def renew_price(tld: str) -> Decimal:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from storefront.domain_names import domain_to_ascii
-from storefront.lookalikes import lookalike_kind
+from storefront.site.domain_names import domain_to_ascii
+from storefront.site.lookalikes import lookalike_kind
 from tests.domains.checkout.test_checkout import fresh
 from tests.domains.conftest import line, put_in_cart
 from tests.domains.search.test_search import fragment

@@ -14,7 +14,7 @@ from django.test import override_settings
 from django.utils import formats, timezone, translation
 
 from accounts.models import Customer
-from billing.issuing import receipt_issue
+from billing.documents.issuing import receipt_issue
 from billing.models import Payment, PaymentLine, SavedCard
 from domains.models import Order
 from domains.orders.emails import auto_renew_failure_queue

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from storefront.capabilities import CONTACTS, CUSTOMER_DETAILS, DOMAIN_DELETE, DOMAIN_DETAILS, PRIVACY, TRANSFER_LOCK
 from storefront.gateway import (
     CONTACT_FIELDS,
     CONTACT_ROLES,
@@ -71,6 +70,14 @@ from storefront.gateway import (
 )
 from storefront.gateway.client import contact_owner
 from storefront.gateway.results import EDITABLE_RECORD_TYPES
+from storefront.site.capabilities import (
+    CONTACTS,
+    CUSTOMER_DETAILS,
+    DOMAIN_DELETE,
+    DOMAIN_DETAILS,
+    PRIVACY,
+    TRANSFER_LOCK,
+)
 
 LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 _UNSAFE = re.compile(r"[^a-z0-9.-]")

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from pricing.models import Currency
 from pricing.tasks import currency_rates_refresh
-from storefront.scheduler import jobs
+from storefront.background.scheduler import jobs
 from tests.storefront.scripted_server import Answer, ScriptedServer
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.test import override_settings
 
 from pricing.models import CostPrice, PriceRule, PriceSync
 from pricing.tasks import sync_prices
-from storefront.scheduler import jobs
+from storefront.background.scheduler import jobs
 from tests.pricing.conftest import price_list, tld_prices
 
 pytestmark = pytest.mark.django_db

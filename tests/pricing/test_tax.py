@@ -83,7 +83,7 @@ def test_the_rules_are_read_from_what_staff_set_in_the_admin(settings):
     rules = tax_rules()
     assert rules.registration == Registration("DE", "DE136695976", "Beispiel Domains GmbH")
     assert rules.rates == {("US", "NEW YORK"): Rate(Decimal("8.875"), "Sales tax")}
-    # A customer's contact holds the state's name (storefront.countries.states_for).
+    # A customer's contact holds the state's name (storefront.site.countries.states_for).
     taxed = line_tax(rules, Place(country="US", region="New York"), Money(Decimal("10.00"), "USD"))
     assert (taxed.tax, taxed.label) == (Money(Decimal("0.82"), "USD"), "Sales tax")  # inclusive: 10 x 8.875/108.875
     assert rules.inclusive is True

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from storefront import cache as fallback
 from storefront.gateway import ResellerGateway, gateway
+from storefront.resilience import cache as fallback
 
 
 @pytest.fixture
@@ -22,7 +22,8 @@ def gw(sandbox_url) -> Iterator[ResellerGateway]:
 
 @pytest.fixture
 def outage(monkeypatch) -> fallback._Outage:
-    """A fresh outage state of the Redis fallback (storefront/cache.py) for this test, retrying Redis quickly."""
+    """A fresh outage state of the Redis fallback (storefront/resilience/cache.py) for this test, retrying Redis
+    quickly."""
     state = fallback._Outage()
     monkeypatch.setattr(fallback, "_outage", state)
     monkeypatch.setattr(fallback, "RETRY_SECONDS", 0.3)

@@ -15,7 +15,7 @@ from typing import Any
 import brotli  # type: ignore[import-untyped]
 import sentry_sdk
 
-from storefront.error_reports import sentry_init
+from storefront.observability.error_reports import sentry_init
 
 
 class TrackerCapture:

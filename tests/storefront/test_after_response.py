@@ -1,5 +1,5 @@
-"""Work left for after the response (storefront/after_response.py) runs once the response has gone out, on the same
-thread; outside a request it runs at once; one failure does not stop the rest."""
+"""Work left for after the response (storefront/requests/after_response.py) runs once the response has gone out, on the
+same thread; outside a request it runs at once; one failure does not stop the rest."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 
 from domains.search.services import _cache_key, normalise_term
-from storefront.after_response import after_response
+from storefront.requests.after_response import after_response
 
 
 def test_outside_a_request_the_work_runs_at_once():

@@ -15,8 +15,8 @@ from django.template import Context, Template
 from django.test import override_settings
 
 from storefront.apps import _sync_site
-from storefront.brand import contrast_with_white
 from storefront.checks import brand_color
+from storefront.site.brand import contrast_with_white
 from tests.settings_env import settings_with
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
-"""The cache is an optimisation, never a dependency of a page (storefront/cache.py): with Redis unreachable every
-page a customer uses still answers, limits count per process and the log says so, /readyz reports the cache
+"""The cache is an optimisation, never a dependency of a page (storefront/resilience/cache.py): with Redis unreachable
+every page a customer uses still answers, limits count per process and the log says so, /readyz reports the cache
 degraded, and Redis coming back is used again without a restart. A private redis-server each (bench/redis_server.py),
 never the machine's shared one."""
 
@@ -23,12 +23,15 @@ pytestmark = pytest.mark.django_db
 
 
 def _redis_cache(url: str) -> dict:
-    return {"default": {"BACKEND": "storefront.cache.FallbackRedisCache", "LOCATION": url}}
+    return {"default": {"BACKEND": "storefront.resilience.cache.FallbackRedisCache", "LOCATION": url}}
 
 
 def _redis_sessions(url: str) -> dict:
     """Production's pairing: Django's cached_db sessions through their copies' cache (storefront/settings.py)."""
-    caches = {**_redis_cache(url), "sessions": {"BACKEND": "storefront.cache.SessionCopiesCache", "LOCATION": url}}
+    caches = {
+        **_redis_cache(url),
+        "sessions": {"BACKEND": "storefront.resilience.cache.SessionCopiesCache", "LOCATION": url},
+    }
     return {
         "CACHES": caches,
         "SESSION_ENGINE": "django.contrib.sessions.backends.cached_db",
@@ -50,7 +53,7 @@ def redis_away(outage) -> Iterator[None]:
 
 
 def test_with_redis_away_the_cache_answers_from_the_process_and_the_log_says_so_once(redis_away, outage, caplog):
-    caplog.set_level(logging.WARNING, logger="storefront.cache")
+    caplog.set_level(logging.WARNING, logger="storefront.resilience.cache")
     cache.set("answer", 42)
     assert cache.get("answer") == 42
     assert cache.add("claim", 1) is True and cache.add("claim", 1) is False
@@ -69,7 +72,7 @@ def test_readyz_reports_the_cache_degraded_and_stays_ready(redis_away, client):
 
 
 def test_redis_coming_back_is_used_again_without_a_restart(redis_server, outage, caplog):
-    caplog.set_level(logging.WARNING, logger="storefront.cache")
+    caplog.set_level(logging.WARNING, logger="storefront.resilience.cache")
     shared = redis.Redis.from_url(redis_server.url)
     with override_settings(CACHES=_redis_cache(redis_server.url)):
         cache.set("before", "in redis")

@@ -1,13 +1,13 @@
-"""RESELLER_CAPABILITIES: which of the provider's "coming soon" features the store may use (storefront/capabilities.py),
-its defaults and refusals, and the sentence a customer reads while one is off."""
+"""RESELLER_CAPABILITIES: which of the provider's "coming soon" features the store may use
+(storefront/site/capabilities.py), its defaults and refusals, and the sentence a customer reads while one is off."""
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 from django.utils import translation
 
-from storefront.capabilities import CAPABILITIES, capability_enabled
 from storefront.gateway import CapabilityOff
+from storefront.site.capabilities import CAPABILITIES, capability_enabled
 from tests.settings_env import settings_with
 
 

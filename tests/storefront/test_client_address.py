@@ -1,8 +1,8 @@
-"""storefront.request_helpers.client_address: which address a request comes from, behind N trusted proxies."""
+"""storefront.requests.request_helpers.client_address: which address a request comes from, behind N trusted proxies."""
 
 from django.test import RequestFactory, override_settings
 
-from storefront.request_helpers import client_address
+from storefront.requests.request_helpers import client_address
 
 
 def _request(**meta):

@@ -1,4 +1,4 @@
-"""storefront.counters: with the database cache (the default), counts live in rows updated in SQL, because
+"""storefront.resilience.counters: with the database cache (the default), counts live in rows updated in SQL, because
 the database cache's own incr reads and writes back (two workers at once lose a count: bench/prod_like.py
 saw 13 requests through a limit of 10 before)."""
 
@@ -10,9 +10,9 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from storefront.counters import counter_delete, counter_get, counter_incr
 from storefront.models import SharedCounter
-from storefront.ratelimit import hit
+from storefront.resilience.counters import counter_delete, counter_get, counter_incr
+from storefront.resilience.ratelimit import hit
 
 pytestmark = pytest.mark.django_db
 

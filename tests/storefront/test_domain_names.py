@@ -1,10 +1,10 @@
-"""storefront/domain_names.py: names in any script converted with IDNA 2008 / UTS 46, and shown in both forms."""
+"""storefront/site/domain_names.py: names in any script converted with IDNA 2008 / UTS 46, and shown in both forms."""
 
 from __future__ import annotations
 
 import pytest
 
-from storefront.domain_names import (
+from storefront.site.domain_names import (
     NotADomainName,
     domain_both_forms,
     domain_to_ascii,

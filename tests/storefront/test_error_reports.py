@@ -14,9 +14,9 @@ from django.test import override_settings
 from django.urls import path
 from django_tasks import task
 
-from storefront import request_ids
-from storefront.error_reports import ThrottledAdminEmailHandler, event_scrub, scrub
+from storefront.observability.error_reports import ThrottledAdminEmailHandler, event_scrub, scrub
 from storefront.queues import QUEUES
+from storefront.requests import request_ids
 from tests.storefront.error_tracker import TrackerCapture
 
 ADMINS = [("Ops", "ops@example.com")]

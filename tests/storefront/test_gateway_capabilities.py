@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from storefront.capabilities import CAPABILITIES
 from storefront.gateway import CapabilityOff, GatewayError, ResellerGateway
+from storefront.site.capabilities import CAPABILITIES
 from tests.fakes.gateway import FakeGateway
 from tests.storefront.scripted_server import Answer, ScriptedServer
 from tests.storefront.test_gateway_coming_soon import AGENT, GRACE

@@ -7,8 +7,8 @@ import pytest
 from django.core.cache import cache
 from django.test import override_settings
 
-from storefront import request_stats
 from storefront.gateway import InvalidDetails, RateLimited, ResellerGateway, Unavailable
+from storefront.requests import request_stats
 from tests.storefront.scripted_server import Answer, ScriptedServer
 
 KEY = "test_input-faults-key"

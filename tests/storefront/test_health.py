@@ -3,7 +3,7 @@ from django.test import override_settings
 
 from storefront.gateway import Unavailable, gateway
 from storefront.gateway.client import ResellerGateway
-from storefront.provider_state import provider_forget
+from storefront.observability.provider_state import provider_forget
 
 
 @pytest.fixture(autouse=True)
@@ -91,8 +91,8 @@ def test_readyz_asks_the_provider_again_once_its_last_state_is_a_minute_old(clie
     ):
         gateway.cache_clear()
         now = [1000.0]
-        monkeypatch.setattr("storefront.provider_state.time.monotonic", lambda: now[0])
-        monkeypatch.setattr("storefront.health.time.monotonic", lambda: now[0])
+        monkeypatch.setattr("storefront.observability.provider_state.time.monotonic", lambda: now[0])
+        monkeypatch.setattr("storefront.observability.health.time.monotonic", lambda: now[0])
         sent: list[str] = []
         exchange = ResellerGateway._exchange
 

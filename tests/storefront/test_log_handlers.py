@@ -1,5 +1,5 @@
-"""Log lines written by a thread of their own (storefront/log_handlers.py, as gunicorn.conf.py sets it up in each
-web worker): all of them, in order, once each, with the handler's own format, by the end of the process."""
+"""Log lines written by a thread of their own (storefront/observability/log_handlers.py, as gunicorn.conf.py sets it up
+in each web worker): all of them, in order, once each, with the handler's own format, by the end of the process."""
 
 import json
 import subprocess
@@ -9,7 +9,7 @@ from tests.conftest import ROOT
 
 SCRIPT = """
 import logging, logging.config, sys, threading
-from storefront.log_handlers import QueuedLinesHandler, write_lines_from_a_thread
+from storefront.observability.log_handlers import QueuedLinesHandler, write_lines_from_a_thread
 logging.config.dictConfig({
     "version": 1,
     "formatters": {"json": {"()": "pythonjsonlogger.json.JsonFormatter", "fmt": "%(levelname)s %(name)s %(message)s"}},

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import EmailMessage, send_mail
 
-from storefront.mailbox import BACKEND
+from storefront.background.mailbox import BACKEND
 from tests.accounts.conftest import VALID
 from tests.settings_env import settings_under
 

@@ -1,5 +1,5 @@
-"""/metrics (storefront/metrics.py): Prometheus' text format, only with the bearer token (404 otherwise); the
-provider's calls by service and outcome, the breakers, requests by route, the queues and workers and the money flows
+"""/metrics (storefront/observability/metrics.py): Prometheus' text format, only with the bearer token (404 otherwise);
+the provider's calls by service and outcome, the breakers, requests by route, the queues and workers and the money flows
 read from the database at each scrape, and figures added up across processes (multiprocess mode)."""
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ OBSERVE = """
 import django, os
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 django.setup()
-from storefront.metrics import provider_call_observed
+from storefront.observability.metrics import provider_call_observed
 provider_call_observed(service="main", outcome="unavailable", seconds=0.2)
 """
 

@@ -1,5 +1,5 @@
-"""The outbox (storefront/outbox.py): an email exists exactly when its change does, goes out once, in its thread's
-order, and is retried after a failure."""
+"""The outbox (storefront/background/outbox.py): an email exists exactly when its change does, goes out once, in its
+thread's order, and is retried after a failure."""
 
 from __future__ import annotations
 
@@ -13,8 +13,13 @@ from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
+from storefront.background.outbox import (
+    email_queue,
+    email_queue_admins,
+    email_queue_rendered_when_sent,
+    email_renderer_register,
+)
 from storefront.models import OutgoingEmail
-from storefront.outbox import email_queue, email_queue_admins, email_queue_rendered_when_sent, email_renderer_register
 from storefront.tasks import send_due_emails
 from tests.worker.mailserver import FlakyServer
 
@@ -99,7 +104,7 @@ def test_staff_emails_need_admins():
 
 @pytest.mark.django_db
 def test_an_attachment_is_made_when_the_email_is_sent_and_a_failure_to_make_it_is_retried():
-    from storefront.outbox import AttachedFile, EmailAttachment, email_attachment_register
+    from storefront.background.outbox import AttachedFile, EmailAttachment, email_attachment_register
 
     made: list[dict] = []
 

@@ -3,7 +3,7 @@ import time_machine
 from django.http import HttpResponse
 from django.test import RequestFactory, override_settings
 
-from storefront import ratelimit
+from storefront.resilience import ratelimit
 
 
 @ratelimit.rate_limit("demo", limit=3, window=60)

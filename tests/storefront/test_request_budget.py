@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from storefront import request_stats
-from storefront.request_stats import BudgetSpent, before_call, serving
+from storefront.requests import request_stats
+from storefront.requests.request_stats import BudgetSpent, before_call, serving
 
 
 def test_outside_a_request_nothing_is_bounded():

@@ -1,6 +1,6 @@
 """Sessions are Django's own engines (settings): in the database, and with Redis through Django's `cached_db`, whose
-copies (storefront.cache.SessionCopiesCache) live a minute at most and are neither kept nor read while Redis is
-away, so a session ended in another process is never served from this one's memory. A private redis-server
+copies (storefront.resilience.cache.SessionCopiesCache) live a minute at most and are neither kept nor read while Redis
+is away, so a session ended in another process is never served from this one's memory. A private redis-server
 (bench/redis_server.py)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bench.redis_server import RedisServer
-from storefront.cache import SESSION_COPY_SECONDS
+from storefront.resilience.cache import SESSION_COPY_SECONDS
 from tests.conftest import CUSTOMER_PASSWORD
 from tests.settings_env import settings_with
 
@@ -56,7 +56,7 @@ def test_settings_choose_djangos_own_session_engines():
     redis_settings = _as_production("rediscache://127.0.0.1:6379/0")
     assert redis_settings["SESSION_ENGINE"] == "django.contrib.sessions.backends.cached_db"
     assert redis_settings["CACHES"][redis_settings["SESSION_CACHE_ALIAS"]]["BACKEND"] == (
-        "storefront.cache.SessionCopiesCache"
+        "storefront.resilience.cache.SessionCopiesCache"
     )
     assert _as_production("dbcache://storefront_cache")["SESSION_ENGINE"] == "django.contrib.sessions.backends.db"
 

@@ -1,5 +1,6 @@
-"""Paid work first (storefront/worker.py): a worker takes from its most urgent queue that has a task ready, so a paid
-task enqueued behind thousands of bulk ones runs next; a worker's heartbeat says it is alive and when it took a task.
+"""Paid work first (storefront/background/worker.py): a worker takes from its most urgent queue that has a task ready,
+so a paid task enqueued behind thousands of bulk ones runs next; a worker's heartbeat says it is alive and when it took
+a task.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from storefront.background.worker import LeasingWorker
 from storefront.models import WorkerBeat
 from storefront.queues import QUEUES
-from storefront.worker import LeasingWorker
 from tests.worker import jobs
 
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": list(QUEUES)}}

@@ -14,8 +14,8 @@ from django.utils import timezone
 from domains.checkout import registrations
 from domains.checkout.tasks import reconcile_registrations
 from domains.models import Registration
+from storefront.background.scheduler import scheduler_tick
 from storefront.gateway import gateway
-from storefront.scheduler import scheduler_tick
 from tests.domains.conftest import line
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,8 +9,8 @@ import time_machine
 from django.core.management import call_command
 from django.test import override_settings
 
+from storefront.background.scheduler import job_schedule, job_unschedule, jobs, period_start, scheduler_tick
 from storefront.models import ScheduledRun
-from storefront.scheduler import job_schedule, job_unschedule, jobs, period_start, scheduler_tick
 from tests.worker import jobs as counting
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
-"""A task whose worker died is run again after its lease (storefront/worker.py), once, and given up after its workers
-died TASK_RUNS_MAX times (staff told); the worker waits out a database outage instead of exiting."""
+"""A task whose worker died is run again after its lease (storefront/background/worker.py), once, and given up after its
+workers died TASK_RUNS_MAX times (staff told); the worker waits out a database outage instead of exiting."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from storefront import worker as worker_module
+from storefront.background import worker as worker_module
+from storefront.background.worker import LeasingWorker, tasks_abandoned_requeue, worker_run
 from storefront.models import TaskLease
 from storefront.queues import QUEUES
-from storefront.worker import LeasingWorker, tasks_abandoned_requeue, worker_run
 from tests.worker.jobs import dies_the_first_time
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def test_a_task_whose_workers_died_three_times_is_failed_and_staff_are_told(mail
     row = _running(started_minutes_ago=10, workers=3)
     assert tasks_abandoned_requeue() == {"requeued": 0, "failed": 1}
     row.refresh_from_db()
-    assert row.status == "FAILED" and row.exception_class_path == "storefront.worker.WorkerLost"
+    assert row.status == "FAILED" and row.exception_class_path == "storefront.background.worker.WorkerLost"
     assert [m.to for m in mailoutbox if "keeps killing its worker" in m.subject] == [["ops@example.org"]]
 
 

@@ -16,7 +16,7 @@ from django.core.mail import send_mail
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from billing.errors import PaymentError
-from billing.webhook_endpoints import store_endpoint_find
+from billing.payments.webhook_endpoints import store_endpoint_find
 from pricing.margin import default_markup_is_zero, markup_rules_exist
 from storefront.gateway import GatewayError, gateway, key_environment
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from billing.ledger import ledger_month_totals_differences, ledger_month_totals_rebuild
+from billing.ledger.books import ledger_month_totals_differences, ledger_month_totals_rebuild
 
 
 class Command(BaseCommand):

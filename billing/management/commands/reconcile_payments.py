@@ -1,5 +1,6 @@
 """Ask Stripe about every payment still waiting and every event not processed, and settle them as the return page and
-the webhook do (billing/reconcile.py). The scheduler runs the same every few minutes; safe to run at any time."""
+the webhook do (billing/payments/reconcile.py). The scheduler runs the same every few minutes; safe to run at any
+time."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from billing.reconcile import payments_reconcile
+from billing.payments.reconcile import payments_reconcile
 
 
 class Command(BaseCommand):

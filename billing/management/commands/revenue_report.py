@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from billing.report import month_of, revenue_report, revenue_report_csv, revenue_report_text
+from billing.ledger.report import month_of, revenue_report, revenue_report_csv, revenue_report_text
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from billing.errors import PaymentError
-from billing.webhook_endpoints import store_endpoint_register
+from billing.payments.webhook_endpoints import store_endpoint_register
 
 
 class Command(BaseCommand):

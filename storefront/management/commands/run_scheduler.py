@@ -1,7 +1,7 @@
 """Run the periodic-job scheduler: every few seconds, enqueue the jobs whose period has begun.
 
-Safe to run in several processes at once (each period is enqueued once, see storefront/scheduler.py). The jobs
-themselves run in the worker (`manage.py run_worker`).
+Safe to run in several processes at once (each period is enqueued once, see storefront/background/scheduler.py). The
+jobs themselves run in the worker (`manage.py run_worker`).
 """
 
 import logging
@@ -12,9 +12,9 @@ from types import FrameType
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 
-from storefront.scheduler import scheduler_tick
+from storefront.background.scheduler import scheduler_tick
 
-logger = logging.getLogger("storefront.scheduler")
+logger = logging.getLogger("storefront.background.scheduler")
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """Run the task worker (the Procfile's `worker` and `bulk`): tasks of the named queues, most urgent first, with task
 leases (a task whose worker died runs again), a heartbeat, and a loop that waits out a database outage instead of
-exiting (storefront/worker.py)."""
+exiting (storefront/background/worker.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 
+from storefront.background.worker import LeasingWorker, worker_run
 from storefront.queues import QUEUES
-from storefront.worker import LeasingWorker, worker_run
 
 
 def _positive(value: str) -> float:

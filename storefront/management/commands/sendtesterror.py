@@ -9,7 +9,7 @@ from django.core.mail import mail_admins
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from storefront import request_ids
+from storefront.requests import request_ids
 
 
 class SendTestError(Exception):

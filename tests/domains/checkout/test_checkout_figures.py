@@ -1,6 +1,6 @@
 """The confirmation page and the "registered" email show each line at what it was charged (after the promotion, tax
 included) and the WHOIS privacy paid with it: the lines add up to the "Charged" total beneath them, as on the
-receipt (billing.figures). The demo catalogue's .com sells at 14.49; privacy at 6.49 a year."""
+receipt (billing.ledger.figures). The demo catalogue's .com sells at 14.49; privacy at 6.49 a year."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core import mail
 
-from billing.figures import purchase_figures
+from billing.ledger.figures import purchase_figures
 from billing.models import Payment
 from pricing.models import TaxRate, TaxRegistration
 from tests.billing.conftest import GOOD_CARD

@@ -13,8 +13,8 @@ from django.test import Client
 
 from billing.models import Payment
 from domains.models import LegalAcceptance, Registration
-from storefront.legal import page_version
 from storefront.models import LegalText
+from storefront.site.legal import page_version
 from tests.domains.conftest import line, put_in_cart, register_calls
 
 # Placing runs on commit (the worker): real transactions, as test_checkout.py.

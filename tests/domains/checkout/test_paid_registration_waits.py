@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from billing.models import Payment, PaymentLine
-from billing.reconcile import payments_reconcile
+from billing.payments.reconcile import payments_reconcile
 from domains.models import Registration
 from storefront.gateway import Unavailable, gateway
 from tests.billing.conftest import GOOD_CARD

@@ -1,4 +1,4 @@
-"""Staff acting as a customer (django-hijack, accounts/acting.py): only staff with the permission and two-factor
+"""Staff acting as a customer (django-hijack, accounts/staff/acting.py): only staff with the permission and two-factor
 sign-in, a banner on every page while acting, every change logged as "staff as customer", and no transfer code,
 control panel, password, email, two-factor or payment while acting (a sentence instead, and no provider or payment
 call)."""
@@ -12,9 +12,9 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from accounts.acting import ActingRefused
-from accounts.activity import ActingAs, acting
 from accounts.models import Activity
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import ActingAs, acting
 from domains.models import Order
 from domains.orders.auto_renew import order_auto_renew_set
 from domains.orders.services import order_transfer_code
@@ -174,7 +174,8 @@ def test_the_customer_page_in_the_admin_offers_the_button_to_those_who_may(clien
 
 @pytest.mark.staff_without_two_factor
 def test_staff_without_two_factor_are_told_why_they_cannot_act(client, customer, settings):
-    # bin/run's demo staff login opens the admin without two-factor on a development machine (accounts/middleware.py).
+    # bin/run's demo staff login opens the admin without two-factor on a development machine
+    # (accounts/security/middleware.py).
     settings.DEBUG, settings.STAFF_TWO_FACTOR_EXEMPT = True, "demo-staff@example.com"
     client.force_login(staff_member("demo-staff@example.com"))
     page = client.get(reverse("admin:accounts_customer_change", args=[customer.pk])).content.decode()

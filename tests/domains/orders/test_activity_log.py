@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from accounts.activity import ActingAs, acting, activity_text
 from accounts.models import Activity
+from accounts.staff.activity import ActingAs, acting, activity_text
 from billing.models import SavedCard
 from dns import services as dns_services
 from dns.services import RecordData

@@ -13,7 +13,7 @@ from billing.models import SavedCard
 from domains.models import Order
 from domains.orders.auto_renew import AUTO_RENEW_CRON, auto_renew_when
 from domains.orders.services import order_fetch
-from storefront.scheduler import next_run_at
+from storefront.background.scheduler import next_run_at
 
 pytest_plugins = ["tests.domains.fixtures_orders"]
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from accounts.acting import ActingRefused
-from accounts.activity import ActingAs, acting
 from accounts.models import Activity
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import ActingAs, acting
 from billing.models import Payment
 from domains.models import Order, PrivacyPurchase
 from domains.orders.privacy import privacy_years

@@ -12,12 +12,12 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from accounts.acting import ActingRefused
-from accounts.activity import ActingAs, acting
 from accounts.models import Activity
-from billing import services
+from accounts.staff.acting import ActingRefused
+from accounts.staff.activity import ActingAs, acting
 from billing.errors import PaymentOutcomeUnknown
 from billing.models import Payment, SavedCard
+from billing.payments import services
 from domains.models import Order, Renewal
 from domains.orders.renewal_flow import RenewalAsked, renewal_request
 from tests.billing.conftest import GOOD_CARD
