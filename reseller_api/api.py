@@ -6,12 +6,12 @@ key (reseller_api/auth.py): read for all, write for the auto-renew switch.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, NinjaAPI, Query, Schema
-from ninja.errors import AuthenticationError, ValidationError
+from ninja import Field, NinjaAPI, Query, Schema, Status
+from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.params import P, PathEx
 
 from accounts.activity import acting
@@ -19,10 +19,10 @@ from accounts.models import Activity, Customer
 from billing.models import LedgerEntry, Payment
 from domains.models import Order
 from domains.orders.auto_renew import order_auto_renew_set
-from reseller_api import schemas
+from reseller_api import paging, schemas
 from reseller_api.auth import ApiKeyBearer, RateLimited, key_actor
 from reseller_api.models import ApiKey
-from reseller_api.paging import ID_MAX, MONTH_PATTERN, PAGE_SIZE, PAGE_SIZE_MAX, Page, month_bounds, page_of
+from reseller_api.paging import Page, month_bounds, page_of
 from storefront.errors import StoreError
 
 api = NinjaAPI(
@@ -37,7 +37,7 @@ api = NinjaAPI(
 
 _ERRORS: dict[int, Any] = {400: schemas.ErrorOut, 401: schemas.ErrorOut, 429: schemas.ErrorOut}
 _DETAIL_ERRORS: dict[int, Any] = {**_ERRORS, 404: schemas.ErrorOut}
-Id = PathEx[int, P(ge=1, le=ID_MAX)]
+Id = PathEx[int, P(ge=1, le=paging.ID_MAX)]
 
 
 @api.exception_handler(AuthenticationError)
@@ -64,17 +64,29 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     return api.create_response(request, {"detail": f"Invalid request: {problems}"}, status=400)
 
 
+F = TypeVar("F", bound="PageIn")
+
+
+def _known(request: HttpRequest, filters: F) -> F:
+    """The filters, once no other query parameter was sent: a misspelt filter (`?months=`) would otherwise list
+    everything, as if it were not there."""
+    unknown = sorted(set(request.GET) - set(type(filters).model_fields))
+    if unknown:
+        raise HttpError(400, f"Unknown query parameter(s): {', '.join(unknown)}.")
+    return filters
+
+
 class PageIn(Schema):
-    cursor: str = Field("", max_length=64, description="A next_cursor from the previous page; empty to start.")
-    limit: int = Field(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)
+    cursor: str = Field("", pattern=paging.CURSOR_PATTERN, description="The last page's next_cursor; empty to start.")
+    limit: int = Field(paging.PAGE_SIZE, ge=1, le=paging.PAGE_SIZE_MAX)
 
 
 class CustomerFilter(PageIn):
-    customer_id: int | None = Field(None, ge=1, le=ID_MAX, description="Only this customer's rows.")
+    customer_id: int | None = Field(None, ge=1, le=paging.ID_MAX, description="Only this customer's rows.")
 
 
 class MonthFilter(CustomerFilter):
-    month: str | None = Field(None, pattern=MONTH_PATTERN, description="YYYY-MM, in the store's time zone.")
+    month: str | None = Field(None, pattern=paging.MONTH_PATTERN, description="YYYY-MM, in the store's time zone.")
 
 
 class ActivityFilter(CustomerFilter):
@@ -86,6 +98,7 @@ class ActivityFilter(CustomerFilter):
 
 @api.get("/customers", response={200: schemas.CustomerPage, **_ERRORS}, url_name="customers")
 def customers(request: HttpRequest, filters: Query[PageIn]) -> Page[schemas.CustomerOut]:
+    filters = _known(request, filters)
     rows = Customer.objects.select_related("user")
     return page_of(rows, cursor=filters.cursor, limit=filters.limit, out=schemas.customer_out)
 
@@ -100,6 +113,7 @@ def customer(request: HttpRequest, customer_id: Id) -> schemas.CustomerOut:
 
 @api.get("/domains", response={200: schemas.DomainPage, **_ERRORS}, url_name="domains")
 def domains(request: HttpRequest, filters: Query[CustomerFilter]) -> Page[schemas.DomainOut]:
+    filters = _known(request, filters)
     rows = Order.objects.all()
     if filters.customer_id is not None:
         rows = rows.filter(customer_id=filters.customer_id)
@@ -117,7 +131,9 @@ def domain(request: HttpRequest, order_id: Id) -> schemas.DomainOut:
     response={200: schemas.DomainOut, **_DETAIL_ERRORS, 403: schemas.ErrorOut, 409: schemas.ErrorOut},
     url_name="domain_auto_renew",
 )
-def domain_auto_renew(request: HttpRequest, order_id: Id, switch: schemas.AutoRenewIn) -> Any:
+def domain_auto_renew(
+    request: HttpRequest, order_id: Id, switch: schemas.AutoRenewIn
+) -> schemas.DomainOut | Status[schemas.ErrorOut]:
     """Switch auto-renew on or off through the customer's own switch's service, so its rules apply (on needs a saved
     card, never for a refunded domain); the change is logged as done by the key. A refusal is a 409 saying why."""
     order = get_object_or_404(Order.objects.select_related("customer"), order_id=order_id)
@@ -126,7 +142,7 @@ def domain_auto_renew(request: HttpRequest, order_id: Id, switch: schemas.AutoRe
         with acting(key_actor(key)):
             order_auto_renew_set(order=order, on=switch.auto_renew)
     except StoreError as err:
-        return 409, schemas.ErrorOut(detail=str(err.message))
+        return Status(409, schemas.ErrorOut(detail=str(err.message)))
     order.refresh_from_db()
     return schemas.domain_out(order)
 
@@ -137,6 +153,7 @@ def domain_auto_renew(request: HttpRequest, order_id: Id, switch: schemas.AutoRe
 @api.get("/payments", response={200: schemas.PaymentPage, **_ERRORS}, url_name="payments")
 def payments(request: HttpRequest, filters: Query[MonthFilter]) -> Page[schemas.PaymentOut]:
     """Payments made in `month` (by when the customer started paying), with their lines."""
+    filters = _known(request, filters)
     rows = Payment.objects.prefetch_related("lines")  # in their order (PaymentLine.Meta)
     if filters.month:
         start, end = month_bounds(filters.month)
@@ -149,6 +166,7 @@ def payments(request: HttpRequest, filters: Query[MonthFilter]) -> Page[schemas.
 @api.get("/ledger", response={200: schemas.LedgerPage, **_ERRORS}, url_name="ledger")
 def ledger(request: HttpRequest, filters: Query[MonthFilter]) -> Page[schemas.LedgerEntryOut]:
     """The books' money movements in `month` (by when the payment service made them), in the order booked."""
+    filters = _known(request, filters)
     rows = LedgerEntry.objects.select_related("payment", "line")
     if filters.month:
         start, end = month_bounds(filters.month)
@@ -164,6 +182,7 @@ def ledger(request: HttpRequest, filters: Query[MonthFilter]) -> Page[schemas.Le
 @api.get("/activity", response={200: schemas.ActivityPage, **_ERRORS}, url_name="activity")
 def activity(request: HttpRequest, filters: Query[ActivityFilter]) -> Page[schemas.ActivityOut]:
     """The activity log in the order written (this API's own requests included, as `api_request`)."""
+    filters = _known(request, filters)
     rows = Activity.objects.all()
     if filters.customer_id is not None:
         rows = rows.filter(customer_id=filters.customer_id)

@@ -104,7 +104,8 @@ class DomainPage(PageOut):
 
 
 class AutoRenewIn(Schema):
-    auto_renew: bool
+    # Strict: `0` or `"no"` is a 400, not a guess.
+    auto_renew: bool = Field(strict=True, description="true: on (needs the customer's saved card); false: off.")
 
 
 def domain_out(order: Order) -> DomainOut:
