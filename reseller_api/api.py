@@ -90,7 +90,9 @@ class MonthFilter(CustomerFilter):
 
 
 class ActivityFilter(CustomerFilter):
-    action: str = Field("", max_length=40, description="Only this action (e.g. registered, payment_refunded).")
+    action: str = Field(
+        "", pattern=r"^[a-z0-9_]{0,40}$", description="Only this action (e.g. registered, payment_refunded)."
+    )
 
 
 # --- Customers ----------------------------------------------------------------------------------------------------
