@@ -8,6 +8,8 @@ import json
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.activity import acting, activity_record
@@ -235,3 +237,19 @@ def test_a_misspelt_filter_is_400_rather_than_everything(api):
     response = api.get("/payments", months="2026-11")
     assert response.status_code == 400
     assert response.json() == {"detail": "Unknown query parameter(s): months."}
+
+
+@pytest.mark.parametrize("path", ["/customers", "/domains", "/payments", "/ledger", "/activity"])
+def test_a_page_costs_the_same_queries_however_many_rows(api, path, django_assert_max_num_queries):
+    def rows(count: int) -> None:
+        for _ in range(count):
+            customer = CustomerFactory.create()
+            OrderFactory.create(customer=customer)
+            payment_make(customer, domain=f"{uuid.uuid4().hex[:8]}.com")
+
+    rows(1)
+    with CaptureQueriesContext(connection) as one:
+        assert api.get(path).status_code == 200
+    rows(6)
+    with django_assert_max_num_queries(len(one.captured_queries)):
+        assert len(api.get(path).json()["items"]) > 1
