@@ -71,6 +71,8 @@ INSTALLED_APPS = [
     "dns",
     "pricing",
     "billing",
+    # The staff API (/api/v1/, docs/api.md): nothing above imports it.
+    "reseller_api",
 ]
 
 MIDDLEWARE = [
@@ -567,6 +569,7 @@ RATE_LIMITS = {
         # searches are refused unsent for the window; the shared breaker counts one of them at most
         # (storefront/gateway/input_faults.py)
         "provider_input_faults": "3/300",
+        "api": "600/60",  # per API key, every request to /api/v1/ (docs/api.md)
     }.items()
 }
 # /healthz and /readyz are probed by the platform over plain HTTP inside its network.

@@ -47,4 +47,6 @@ urlpatterns = [
     path("", include("domains.urls")),
     path("", include("dns.urls")),
     path("", include("billing.urls")),
+    # The staff API, with API keys only (reseller_api/, docs/api.md).
+    path("api/v1/", include("reseller_api.urls")),
 ]

@@ -130,7 +130,21 @@ PUBLIC = {
     # Both tested in tests/domains/orders/test_acting.py.
     "act_as_start": "staff begin acting as a customer: hijack's own permission check",
     "act_as_stop": "staff stop acting as a customer: only a session that is acting may",
+    "reseller_api:openapi-json": "the staff API's OpenAPI description: its shape, no data (tests/reseller_api/)",
+    "reseller_api:api-root": "always a 404 (django-ninja's root, by which it finds the API's own paths)",
 }
+# The staff API (/api/v1/, reseller_api/): a bearer key made in the admin, never a session; every request without
+# one is a 401, a signed-in customer's or staff member's included (keys and scopes: tests/reseller_api/).
+API = [
+    Url("reseller_api:customers", ("GET",)),
+    Url("reseller_api:customer", ("GET",), lambda t: [t.order.customer_id]),
+    Url("reseller_api:domains", ("GET",)),
+    Url("reseller_api:domain", ("GET",), _order),
+    Url("reseller_api:domain_auto_renew", ("POST",), _order),
+    Url("reseller_api:payments", ("GET",)),
+    Url("reseller_api:ledger", ("GET",)),
+    Url("reseller_api:activity", ("GET",)),
+]
 # Pages of a library that guards them itself (allauth: sign-in, password, email, two-factor pages).
 LIBRARY_MODULES = ("allauth.", "django.views.generic.base", "django.contrib.flatpages.", "django.views.i18n")
 
@@ -159,7 +173,7 @@ def _served() -> list[tuple[str, str, str]]:
 
 
 def test_every_url_is_classified():
-    customer = {url.name for url in URLS}
+    customer = {url.name for url in URLS + API}
     unclassified = [
         f"{name or '(unnamed)'} {route} ({module})"
         for name, route, module in _served()
@@ -267,4 +281,23 @@ def test_a_method_the_url_does_not_take_is_refused(client, url, owner, mine, pro
             continue
         response = _send(client, method, url.path(mine))
         assert response.status_code == 405, f"{method} {url}: {response.status_code}"
+    assert provider_calls == []
+
+
+@pytest.mark.parametrize("url", API, ids=str)
+def test_the_staff_api_answers_no_one_without_a_key(client, url, owner, theirs, provider_calls):
+    for signed_in in (False, True):
+        if signed_in:
+            _sign_in(client, owner)
+        for method in url.methods:
+            response = _send(client, method, url.path(theirs))
+            assert response.status_code == 401, f"{method} {url} signed in: {signed_in}"
+    assert provider_calls == []
+
+
+@pytest.mark.parametrize("url", API, ids=str)
+def test_a_method_the_api_url_does_not_take_is_refused(client, url, mine, provider_calls):
+    for method in METHODS:
+        if method not in url.methods:
+            assert _send(client, method, url.path(mine)).status_code == 405, f"{method} {url}"
     assert provider_calls == []

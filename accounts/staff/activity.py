@@ -139,6 +139,7 @@ ACTIONS: dict[str, Text] = {
     "card_removed": Text("Saved card removed (%(brand)s ending %(last4)s)", _("Your saved card was removed.")),
     # Staff's own
     "alert_resolved": Text("Alert resolved: %(what)s"),
+    "api_request": Text("Staff API used by key %(key_name)s: %(method)s %(path)s"),
 }
 # What the customer's account page lists: actions with a customer text.
 CUSTOMER_ACTIONS = tuple(code for code, text in ACTIONS.items() if text.customer is not None)
