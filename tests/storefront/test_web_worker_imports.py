@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from bench.servers import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 LOADED = """
 import sys
