@@ -31,6 +31,8 @@ class Servers:
     sandbox: str
     sandbox_env: dict[str, str]
     store_env: dict[str, str]
+    # The storefront's gunicorn arbiter: its children are the web workers (bench/memory.py reads their memory).
+    store_pid: int = 0
 
     def sandbox_manage(self, *args: str) -> str:
         """Run one of the sandbox's management commands (to switch faults on and off)."""
@@ -160,7 +162,13 @@ def running(*, storefront_workers: int = 2, storefront_threads: int = 16, cache_
             _manage(store_env, "sync_prices")  # retail prices, as a shop has them once its first sync ran
             print(f"databases: {store_env['DATABASE_URL']} and {sandbox_env['SANDBOX_DATABASE_URL']}")
             print(f"cache: {store_env['CACHE_URL']}")
-            yield Servers(f"http://127.0.0.1:{store_port}", f"http://127.0.0.1:{sandbox_port}", sandbox_env, store_env)
+            yield Servers(
+                f"http://127.0.0.1:{store_port}",
+                f"http://127.0.0.1:{sandbox_port}",
+                sandbox_env,
+                store_env,
+                store_pid=store.pid,
+            )
         finally:
             for process in (store, sandbox):
                 process.terminate()

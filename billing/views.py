@@ -24,8 +24,6 @@ from billing.documents.contents import (
     einvoices_offered,
     receipt_context,
 )
-from billing.documents.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
-from billing.documents.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
 from billing.errors import PaymentError, PaymentUnavailable
 from billing.forms import CardSetupForm
 from billing.models import Document, Payment
@@ -113,6 +111,10 @@ def document_pdf_download(request: AuthenticatedHttpRequest, kind: str, number: 
     found = document_for_user(user=request.user, kind=kind, number=number)
     if found is None:
         raise Http404("No such document")
+    # WeasyPrint only when a PDF is asked for: it and what it loads (fontTools, Pillow, Pango's bindings) are about
+    # 20 MB in every web worker that imports it, and most workers never make a PDF (docs/benchmarks.md, Memory).
+    from billing.documents.pdf import PDF_CONTENT_TYPE, document_pdf, document_pdf_filename
+
     response = HttpResponse(document_pdf(found), content_type=PDF_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{document_pdf_filename(found)}"'
     # A customer's bill: kept by no shared cache.
@@ -129,6 +131,10 @@ def document_einvoice_download(request: AuthenticatedHttpRequest, kind: str, num
     found = document_for_user(user=request.user, kind=kind, number=number)
     if found is None or not einvoices_offered(found):
         raise Http404("No such e-invoice")
+    # Factur-X, lxml and WeasyPrint only when an e-invoice is asked for (see document_pdf_download).
+    from billing.documents.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
+    from billing.documents.pdf import PDF_CONTENT_TYPE, document_pdf_filename
+
     if form == "facturx":
         content, content_type, filename = facturx_pdf(found), PDF_CONTENT_TYPE, document_pdf_filename(found)
     else:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import functools
 
-from confusable_homoglyphs import categories, confusables
-
 from storefront.site.domain_names import NotADomainName, domain_to_unicode, is_internationalised
 
 # Characters of no script of their own (digits, the hyphen) or inheriting their neighbour's (combining marks).
@@ -28,6 +26,11 @@ _PLAIN_LATIN = set("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def _scripts(label: str) -> set[str]:
+    # Imported here, not at the top: confusable-homoglyphs reads its Unicode tables (about 6 MB of Python objects)
+    # when imported, and only an internationalised name needs them (lookalike_kind). Most web workers never see one
+    # (docs/benchmarks.md, Memory).
+    from confusable_homoglyphs import categories
+
     return {categories.alias(character) for character in label} - _SCRIPTLESS
 
 
@@ -39,6 +42,8 @@ def label_mixes_scripts(label: str) -> bool:
 def _plain_latin_lookalike(character: str) -> bool:
     if character in _PLAIN_LATIN or character == "-":
         return True
+    from confusable_homoglyphs import confusables  # see _scripts
+
     found = confusables.is_confusable(character, greedy=True, preferred_aliases=["latin"]) or []
     return any(
         glyph["c"].lower() in _PLAIN_LATIN for entry in found for glyph in entry["homoglyphs"] if len(glyph["c"]) == 1
