@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
@@ -31,6 +32,8 @@ class DemandCountAdmin(admin.ModelAdmin):
 
     def month_view(self, request: HttpRequest) -> HttpResponse:
         """`?month=YYYY-MM` (default this month); `&format=csv` downloads it."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         month = _month(request.GET.get("month", ""))
         if request.GET.get("format") == "csv":
             response = HttpResponse(demand_month_csv(month), content_type="text/csv; charset=utf-8")

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 import time_machine
+from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
 
@@ -128,3 +129,9 @@ def test_staff_acting_as_the_customer_read_the_page_uncounted_and_cannot_ask_for
     refused = client.post(url, {"notify": "on"})
     assert refused.status_code == 403 and REFUSED in refused.content.decode()
     assert not DemandCount.objects.exists() and not DemandSubscription.objects.exists()
+
+
+def test_staff_without_the_view_permission_do_not_see_the_month(client):
+    clerk = get_user_model().objects.create_user("clerk@example.org", "clerk@example.org", "Clerk#Pass9", is_staff=True)
+    client.force_login(clerk)
+    assert client.get("/admin/demand/demandcount/").status_code == 403
