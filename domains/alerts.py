@@ -21,6 +21,7 @@ from domains.checkout.registrations import registrations_needing_attention
 from domains.models import CustomerSync
 from domains.orders.auto_renew import auto_renew_failures_open
 from domains.orders.payment_marks import orders_refunded
+from reseller_webhooks.models import Endpoint
 from storefront.background.outbox import email_queue_admins
 from storefront.models import OutgoingEmail
 from storefront.observability.queue_state import STALLED_AFTER, QueueState, queue_states, workers_stalled
@@ -69,6 +70,7 @@ def staff_alerts_all(*, now: dt.datetime | None = None, queues: list[QueueState]
             "auto_renew": auto_renew_failures_open(),
             "emails": OutgoingEmail.objects.filter(sent_at__isnull=True, dropped_at__isnull=True, attempts__gte=3),
             "tasks": DBTaskResult.objects.failed().filter(finished_at__gt=now - _FAILED_TASKS_WINDOW),
+            "webhooks": Endpoint.objects.filter(active=False, disabled_at__isnull=False),
         }
     )
     return [
@@ -139,6 +141,12 @@ def staff_alerts_all(*, now: dt.datetime | None = None, queues: list[QueueState]
             counted["emails"],
             "email(s) the mail server refused three times or more (still retried)",
             reverse("admin:storefront_outgoingemail_changelist") + "?sent_at__isempty=1",
+        ),
+        Alert(
+            "webhooks",
+            counted["webhooks"],
+            "webhook endpoint(s) switched off after a day of failed deliveries: tick Active once they answer",
+            reverse("admin:reseller_webhooks_endpoint_changelist") + "?active__exact=0",
         ),
         _workers_alert(now, queues),
         Alert(

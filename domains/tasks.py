@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django_tasks import task
 
-from domains import alerts, verification
+from domains import alerts, expiring_events, verification
 from storefront.background.scheduler import job_schedule
 from storefront.queues import BULK
 
@@ -27,3 +27,12 @@ def send_verification_reminders() -> dict[str, int]:
 
 # Daily: the reminders are due on a day, not an hour.
 job_schedule("verification-reminders", "23 9 * * *", send_verification_reminders)
+
+
+@task(queue_name=BULK)
+def emit_domains_expiring() -> dict[str, int]:
+    """`domain.expiring` webhooks, 30 and 7 days before each domain expires (domains/expiring_events.py)."""
+    return {"emitted": expiring_events.domains_expiring_emit()}
+
+
+job_schedule("webhooks-domain-expiring", "31 6 * * *", emit_domains_expiring)

@@ -73,6 +73,8 @@ INSTALLED_APPS = [
     "billing",
     # The staff API (/api/v1/, docs/api.md): nothing above imports it.
     "reseller_api",
+    "reseller_webhooks",
+    "demand",
 ]
 
 MIDDLEWARE = [
@@ -716,6 +718,10 @@ _RELEASE_VARIABLES = ("SENTRY_RELEASE", "SOURCE_VERSION", "GIT_REV", "HEROKU_SLU
 SENTRY_RELEASE = next((value for name in _RELEASE_VARIABLES if (value := env.str(name, default=""))), "")
 # Days the provider call log (storefront.ProviderCall: our request id beside the provider's) is kept.
 PROVIDER_CALL_LOG_DAYS = env.int("PROVIDER_CALL_LOG_DAYS", default=30)
+# Outgoing webhooks (reseller_webhooks/addresses.py, docs/webhooks.md): on, an endpoint may be on loopback or a private
+# network and plain http (development's and the tests' local receivers); off, only public https addresses, so an
+# address typed in the admin cannot make the store call its own database, cache or the cloud's metadata service.
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=DEBUG)
 
 if _PRODUCTION_REFUSALS:
     raise ImproperlyConfigured(" ".join(_PRODUCTION_REFUSALS))

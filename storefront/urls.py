@@ -49,4 +49,5 @@ urlpatterns = [
     path("", include("billing.urls")),
     # The staff API, with API keys only (reseller_api/, docs/api.md).
     path("api/v1/", include("reseller_api.urls")),
+    path("", include("demand.urls")),
 ]

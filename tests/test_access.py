@@ -48,9 +48,11 @@ class Url:
     methods: tuple[str, ...]  # what it takes (HEAD comes with GET)
     args: Callable[[Target], list[object]] | None = None  # None: it names no object
     back_to: str = ""  # where sign-in leads back to, when not the URL itself
+    query: Callable[[Target], str] | None = None  # the object named in the query string instead
 
     def path(self, target: Target) -> str:
-        return reverse(self.name, args=self.args(target) if self.args else [])
+        path = reverse(self.name, args=self.args(target) if self.args else [])
+        return f"{path}?{self.query(target)}" if self.query else path
 
     def __str__(self) -> str:
         return self.name
@@ -97,6 +99,8 @@ URLS = [
     Url("account_tax", ("GET", "POST")),
     Url("account_export", ("GET",)),
     Url("account_delete", ("GET", "POST")),
+    # What the provider cannot do yet, asked about one of the customer's domains (demand/views.py).
+    Url("demand_wanted", ("GET", "POST"), lambda t: ["nameservers"], query=lambda t: f"order={t.order.order_id}"),
     # The panel button posts from a page; signing in leads back to that page (here: none, so the domains list).
     Url("panel", ("POST",), back_to="/orders/"),
 ]

@@ -43,6 +43,7 @@ from django.utils.translation import gettext, gettext_lazy
 from accounts.models import Customer
 from accounts.security import passwords
 from accounts.staff.activity import activity_record
+from reseller_webhooks.events import CUSTOMER_CREATED, webhook_event_emit
 from storefront.background.outbox import email_queue_admins
 from storefront.errors import StoreError
 from storefront.gateway import CustomerExists, GatewayError, OutcomeUnknown, gateway
@@ -105,6 +106,20 @@ def customer_register(*, details: dict[str, str], email: str, password: str) -> 
             )
             EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=False)
             activity_record(action="signup", customer=customer)
+            webhook_event_emit(
+                CUSTOMER_CREATED,
+                key=str(customer.pk),
+                data={
+                    "customer": {
+                        "id": customer.pk,
+                        "email": user.email,
+                        "name": customer.name,
+                        "company": customer.company,
+                        "country": customer.country,
+                        "language": customer.language,
+                    }
+                },
+            )
     except IntegrityError as err:
         raise EmailTaken() from err  # a concurrent signup for the same email won the race
     return customer

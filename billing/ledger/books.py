@@ -40,6 +40,7 @@ from django.db.models.functions import TruncMonth
 
 from accounts.staff.activity import activity_record
 from billing.models import LedgerEntry, LedgerMonthTotal, Payment, PaymentLine, SaleCause
+from reseller_webhooks.events import PAYMENT_CAPTURED, PAYMENT_REFUNDED, webhook_event_emit
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +138,9 @@ _LOGGED_AS = {
     Kind.WRITE_OFF: "written_off",
 }
 
+# The movements the reseller's other systems hear of (reseller_webhooks): money in, and money given back.
+_WEBHOOK_EVENTS = {"payment_captured": PAYMENT_CAPTURED, "payment_refunded": PAYMENT_REFUNDED}
+
 
 def _log(payment: Payment, kind: str, source_id: str, entries: Sequence[LedgerEntry]) -> None:
     """One row of the activity log per money movement booked, naming its domain when it concerns one."""
@@ -149,6 +153,16 @@ def _log(payment: Payment, kind: str, source_id: str, entries: Sequence[LedgerEn
         domain_name=references[0] if len(references) == 1 else "",
         detail={"amount": abs(total), "currency": payment.currency, "domains": ", ".join(references)},
     )
+    if action in _WEBHOOK_EVENTS:
+        webhook_event_emit(
+            _WEBHOOK_EVENTS[action],
+            key=f"{payment.pk}:{source_id}",
+            data={
+                "payment": {"id": payment.pk, "customer_id": payment.customer_id, "currency": payment.currency},
+                "amount": abs(total).quantize(ZERO),  # as the entries are stored
+                "domains": references,
+            },
+        )
 
 
 def ledger_capture_book(

@@ -22,6 +22,7 @@ from billing.ledger.books import ledger_dispute_book, line_balance
 from billing.ledger.lines import line_disputed, line_refunded
 from billing.models import Dispute, LedgerEntry, Payment, PaymentLine
 from billing.payments import stripe_client
+from reseller_webhooks.events import webhook_dispute_emit
 from storefront.background.outbox import email_queue_admins
 
 logger = logging.getLogger(__name__)
@@ -86,6 +87,22 @@ def dispute_record(*, payment: Payment, dispute: Any) -> Dispute:
                 line_refunded(line)
         if status != before:
             _tell(payment, row, before=before)
+            webhook_dispute_emit(
+                dispute_id=row.stripe_dispute_id,
+                before=before,
+                is_open=row.is_open,
+                data={
+                    "dispute": {
+                        "id": row.stripe_dispute_id,
+                        "status": row.status,
+                        "reason": row.reason,
+                        "amount": row.amount,
+                        "currency": row.currency,
+                        "evidence_due_by": row.evidence_due_by,
+                    },
+                    "payment": {"id": payment.pk, "customer_id": payment.customer_id},
+                },
+            )
     return row
 
 

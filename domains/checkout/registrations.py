@@ -32,6 +32,7 @@ from domains.orders.services import order_pages
 from domains.terms import register_min_term
 from pricing.models import Operation
 from pricing.quotes import Quote, retail_price
+from reseller_webhooks.events import DOMAIN_REGISTERED, webhook_domain_event_emit
 from storefront.gateway import (
     GatewayError,
     MetaSearchResult,
@@ -334,6 +335,14 @@ def _log_outcome(registration: Registration) -> None:
             order=registration.order,
             domain_name=registration.domain_name,
             detail={"years": registration.duration},
+        )
+        webhook_domain_event_emit(
+            DOMAIN_REGISTERED,
+            key=str(registration.pk),
+            order=registration.order,
+            domain_name=registration.domain_name,
+            customer_id=registration.customer_id,
+            facts={"years": registration.duration},
         )
     else:
         activity_record(

@@ -22,6 +22,7 @@ from accounts.models import Customer
 from accounts.signup.services import panel_refusal_register
 from billing.models import PaymentLine
 from domains.models import Order, Renewal
+from reseller_webhooks.events import DOMAIN_REFUNDED, webhook_domain_event_emit
 from storefront.errors import StoreError
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ def order_refunded_mark(*, order: Order) -> bool:
     )
     if changed:
         logger.warning("order %s (%s): its payment was refunded; not renewed here any more", order.order_id, order)
+        webhook_domain_event_emit(DOMAIN_REFUNDED, key=str(order.pk), order=order)
     return bool(changed)
 
 

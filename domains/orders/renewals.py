@@ -24,6 +24,7 @@ from domains.models import Order, Renewal
 from domains.orders.emails import renewal_email_queue
 from domains.orders.services import RENEW_YEARS, order_fetch, orders_cache_invalidate
 from domains.terms import renew_min_term
+from reseller_webhooks.events import DOMAIN_RENEWED, webhook_domain_event_emit
 from storefront.errors import StoreError
 from storefront.gateway import ExpiryChanged, GatewayError, MinimumTerm, OutcomeUnknown, RenewalRefused, gateway
 from storefront.gateway import Order as ProviderOrder
@@ -163,6 +164,13 @@ def _settle(renewal: Renewal, *, status: str, kind: str = "", detail: str = "") 
     if status == Renewal.RENEWED:
         facts = {"years": renewal.duration, "expires": renewal.new_expires_at}
         activity_record(action="renewed", customer=renewal.customer, order=renewal.order, detail=facts)
+        webhook_domain_event_emit(
+            DOMAIN_RENEWED,
+            key=str(renewal.pk),
+            order=renewal.order,
+            expires_at=renewal.new_expires_at,
+            facts={"years": renewal.duration},
+        )
     elif status == Renewal.FAILED:
         activity_record(
             action="renewal_failed",

@@ -241,3 +241,9 @@ def test_a_long_rate_limit_is_said_not_waited_for(signed_in, active_order, monke
     monkeypatch.setattr(services.time, "sleep", lambda seconds: pytest.fail("waited for a long limit"))
     response = signed_in.get(url("dns", active_order))
     assert "The domain service is busy right now." in response.content.decode()
+
+
+def test_the_nameservers_section_links_to_asking_for_what_the_provider_lacks(signed_in, active_order):
+    body = signed_in.get(url("dns", active_order)).content.decode()
+    for feature in ("nameservers", "dnssec", "email_forwarding", "url_forwarding"):
+        assert f'href="/wanted/{feature}/?order={active_order.order_id}"' in body

@@ -64,6 +64,9 @@ def test_every_app_schedules_its_jobs_at_start_up():
         "send-emails",
         "authorisation-expiry",
         "price-sync",
+        "webhook-deliveries",
+        "webhooks-domain-expiring",
+        "demand-arrivals",
     } <= set(scheduled)
     for job in scheduled.values():
         assert hasattr(job.task, "enqueue"), job.name

@@ -197,6 +197,7 @@ def test_where_the_provider_does_not_offer_it_the_page_says_the_details_are_publ
     assert "WHOIS privacy is not available through us yet" in html
     assert "use a business address or a post office box in your contact details" in html
     assert "/privacy/buy/" not in html
+    assert f'href="/wanted/privacy/?order={order.order_id}"' in html  # asking for it is counted (demand/)
     form = {"token": str(uuid.uuid4()), "price_shown": "6.49", "pay_with": "page"}
     follow = signed_in.post(reverse("order_privacy_buy", args=[order.order_id]), form, follow=True)
     assert "WHOIS privacy is not available through us yet" in follow.content.decode()

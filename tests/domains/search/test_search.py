@@ -364,3 +364,10 @@ def test_an_answer_is_drawn_once_for_everyone_and_again_for_a_visitor_with_it_in
     assert "In your cart" in row_of(in_cart, "bluebird.com")
     assert "In your cart" not in row_of(fragment(Client(), "bluebird").content.decode(), "bluebird.com")
     assert len(drawn) == 2  # another visitor, with an empty cart, gets the first drawing
+
+
+def test_a_taken_exact_domain_offers_to_ask_for_transferring_it_in(client, provider):
+    """The provider cannot take a domain in yet: the searched name, taken, links to the page that counts the ask."""
+    mine = row_of(page(client, "example.com").content.decode(), "example.com")
+    assert 'href="/wanted/transfer_in/?domain=example.com"' in mine
+    assert "/wanted/" not in row_of(page(client, "example.com").content.decode(), "example.net")
