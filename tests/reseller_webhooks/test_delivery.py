@@ -24,13 +24,14 @@ from reseller_webhooks.tasks import send_due_deliveries
 
 pytestmark = pytest.mark.django_db
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "webhooks.md"
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 
 
-def documented_verify() -> Any:
-    """The receiver's check exactly as docs/webhooks.md prints it, run as a receiver would."""
-    blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text(), flags=re.DOTALL)
+def documented_verify(page: Path = DOCS) -> Any:
+    """The receiver's check exactly as docs/webhooks.md (or the README) prints it, run as a receiver would."""
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL)
     [check] = [block for block in blocks if "def verify_signature" in block]
     namespace: dict[str, Any] = {}
     exec(check, namespace)
@@ -45,8 +46,9 @@ def _emit(key: str = "1") -> Event | None:
     )
 
 
-def test_a_delivery_is_signed_and_the_documented_check_verifies_it(receiver, endpoint):
-    verify = documented_verify()
+@pytest.mark.parametrize("page", [DOCS, ROOT / "README.md"], ids=["docs", "readme"])
+def test_a_delivery_is_signed_and_the_documented_check_verifies_it(receiver, endpoint, page):
+    verify = documented_verify(page)
     event = _emit()
     assert event is not None
     [received] = receiver.received
