@@ -20,7 +20,7 @@ from django.utils import translation
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import format_lazy
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import PROVIDER_CONTACT_FIELDS, customer_for_user
@@ -548,9 +548,15 @@ def state_choices(alpha2: str) -> list[tuple[str, str]]:
     if not countries.country(alpha2):
         return [("", gettext("Choose your country first"))]
     states = countries.states_for(alpha2)
+    # "Other" is the value the provider takes; the customer reads it in their language (the help text names it).
+    other = (countries.OTHER, pgettext("state or province", "Other"))
     if states == (countries.OTHER,):
-        return [(countries.OTHER, countries.OTHER)]
-    return [("", gettext("Choose your state or province")), *((state, state) for state in states)]
+        return [other]
+    return [
+        ("", gettext("Choose your state or province")),
+        *((state, state) for state in states if state != countries.OTHER),
+        other,
+    ]
 
 
 def initial_state(alpha2: str) -> str:

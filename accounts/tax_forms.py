@@ -28,7 +28,7 @@ class TaxDetailsForm(forms.Form):
     )
 
     buyer_reference = forms.CharField(
-        label=_("Buyer reference or purchase order number (optional)"),
+        label=_("Buyer reference or purchase order number"),
         required=False,
         max_length=100,
         help_text=_("Shown on your e-invoices, e.g. your purchase order number or the routing ID your accounts use."),

@@ -81,3 +81,13 @@ def test_a_country_without_states_offers_only_other(client):
 
 def test_it_answers_get_only(client):
     assert client.post(URL, {"country": "US"}).status_code == 405
+
+
+@pytest.mark.parametrize(("language", "shown"), [("de", "Sonstige"), ("fr", "Autre"), ("es", "Otro")])
+def test_other_is_shown_in_the_customers_language_and_sent_as_other(client, settings, language, shown):
+    # The provider takes "Other" as the value; the customer reads it in their language, as the help text names it.
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    html = client.get(URL, {"country": "DE"}).content.decode()
+    assert _options(html)[-1] == "Other"
+    assert f'<option value="Other">{shown}</option>' in html
+    assert shown in html.split('class="helptext"')[1].split("</span>")[0]

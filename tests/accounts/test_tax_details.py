@@ -4,6 +4,7 @@ by VIES only where the store enables it; VIES away never blocks anything."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -119,3 +120,12 @@ def test_the_buyer_reference_and_the_wish_for_e_invoices_are_saved_and_shown(sig
     customer.refresh_from_db()
     assert (customer.is_business, customer.buyer_reference, customer.wants_einvoices) == (False, "PO-4711", True)
     assert 'value="PO-4711"' in signed_in.get("/account/tax/").content.decode()
+
+
+def test_the_buyer_reference_is_marked_optional_once(signed_in):
+    # The shared field template adds "(optional)" to every field that is not required; a label that says it too
+    # read "(optional) (optional)".
+    page = signed_in.get("/account/tax/").content.decode()
+    label = re.search(r'<label for="id_buyer_reference">(.*?)</label>', page, re.S)
+    assert label is not None
+    assert label.group(1).count("(optional)") == 1, label.group(1)

@@ -5,6 +5,7 @@ choice of either is kept (sandbox over HTTP). Spanish has its own, longer file (
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from decimal import Decimal
 
@@ -70,6 +71,19 @@ def test_home_search_signup_and_login_have_no_english_left(reader, seeded_partne
     for path in ("/", "/search/?q=bluebird", "/accounts/signup/", "/accounts/login/", "/accounts/password/reset/"):
         page = page_in(reader, path, language)
         assert english_left(page, language) == [], path
+
+
+def test_the_add_to_cart_buttons_start_with_a_capital_in_german(client, seeded_partner):
+    # The domain is hidden text (for screen readers); the German button read "in den Warenkorb" in lower case.
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+    page = page_in(client, "/search/?q=bluebird.com", "de")
+    buttons = re.findall(r"<button[^>]*>\s*(.*?)\s*</button>", page, re.S)
+    shown = {re.sub(r'<span class="visually-hidden">.*?</span>', "", button).strip() for button in buttons}
+    assert "In den Warenkorb" in shown and "in den Warenkorb" not in shown, shown
+    # A name of one's own has a Manage link instead, made the same way.
+    with translation.override("de"):
+        manage = translation.gettext('Manage <span class="visually-hidden">%(domain)s</span>') % {"domain": "x.de"}
+    assert re.sub(r'<span class="visually-hidden">.*?</span>', "", manage) == "Verwalten"
 
 
 def test_cart_checkout_orders_and_dns_have_no_english_left(reader, customer, provider_orders, language):
