@@ -132,11 +132,17 @@ def document_einvoice_download(request: AuthenticatedHttpRequest, kind: str, num
     if found is None or not einvoices_offered(found):
         raise Http404("No such e-invoice")
     # Factur-X, lxml and WeasyPrint only when an e-invoice is asked for (see document_pdf_download).
-    from billing.documents.einvoices import XML_CONTENT_TYPE, facturx_pdf, xrechnung_filename, xrechnung_xml
-    from billing.documents.pdf import PDF_CONTENT_TYPE, document_pdf_filename
+    from billing.documents.einvoices import (
+        XML_CONTENT_TYPE,
+        facturx_filename,
+        facturx_pdf,
+        xrechnung_filename,
+        xrechnung_xml,
+    )
+    from billing.documents.pdf import PDF_CONTENT_TYPE
 
     if form == "facturx":
-        content, content_type, filename = facturx_pdf(found), PDF_CONTENT_TYPE, document_pdf_filename(found)
+        content, content_type, filename = facturx_pdf(found), PDF_CONTENT_TYPE, facturx_filename(found)
     else:
         content, content_type, filename = xrechnung_xml(found), XML_CONTENT_TYPE, xrechnung_filename(found)
     response = HttpResponse(content, content_type=content_type)

@@ -222,6 +222,11 @@ def facturx_pdf(document: Document) -> bytes:
     )
 
 
+def facturx_filename(document: Document) -> str:
+    """`receipt-12-factur-x.pdf`: told apart from the plain PDF (`receipt-12.pdf`) in a downloads folder."""
+    return document_pdf_filename(document).removesuffix(".pdf") + "-factur-x.pdf"
+
+
 def xrechnung_filename(document: Document) -> str:
     """`receipt-12-xrechnung.xml`: the document's file name (in the active language) and the format."""
     return document_pdf_filename(document).removesuffix(".pdf") + "-xrechnung.xml"

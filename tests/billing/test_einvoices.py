@@ -221,6 +221,8 @@ def test_the_owner_downloads_both_from_the_billing_page_and_nobody_else_can(pay,
     response = owner.get(facturx_url)
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     assert response["Cache-Control"] == "private, no-store"
+    # Not the plain PDF's name (receipt-N.pdf): both downloads land in the same folder.
+    assert response["Content-Disposition"] == f'attachment; filename="receipt-{number}-factur-x.pdf"'
     filename, xml = facturx.get_facturx_xml_from_pdf(io.BytesIO(response.content), check_xsd=True)
     assert filename == "factur-x.xml" and _cii(xml, "//ram:GrandTotalAmount/text()") == ["37.99"]
     # PDF/A-3, as Factur-X requires.
