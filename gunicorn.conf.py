@@ -46,7 +46,8 @@ logconfig_dict = {
 def post_worker_init(worker: object) -> None:
     """Once a worker has loaded the application: its log lines are written by a thread of their own instead of by
     each request's thread (storefront/observability/log_handlers.py says why). Then the URLs and every view module are
-    loaded as the first request would, and all of it is moved out of the garbage collector's sight (gc.freeze). What a
+    loaded as the first request would (all but the staff API's: its first request loads them,
+    reseller_api/middleware.py), and all of it is moved out of the garbage collector's sight (gc.freeze). What a
     process loads at start lives as long as the process, yet each full collection walked it again: measured over
     cached searches in one process (bench/profile_search.py's setup), a full collection took 56 ms before and 15 ms
     after."""

@@ -2,7 +2,7 @@
 
 Usage (from the repository root, after `bin/setup dev`):
 
-    .venv/bin/python bench/memory.py [--rounds 20] [--modules]
+    .venv/bin/python bench/memory.py [--rounds 20] [--modules] [--api]
 
 What it does, all on 127.0.0.1:
 1. The sandbox and the storefront as two gunicorn servers (bench/servers.py: production settings, the Procfile's
@@ -14,6 +14,8 @@ What it does, all on 127.0.0.1:
    pages it shares with the other worker counted half) and its own (private) pages, from /proc, and the goal.
    With --modules, also what a worker has imported, by top-level package, counted in one process of the same
    settings (the URLs loaded, as gunicorn.conf.py's post_worker_init does).
+4. With --api, then the staff API (/api/v1/, with a key made for it) --rounds times, and each worker's figures again:
+   a worker loads the API (django-ninja, pydantic) only once it serves a request there (reseller_api/middleware.py).
 The PDF and e-invoice downloads are not part of the warm-up: a worker imports WeasyPrint and Factur-X only when
 one is asked for (billing/views.py), and holds them from then on.
 """
@@ -57,6 +59,13 @@ session.create()
 print(session.session_key)
 """
 
+API_KEY = """
+from reseller_api.keys import api_key_issue
+from reseller_api.models import ApiKey
+print(api_key_issue(key=ApiKey(name="Memory bench")).secret)
+"""
+API_PAGES = ("/api/v1/customers", "/api/v1/domains?limit=20", "/api/v1/openapi.json")
+
 ANONYMOUS = (
     "/",
     "/search/?q={word}",
@@ -97,6 +106,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="times each page is asked for")
     parser.add_argument("--modules", action="store_true", help="also print what a worker imports, by package")
+    parser.add_argument("--api", action="store_true", help="then call the staff API and measure again")
     args = parser.parse_args()
 
     with running() as servers:
@@ -117,8 +127,21 @@ def main() -> None:
         largest = max(figures["rss"] for figures in after.values())
         verdict = "met" if largest <= GOAL_MB else "NOT met"
         print(f"largest worker: {largest:.1f} MB resident; goal at most {GOAL_MB} MB: {verdict}")
+        if args.api:
+            _api(servers, workers, args.rounds)
         if args.modules:
             print(_manage(servers, "shell", "-c", MODULES).strip().splitlines()[-1])
+
+
+def _api(servers: Servers, workers: list[int], rounds: int) -> None:
+    key = _manage(servers, "shell", "-c", API_KEY).strip().splitlines()[-1]
+    statuses: dict[int, int] = {}
+    for _ in range(rounds):
+        for path in API_PAGES:
+            _get(servers.storefront, (path, {"Authorization": f"Bearer {key}"}), "", statuses)
+    print(f"staff API answers: {dict(sorted(statuses.items()))}")
+    for pid in workers:
+        print(f"worker {pid} after the staff API: {_describe(_memory(pid))}")
 
 
 def _get(base: str, page: str | tuple[str, dict[str, str]], word: str, statuses: dict[int, int], **kw: str) -> None:

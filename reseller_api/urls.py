@@ -1,5 +1,6 @@
-"""/api/v1/'s URLs (storefront/urls.py includes them), each marked as allowed while staff act as a customer: the
-API never reads the session, so acting (a session state) changes nothing here."""
+"""/api/v1/'s URLs (reseller_api/root_urls.py includes them, for requests under /api/v1/ only), each marked as
+allowed while staff act as a customer: the API never reads the session, so acting (a session state) changes nothing
+here."""
 
 from __future__ import annotations
 

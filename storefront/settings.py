@@ -84,6 +84,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before sessions and CSRF: a method or body no page takes is turned away unread.
     "storefront.requests.middleware.RequestGuardMiddleware",
+    # A request under /api/v1/ is served with the staff API's URLconf, which the root one leaves out so that only a
+    # worker asked for the API loads it (reseller_api/middleware.py). Here, after the guard: the request id, the log
+    # line (its route is read from the resolved match, whichever URLconf), the security headers and the guard's
+    # refusals apply to API requests as to any other, and none of them resolves a URL. Before everything that does:
+    # CommonMiddleware's and LocaleMiddleware's checks of a path resolve with the request's URLconf.
+    "reseller_api.middleware.ApiUrlconfMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,4 +1,7 @@
-"""The root URLs: site pages, health, legal pages, the admin, then each app's own."""
+"""The root URLs: site pages, health, legal pages, the admin, then each app's own.
+
+Not the staff API's (/api/v1/): a request there is served with reseller_api/root_urls.py, which adds them to these
+(reseller_api/middleware.py), so that a worker loads django-ninja and pydantic only once it is asked for the API."""
 
 from allauth.account.decorators import secure_admin_login
 from allauth.urls import urlpatterns as allauth_patterns
@@ -47,7 +50,5 @@ urlpatterns = [
     path("", include("domains.urls")),
     path("", include("dns.urls")),
     path("", include("billing.urls")),
-    # The staff API, with API keys only (reseller_api/, docs/api.md).
-    path("api/v1/", include("reseller_api.urls")),
     path("", include("demand.urls")),
 ]

@@ -9,7 +9,8 @@ The provider is the in-memory one (tests/fakes/gateway.py), so "asked nothing" i
 
 Every URL the project serves is classified here: a customer URL (the table), a public one (with why), staff's
 (the admin), or a library's own (allauth's account pages, which guard themselves). A URL added to the URLconf and
-not to one of these fails `test_every_url_is_classified`.
+not to one of these fails `test_every_url_is_classified`. The staff API's URLs are in a URLconf of their own, for
+requests under /api/v1/ (reseller_api/middleware.py): both are read.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.models import Customer
 from domains.models import Order, Registration
+from reseller_api.middleware import API_URLCONF
 from storefront.gateway import gateway
 from storefront.requests.acting_rules import ACTING_RULE
 from tests.conftest import CUSTOMER_PASSWORD
@@ -49,9 +51,10 @@ class Url:
     args: Callable[[Target], list[object]] | None = None  # None: it names no object
     back_to: str = ""  # where sign-in leads back to, when not the URL itself
     query: Callable[[Target], str] | None = None  # the object named in the query string instead
+    urlconf: str | None = None  # None: the root URLconf
 
     def path(self, target: Target) -> str:
-        path = reverse(self.name, args=self.args(target) if self.args else [])
+        path = reverse(self.name, args=self.args(target) if self.args else [], urlconf=self.urlconf)
         return f"{path}?{self.query(target)}" if self.query else path
 
     def __str__(self) -> str:
@@ -140,14 +143,14 @@ PUBLIC = {
 # The staff API (/api/v1/, reseller_api/): a bearer key made in the admin, never a session; every request without
 # one is a 401, a signed-in customer's or staff member's included (keys and scopes: tests/reseller_api/).
 API = [
-    Url("reseller_api:customers", ("GET",)),
-    Url("reseller_api:customer", ("GET",), lambda t: [t.order.customer_id]),
-    Url("reseller_api:domains", ("GET",)),
-    Url("reseller_api:domain", ("GET",), _order),
-    Url("reseller_api:domain_auto_renew", ("POST",), _order),
-    Url("reseller_api:payments", ("GET",)),
-    Url("reseller_api:ledger", ("GET",)),
-    Url("reseller_api:activity", ("GET",)),
+    Url("reseller_api:customers", ("GET",), urlconf=API_URLCONF),
+    Url("reseller_api:customer", ("GET",), lambda t: [t.order.customer_id], urlconf=API_URLCONF),
+    Url("reseller_api:domains", ("GET",), urlconf=API_URLCONF),
+    Url("reseller_api:domain", ("GET",), _order, urlconf=API_URLCONF),
+    Url("reseller_api:domain_auto_renew", ("POST",), _order, urlconf=API_URLCONF),
+    Url("reseller_api:payments", ("GET",), urlconf=API_URLCONF),
+    Url("reseller_api:ledger", ("GET",), urlconf=API_URLCONF),
+    Url("reseller_api:activity", ("GET",), urlconf=API_URLCONF),
 ]
 # Pages of a library that guards them itself (allauth: sign-in, password, email, two-factor pages).
 LIBRARY_MODULES = ("allauth.", "django.views.generic.base", "django.contrib.flatpages.", "django.views.i18n")
@@ -158,8 +161,9 @@ rules: dict[str, str | None] = {}
 
 
 def _served() -> list[tuple[str, str, str]]:
-    """(name, route, view module) of every URL pattern, admin's aside."""
-    found = []
+    """(name, route, view module) of every URL pattern of the root URLconf and of the staff API's (which holds the
+    root's too: each is listed once), admin's aside."""
+    found: dict[tuple[str, str, str], None] = {}
 
     def walk(patterns, prefix: str, namespace: str) -> None:
         for pattern in patterns:
@@ -169,10 +173,11 @@ def _served() -> list[tuple[str, str, str]]:
             elif isinstance(pattern, URLPattern):
                 route = prefix + str(pattern.pattern)
                 name = ":".join(part for part in (namespace, pattern.name or "") if part) if pattern.name else ""
-                found.append((name, route, pattern.callback.__module__))
+                found[(name, route, pattern.callback.__module__)] = None
                 rules[route] = getattr(pattern.callback, ACTING_RULE, None)
 
     walk(get_resolver().url_patterns, "", "")
+    walk(get_resolver(API_URLCONF).url_patterns, "", "")
     return [row for row in found if not row[1].startswith("admin/")]
 
 

@@ -1,7 +1,8 @@
 """CSRF is enforced on every POST the site answers, for anonymous and signed-in visitors alike.
 
-The URL list is read from the URL configuration, so a view added later (or one marked csrf_exempt) is covered
-without editing this file. Django's test client skips CSRF checks unless told otherwise: here it is told.
+The URL list is read from the URL configuration (the root one and the staff API's, which serves /api/v1/:
+reseller_api/middleware.py), so a view added later (or one marked csrf_exempt) is covered without editing this file.
+Django's test client skips CSRF checks unless told otherwise: here it is told.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+
+from reseller_api.middleware import API_URLCONF
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +49,8 @@ def _sample_path(route: str) -> str | None:
 
 
 def _post_paths() -> list[str]:
-    paths = {p for p in (_sample_path(r) for r in _routes(get_resolver())) if p is not None}
+    routes = {*_routes(get_resolver()), *_routes(get_resolver(API_URLCONF))}
+    paths = {p for p in (_sample_path(r) for r in routes) if p is not None}
     return sorted(paths | {"/admin/login/"})
 
 
