@@ -66,8 +66,7 @@ from pricing.tax import tax_rules
 
 if TYPE_CHECKING:  # types only: the calls go through billing.payments.stripe_client
     import stripe
-    from stripe.params.checkout import SessionCreateParams
-    from stripe.params.checkout._session_create_params import SessionCreateParamsLineItem
+    from stripe.params.checkout import SessionCreateParams, SessionCreateParamsLineItem
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from storefront.gateway.errors import Unavailable
-from storefront.gateway.results import PriceList, TldPrices, _decimal, _price_map
+from storefront.gateway.results import PriceList, TldPrices, decimal_or_none, price_map_parse
 
 _UNREADABLE = "The domain service sent an unreadable price list."
 
@@ -33,15 +33,15 @@ def _slug_map(data: Mapping[str, Any]) -> PriceList:
     privacy = None
     for slug, value in data.items():
         if slug == "privacy_protection":
-            privacy = _decimal(value)
+            privacy = decimal_or_none(value)
         elif isinstance(value, dict) and slug.startswith("dot") and len(slug) > 3:
             tld = slug.removeprefix("dot")
             tlds[tld] = TldPrices(
                 tld=tld,
-                register=_price_map(value.get("register")),
-                renew=_price_map(value.get("renew")),
-                transfer=_price_map(value.get("transfer")),
-                restore=_price_map(value.get("restore")),
+                register=price_map_parse(value.get("register")),
+                renew=price_map_parse(value.get("renew")),
+                transfer=price_map_parse(value.get("transfer")),
+                restore=price_map_parse(value.get("restore")),
             )
     return PriceList(currency="USD", tlds=tlds, privacy_protection=privacy)
 
@@ -79,7 +79,7 @@ def _catalogue(rows: list[Any]) -> PriceList:
 
 
 def _per_term(annual: Any, terms: range) -> dict[int, Decimal]:
-    price = _decimal(annual)
+    price = decimal_or_none(annual)
     if price is None:
         return {}
     return {years: price * years for years in terms}

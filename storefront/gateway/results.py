@@ -314,7 +314,7 @@ def _str(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def _decimal(value: Any) -> Decimal | None:
+def decimal_or_none(value: Any) -> Decimal | None:
     if value is None or value == "":
         return None
     return Decimal(str(value))
@@ -330,7 +330,7 @@ def _domain_result(row: Mapping[str, Any]) -> DomainResult:
     )
 
 
-def _price_map(value: Any) -> dict[int, Decimal]:
+def price_map_parse(value: Any) -> dict[int, Decimal]:
     if not isinstance(value, dict):
         return {}
     return {int(term): Decimal(str(price)) for term, price in value.items() if str(term).isdigit()}
@@ -348,8 +348,8 @@ def _metasearch_result(row: Mapping[str, Any]) -> MetaSearchResult:
         flagged_premium=row.get("premium") is True,
         pricing=Pricing(
             currency=str(pricing.get("currency", "")),
-            register=_decimal(pricing.get("register")) or Decimal(0),
-            renew=_decimal(pricing.get("renew")) or Decimal(0),
+            register=decimal_or_none(pricing.get("register")) or Decimal(0),
+            renew=decimal_or_none(pricing.get("renew")) or Decimal(0),
             period=str(pricing.get("period", "year")),
             is_free_first_year=bool(pricing.get("is_free_first_year")),
             summary=str(pricing.get("summary", "")),
