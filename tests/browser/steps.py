@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 PASSWORD = "Quokka#Sun27"
 
@@ -66,6 +66,18 @@ def wait_for_htmx(page: Page) -> None:
     for a page with a request that only the test releases (held AI suggestions): this would wait for it.
     """
     page.wait_for_function(_HTMX_SETTLED)
+
+
+# Resolves after two animation frames: the first runs once the page is laid out at the new size, the second once that
+# layout has been painted.
+_NEXT_PAINT = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+def resize(page: Page, size: ViewportSize) -> None:
+    """The window at `size`, returning once the page has been laid out and painted at it (for a screenshot or a
+    layout check), rather than after a fixed pause."""
+    page.set_viewport_size(size)
+    page.evaluate(_NEXT_PAINT)
 
 
 def check_accessibility(page: Page, *, where: str = "") -> None:
