@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from axe_playwright_python.sync_playwright import Axe
+from django.test import override_settings
 from playwright.sync_api import Locator, Page, ViewportSize, expect
+
+from tests.sandbox_control import session_sandbox
 
 PASSWORD = "Quokka#Sun27"
 
@@ -34,6 +37,24 @@ class Person:
 
 
 _AXE = Axe()
+
+# A journey of a provider answer that never comes: the sandbox holds its answers HANG_SECONDS, and only while it
+# does the store gives up after GIVES_UP_AFTER seconds (every other call has production's timeouts, which a loaded
+# machine needs: tests/settings.py).
+HANG_SECONDS = 3
+GIVES_UP_AFTER = 2.0
+
+
+@contextmanager
+def provider_hangs(**fault: object) -> Iterator[None]:
+    """The session's sandbox holds its answers past the store's read timeouts (the sandbox fault's `scope` and
+    `hang_after_commit` among `fault`), for the block. The gateway is made again with the shortened timeouts on
+    the way in and with the test's own on the way out (storefront/gateway/client.py forgets it on a setting
+    change)."""
+    shortened = override_settings(RESELLER_READ_TIMEOUT=GIVES_UP_AFTER, RESELLER_SEARCH_READ_TIMEOUT=GIVES_UP_AFTER)
+    with shortened, session_sandbox().fault(hang_seconds=HANG_SECONDS, **fault):
+        yield
+
 
 # Run in every page before its own scripts (conftest's `context`): notes when htmx has done its start-up pass over
 # the document, which ends with an `htmx:load` on <body>. Until then no element of the page is wired to htmx.
