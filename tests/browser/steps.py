@@ -46,13 +46,14 @@ GIVES_UP_AFTER = 2.0
 
 
 @contextmanager
-def provider_hangs(**fault: object) -> Iterator[None]:
-    """The session's sandbox holds its answers past the store's read timeouts (the sandbox fault's `scope` and
-    `hang_after_commit` among `fault`), for the block. The gateway is made again with the shortened timeouts on
-    the way in and with the test's own on the way out (storefront/gateway/client.py forgets it on a setting
-    change)."""
+def provider_hangs(*, scope: str = "", hang_after_commit: bool = False) -> Iterator[None]:
+    """The session's sandbox holds its answers past the store's read timeouts for the block: those of the endpoint
+    groups `scope` names (default: every one), after acting on them with `hang_after_commit`. The gateway is made
+    again with the shortened timeouts on the way in and with the test's own on the way out
+    (storefront/gateway/client.py forgets it on a setting change)."""
     shortened = override_settings(RESELLER_READ_TIMEOUT=GIVES_UP_AFTER, RESELLER_SEARCH_READ_TIMEOUT=GIVES_UP_AFTER)
-    with shortened, session_sandbox().fault(hang_seconds=HANG_SECONDS, **fault):
+    fault = session_sandbox().fault(hang_seconds=HANG_SECONDS, hang_after_commit=hang_after_commit, scope=scope)
+    with shortened, fault:
         yield
 
 
