@@ -17,6 +17,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.test import override_settings
 from playwright.sync_api import Locator, Page, ViewportSize, expect
 
+from storefront.models import MailboxMessage
 from tests.sandbox_control import session_sandbox
 
 PASSWORD = "Quokka#Sun27"
@@ -78,6 +79,14 @@ def eventually(condition: Callable[[], bool], *, seconds: float = 20.0, what: st
     while not condition():
         assert time.monotonic() < deadline, f"{what} did not happen in time"
         time.sleep(0.1)
+
+
+def email_arrived(subject: str) -> None:
+    """Until the store has sent an email whose subject starts with `subject` (into the test mailbox). One sent from
+    another thread once its transaction commits (the outbox: a webhook's, a job's) arrives a moment after what
+    caused it can be read, and a mailbox page loaded in that moment would never show it."""
+    found = MailboxMessage.objects.filter(subject__startswith=subject)
+    eventually(found.exists, what=f"the email {subject!r}")
 
 
 def wait_for_htmx(page: Page) -> None:

@@ -13,11 +13,11 @@ from playwright.sync_api import Page, expect
 from billing.models import Payment, PaymentLine
 from domains.checkout.tasks import reconcile_registrations
 from storefront.gateway import gateway
-from storefront.models import MailboxMessage
 from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    email_arrived,
     eventually,
     new_person,
     pay_by_card,
@@ -70,9 +70,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     payment.refresh_from_db()
     assert payment.status == Payment.Status.UNPAID
 
-    # The email is sent once the declined try has committed (the outbox), a moment after the try can be read: by the
-    # time the mailbox has it, the page is opened (a page loaded before would never show it).
-    eventually(lambda: MailboxMessage.objects.filter(subject__startswith="Payment due: ").exists(), what="the email")
+    email_arrived("Payment due: ")  # sent once the declined try has committed, a moment after it can be read
     page.goto("/mailbox/")
     expect(page.get_by_text(re.compile(r"^Payment due: \$\d+\.\d\d for your order at "))).to_have_count(1)
     page.goto("/orders/")
