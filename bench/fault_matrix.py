@@ -54,7 +54,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.prod_like import CONTACT, Browser, _procfile, _start, _texts, hidden
 from bench.redis_server import RedisServer
-from bench.servers import PYTHON, ROOT, SANDBOX, SECRET, _manage, _sandbox_env, _wait_until_up, free_port
+from bench.servers import (
+    PYTHON,
+    ROOT,
+    SECRET,
+    _manage,
+    _sandbox_env,
+    _wait_until_up,
+    collect_static,
+    finished,
+    free_port,
+    sandbox_prepare,
+)
 from bench.smtp_sink import SmtpSink
 from bench.switches import Switch
 
@@ -303,8 +314,7 @@ class Stack:
             "mail": Switch("mail", self.sink.port).start(),
         }
         database_url = self._database()
-        sandbox_env = _sandbox_env(self.folder) | {
-            "SANDBOX_DATABASE_URL": f"sqlite:///{self.folder / 'sandbox.sqlite3'}",
+        sandbox_env = _sandbox_env(self.folder, f"sqlite:///{self.folder / 'sandbox.sqlite3'}") | {
             "SANDBOX_CONTROL": "1",
             "SANDBOX_STRIPE_WEBHOOK_URL": f"{self.base}/payments/stripe/webhook/",
             "SANDBOX_PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
@@ -338,8 +348,17 @@ class Stack:
             "STRIPE_BREAKER_SECONDS": "5",
             "LOG_LEVEL": "WARNING",
         }
-        _manage(sandbox_env, "migrate", "--noinput", program=SANDBOX)
-        _manage(sandbox_env, "sandbox_seed", program=SANDBOX)
+        sandbox_prepared = sandbox_prepare(sandbox_env)
+        # The store's release and build steps meanwhile: they share nothing with the sandbox's database.
+        try:
+            subprocess.run(
+                ["bash", "-c", _procfile("release")], cwd=ROOT, env=self.env, check=True, capture_output=True
+            )
+            collect_static(self.env)
+        except BaseException:
+            sandbox_prepared.kill()
+            raise
+        finished(sandbox_prepared)
         gunicorn = [PYTHON, "-m", "gunicorn", "--worker-class", "gthread", "--log-level", "warning"]
         sandbox_log = (self.folder / "sandbox.log").open("wb")
         self.processes.append(
@@ -351,8 +370,6 @@ class Stack:
                 stderr=subprocess.STDOUT,
             )
         )
-        subprocess.run(["bash", "-c", _procfile("release")], cwd=ROOT, env=self.env, check=True, capture_output=True)
-        _manage(self.env, "collectstatic", "--noinput")
         for kind in ("web", "worker", "bulk", "scheduler"):
             process, out, err = _start(kind, self.env, self.folder)
             self.processes.append(process)

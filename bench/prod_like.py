@@ -37,7 +37,17 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.servers import PYTHON, ROOT, SANDBOX, SECRET, _manage, _sandbox_env, _wait_until_up, free_port
+from bench.servers import (
+    PYTHON,
+    ROOT,
+    SECRET,
+    _sandbox_env,
+    _wait_until_up,
+    collect_static,
+    finished,
+    free_port,
+    sandbox_prepare,
+)
 from bench.smtp_sink import SmtpSink
 
 PROVIDER_KEY = "test_sandbox_demo"
@@ -209,7 +219,7 @@ def run() -> Report:
         folder = Path(tmp)
         sink = SmtpSink().start()
         sandbox_port, store_port = free_port(), free_port()
-        sandbox_env = _sandbox_env(folder) | {"SANDBOX_DATABASE_URL": f"sqlite:///{folder / 'sandbox.sqlite3'}"}
+        sandbox_env = _sandbox_env(folder, f"sqlite:///{folder / 'sandbox.sqlite3'}")
         base_env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_", "DATABASE_URL"))}
         base_env.pop("CACHE_URL", None)  # the default cache: the database cache, shared by the workers
         base_env.pop("EMAIL_URL", None)
@@ -236,8 +246,17 @@ def run() -> Report:
         processes: list[subprocess.Popen] = []
         logs: list[Path] = []
         try:
-            _manage(sandbox_env, "migrate", "--noinput", program=SANDBOX)
-            _manage(sandbox_env, "sandbox_seed", program=SANDBOX)
+            sandbox_prepared = sandbox_prepare(sandbox_env)
+            # The store's release and build steps meanwhile: they share nothing with the sandbox's database.
+            try:
+                subprocess.run(
+                    ["bash", "-c", _procfile("release")], cwd=ROOT, env=store_env, check=True, capture_output=True
+                )
+                collect_static(store_env)
+            except BaseException:
+                sandbox_prepared.kill()
+                raise
+            finished(sandbox_prepared)
             gunicorn = [PYTHON, "-m", "gunicorn", "--worker-class", "gthread", "--log-level", "warning"]
             processes.append(
                 subprocess.Popen(
@@ -246,11 +265,7 @@ def run() -> Report:
                     env=sandbox_env,
                 )
             )
-            # The release step, then the web and worker processes (paid and bulk work), as the Procfile says.
-            subprocess.run(
-                ["bash", "-c", _procfile("release")], cwd=ROOT, env=store_env, check=True, capture_output=True
-            )
-            _manage(store_env, "collectstatic", "--noinput")
+            # The web and worker processes (paid and bulk work), as the Procfile says.
             for kind in ("web", "worker", "bulk"):
                 process, out, err = _start(kind, store_env, folder)
                 processes.append(process)

@@ -6,6 +6,8 @@ exactly as it would reach the real provider. Each gets its own SQLite database i
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import socket
 import subprocess
@@ -86,11 +88,13 @@ def _base_env(folder: Path, name: str) -> dict[str, str]:
     return env
 
 
-def _sandbox_env(folder: Path) -> dict[str, str]:
+def _sandbox_env(folder: Path, database_url: str = "") -> dict[str, str]:
+    """The sandbox's environment; its database `database_url`, else as `_database_url` chooses (a PostgreSQL
+    database made afresh when the server answers)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "SANDBOX_", "RESELLER_", "DATABASE"))}
     env.update(
         DJANGO_SETTINGS_MODULE="sandbox.settings",
-        SANDBOX_DATABASE_URL=_database_url(folder, "sandbox"),
+        SANDBOX_DATABASE_URL=database_url or _database_url(folder, "sandbox"),
         SANDBOX_LOG_LEVEL="WARNING",
     )
     return env
@@ -109,6 +113,79 @@ def _wait_until_up(url: str, seconds: float = 30) -> None:
 
 def _manage(env: dict[str, str], *args: str, program: tuple[str, ...] = ("manage.py",)) -> None:
     subprocess.run([PYTHON, *program, *args], cwd=ROOT, env=env, check=True, capture_output=True)
+
+
+# The sandbox's database migrated and seeded in one process (each Django start costs about a second of CPU).
+_SANDBOX_PREPARE = (
+    "from django.core.management import call_command as c; c('migrate', interactive=False); c('sandbox_seed')"
+)
+
+
+def sandbox_prepare(env: dict[str, str]) -> subprocess.Popen:
+    """Starts migrating and seeding the sandbox's database, and returns at once: the caller prepares the
+    storefront meanwhile (the two share nothing) and waits with `finished`."""
+    return subprocess.Popen(
+        [PYTHON, *SANDBOX, "shell", "-c", _SANDBOX_PREPARE],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def finished(process: subprocess.Popen) -> None:
+    """Waits for a process started by `sandbox_prepare`; raises as `subprocess.run(check=True)` would."""
+    out, err = process.communicate()
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, process.args, out, err)
+
+
+# Set by the test session that already collected the static files into STATIC_ROOT (with production's storage):
+# collectstatic's hashing and compression is about ten seconds of CPU, the same files each time.
+STATIC_COLLECTED = "BENCH_STATIC_COLLECTED"
+
+
+def collect_static_once(run_id: str) -> dict[str, str]:
+    """Collects the static files as the build does (production's settings and storage), once for the test run
+    `run_id` whichever of its pytest workers asks first (the others wait for it, then find it done: two collecting
+    into the one STATIC_ROOT at once would write over each other's files), and returns this process's environment
+    saying so, for the whole-stack runs started with it (tests/storefront/conftest.py)."""
+    state = Path(tempfile.gettempdir()) / f"storefront-static-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]}"
+    with (state.with_suffix(".lock")).open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (state.exists() and state.read_text() == run_id):
+            _collect_static()
+            state.write_text(run_id)
+    return {**os.environ, STATIC_COLLECTED: "1"}
+
+
+def _collect_static() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "RESELLER_", "STRIPE_"))}
+    for name in ("DATABASE_URL", "CACHE_URL", "EMAIL_URL", "SITE_URL", "PAYMENTS_DISABLED"):
+        env.pop(name, None)
+    with tempfile.TemporaryDirectory(prefix="storefront-static-") as tmp:
+        env |= {
+            "DJANGO_SETTINGS_MODULE": "storefront.settings",
+            "DJANGO_SECRET_KEY": SECRET,
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+            "DATABASE_URL": f"sqlite:///{tmp}/unused.sqlite3",  # collectstatic reads no table
+            "SITE_URL": "http://127.0.0.1",
+            "EMAIL_URL": "smtp://127.0.0.1:25",
+            "RESELLER_SANDBOX": "false",
+            "RESELLER_API_KEY": "test_sandbox_demo",
+            "RESELLER_BASE_URL": "http://127.0.0.1",
+            "RESELLER_METASEARCH_URL": "http://127.0.0.1/metasearch",
+            "RESELLER_PANEL_URL": "http://127.0.0.1/panel",
+            "PAYMENTS_DISABLED": "true",
+        }
+        _manage(env, "collectstatic", "--noinput")
+
+
+def collect_static(env: dict[str, str]) -> None:
+    """The build step before the Procfile's processes start (production serves static files from the manifest),
+    unless this run's static files are already collected."""
+    if os.environ.get(STATIC_COLLECTED) != "1":
+        _manage(env, "collectstatic", "--noinput")
 
 
 @contextmanager

@@ -60,6 +60,14 @@ def _post_as_a_browser_form(original: Any) -> Any:
     return post
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The whole-stack runs (`end_to_end`, minutes each) first, in a stable sort after pytest-django's ordering:
+    in a parallel run (bin/test) the worker that takes them starts them at once, rather than the run ending on one
+    that was started last."""
+    items.sort(key=lambda item: item.get_closest_marker("end_to_end") is None)
+
+
 # Replaced on the classes themselves, deliberately: every client and request factory of the suite posts this way.
 RequestFactory.post = _post_as_a_browser_form(RequestFactory.post)  # type: ignore[method-assign]
 Client.post = _post_as_a_browser_form(Client.post)  # type: ignore[method-assign]

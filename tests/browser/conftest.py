@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from tests.browser.steps import HTMX_READY_SCRIPT, check_accessibility
+from tests.browser.steps import HTMX_READY_SCRIPT, check_accessibility, resize
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -42,17 +43,24 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
-# Short enough to keep a broken page from stalling the suite, long enough for a 2 s provider timeout and a
-# busy CI machine. Actions and `expect` both wait this long.
-DEFAULT_TIMEOUT_MS = 10_000
+# How long an action or an `expect` waits for what it needs, at most: a ceiling that decides only how long a broken
+# journey takes to fail, so it is set for a machine whose cores are busy with other work (stress-ng, another
+# pytest worker), not for a quiet one: every wait ends as soon as its event happens.
+DEFAULT_TIMEOUT_MS = 30_000
 expect.set_options(timeout=DEFAULT_TIMEOUT_MS)
+
+
+# When this process started: in a parallel run every worker starts at once, so a failure screenshot older than
+# this is from an earlier run, and one newer is another worker's from this run.
+_STARTED = time.time()
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _no_stale_failure_screenshots() -> None:
     """Failure screenshots describe this run only; the journeys' own screenshots are simply overwritten."""
     for stale in SCREENSHOTS.glob("FAILED-*.png"):
-        stale.unlink()
+        if stale.stat().st_mtime < _STARTED:
+            stale.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -217,8 +225,7 @@ def screenshot(page: Page, watch: Watch):
         before = page.viewport_size or DESKTOP
         paths = []
         for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
-            page.set_viewport_size(size)
-            page.wait_for_timeout(150)  # let the layout settle at the new width
+            resize(page, size)
             path = SCREENSHOTS / f"{journey}-{size_name}.png"
             # caret="initial": hiding the caret leaves an empty style attribute on every input, which htmx then
             # copies onto swapped-in inputs of the same id, and the strict CSP reports that as a violation.
@@ -271,8 +278,7 @@ def shots(page: Page, watch: Watch):
     def take(name: str) -> None:
         before = page.viewport_size or DESKTOP
         for size_name, size in SHOT_SIZES.items():
-            page.set_viewport_size(size)
-            page.wait_for_timeout(150)  # let the layout settle at the new width
+            resize(page, size)
             page.screenshot(path=str(folder / f"{name}-{size_name}.png"), full_page=True)
             if size_name == "phone":
                 wide = page.evaluate(_OVERFLOWING)

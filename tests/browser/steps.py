@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Locator, Page, expect
+from django.test import override_settings
+from playwright.sync_api import Locator, Page, ViewportSize, expect
+
+from storefront.models import MailboxMessage
+from tests.sandbox_control import session_sandbox
 
 PASSWORD = "Quokka#Sun27"
 
@@ -34,6 +38,25 @@ class Person:
 
 
 _AXE = Axe()
+
+# A journey of a provider answer that never comes: the sandbox holds its answers HANG_SECONDS, and only while it
+# does the store gives up after GIVES_UP_AFTER seconds (every other call has production's timeouts, which a loaded
+# machine needs: tests/settings.py).
+HANG_SECONDS = 3
+GIVES_UP_AFTER = 2.0
+
+
+@contextmanager
+def provider_hangs(*, scope: str = "", hang_after_commit: bool = False) -> Iterator[None]:
+    """The session's sandbox holds its answers past the store's read timeouts for the block: those of the endpoint
+    groups `scope` names (default: every one), after acting on them with `hang_after_commit`. The gateway is made
+    again with the shortened timeouts on the way in and with the test's own on the way out
+    (storefront/gateway/client.py forgets it on a setting change)."""
+    shortened = override_settings(RESELLER_READ_TIMEOUT=GIVES_UP_AFTER, RESELLER_SEARCH_READ_TIMEOUT=GIVES_UP_AFTER)
+    fault = session_sandbox().fault(hang_seconds=HANG_SECONDS, hang_after_commit=hang_after_commit, scope=scope)
+    with shortened, fault:
+        yield
+
 
 # Run in every page before its own scripts (conftest's `context`): notes when htmx has done its start-up pass over
 # the document, which ends with an `htmx:load` on <body>. Until then no element of the page is wired to htmx.
@@ -58,6 +81,14 @@ def eventually(condition: Callable[[], bool], *, seconds: float = 20.0, what: st
         time.sleep(0.1)
 
 
+def email_arrived(subject: str) -> None:
+    """Until the store has sent an email whose subject starts with `subject` (into the test mailbox). One sent from
+    another thread once its transaction commits (the outbox: a webhook's, a job's) arrives a moment after what
+    caused it can be read, and a mailbox page loaded in that moment would never show it."""
+    found = MailboxMessage.objects.filter(subject__startswith=subject)
+    eventually(found.exists, what=f"the email {subject!r}")
+
+
 def wait_for_htmx(page: Page) -> None:
     """Until htmx has processed the page and has no request, swap or settle under way.
 
@@ -66,6 +97,18 @@ def wait_for_htmx(page: Page) -> None:
     for a page with a request that only the test releases (held AI suggestions): this would wait for it.
     """
     page.wait_for_function(_HTMX_SETTLED)
+
+
+# Resolves after two animation frames: the first runs once the page is laid out at the new size, the second once that
+# layout has been painted.
+_NEXT_PAINT = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+def resize(page: Page, size: ViewportSize) -> None:
+    """The window at `size`, returning once the page has been laid out and painted at it (for a screenshot or a
+    layout check), rather than after a fixed pause."""
+    page.set_viewport_size(size)
+    page.evaluate(_NEXT_PAINT)
 
 
 def check_accessibility(page: Page, *, where: str = "") -> None:

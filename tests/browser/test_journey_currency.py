@@ -25,6 +25,7 @@ from tests.browser.steps import (
     fill_signup,
     new_person,
     pay_by_card,
+    resize,
     search_page,
     unique_label,
 )
@@ -38,8 +39,7 @@ def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     check_accessibility(page)
     for size_name, size in SHOT_SIZES.items():
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resize(page, size)
         page.screenshot(path=str(SHOTS / f"{name}-{size_name}.png"), full_page=True, caret="initial")
     page.set_viewport_size(SHOT_SIZES["desktop"])
 

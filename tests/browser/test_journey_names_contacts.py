@@ -16,6 +16,7 @@ from tests.browser.steps import (
     check_accessibility,
     confirm_email,
     new_person,
+    resize,
     sign_up,
     wait_for_htmx,
 )
@@ -38,8 +39,7 @@ def review_shots(page: Page, name: str) -> None:
     REVIEW_SHOTS.mkdir(parents=True, exist_ok=True)
     before = page.viewport_size
     for size_name, size in SIZES.items():
-        page.set_viewport_size(size)  # type: ignore[arg-type]
-        page.wait_for_timeout(150)
+        resize(page, size)  # type: ignore[arg-type]
         page.screenshot(path=str(REVIEW_SHOTS / f"{name}-{size_name}.png"), full_page=True, caret="initial")
     if before:
         page.set_viewport_size(before)

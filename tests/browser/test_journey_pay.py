@@ -16,6 +16,7 @@ from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    email_arrived,
     eventually,
     new_person,
     pay_by_card,
@@ -65,6 +66,7 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     receipt = payment.receipt
     assert receipt is not None
     number = receipt.number
+    email_arrived(f"Your receipt {number} ")  # sent by the webhook's thread once the capture has committed
     page.goto("/mailbox/")
     expect(page.get_by_text(f"Your receipt {number} from Example Domains Ltd")).to_have_count(1)
     check_accessibility(page)
@@ -107,6 +109,7 @@ def test_a_declined_card_then_the_good_card_registers_the_domain_and_prints_a_re
     expect(page.get_by_text(f"Refunded: credit note {note.number}")).to_be_visible()
     screenshot("receipt-refunded-print")
     page.emulate_media(media="screen")
+    email_arrived(f"Your credit note {note.number} ")
     page.goto("/mailbox/")
     expect(page.get_by_text(f"Your credit note {note.number} from Example Domains Ltd")).to_have_count(1)
     check_accessibility(page)

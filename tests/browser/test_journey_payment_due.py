@@ -17,14 +17,15 @@ from tests.browser.steps import (
     accept_terms,
     add_to_cart,
     check_accessibility,
+    email_arrived,
     eventually,
     new_person,
     pay_by_card,
+    provider_hangs,
     search_page,
     sign_up,
     unique_label,
 )
-from tests.sandbox_control import session_sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,7 +45,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     page.get_by_label("Card number").fill("4242 4242 4242 4242")
     # The provider registers the domain, and its answer never arrives; nor can the order listing be read (it hangs
     # too) for the rest of the week: nothing tells the store the domain was registered, and the hold waits.
-    with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register,orders"):
+    with provider_hangs(hang_after_commit=True, scope="register,orders"):
         cache.clear()
         gateway.cache_clear()
         page.get_by_role("button", name=re.compile(r"^Pay ")).click()
@@ -69,6 +70,7 @@ def test_a_registered_domain_whose_hold_lapsed_is_paid_through_its_link(
     payment.refresh_from_db()
     assert payment.status == Payment.Status.UNPAID
 
+    email_arrived("Payment due: ")  # sent once the declined try has committed, a moment after it can be read
     page.goto("/mailbox/")
     expect(page.get_by_text(re.compile(r"^Payment due: \$\d+\.\d\d for your order at "))).to_have_count(1)
     page.goto("/orders/")

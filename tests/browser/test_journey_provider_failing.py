@@ -23,6 +23,7 @@ from tests.browser.steps import (
     add_to_cart,
     check_accessibility,
     new_person,
+    provider_hangs,
     search_page,
     sign_up,
     unique_label,
@@ -63,8 +64,8 @@ def provider_down() -> Iterator[None]:
 
 @contextmanager
 def provider_slow() -> Iterator[None]:
-    # Longer than the tests' 2 s read timeout: every call gives up.
-    with session_sandbox().fault(hang_seconds=3), _fresh_gateway():
+    # Every call held past the store's read timeout: every call gives up.
+    with provider_hangs(), _fresh_gateway():
         yield
 
 
@@ -146,9 +147,9 @@ def test_a_registration_whose_answer_is_lost_is_settled_from_the_order_listing(p
     page.goto("/checkout/")
     check_accessibility(page)
 
-    # The provider registers the domain, then its answer never arrives (longer than the 2 s read timeout). The
-    # order page asks the provider's order listing instead of guessing, and the customer sees the truth.
-    with session_sandbox().fault(hang_seconds=3, hang_after_commit=True, scope="register"), _fresh_gateway():
+    # The provider registers the domain, then its answer never arrives (held past the read timeout). The order page
+    # asks the provider's order listing instead of guessing, and the customer sees the truth.
+    with provider_hangs(hang_after_commit=True, scope="register"), _fresh_gateway():
         accept_terms(page)
         page.get_by_role("button", name=re.compile("^Buy now")).click()
         expect(page.get_by_role("heading", name="Your order")).to_be_visible()

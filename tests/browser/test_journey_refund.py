@@ -21,6 +21,7 @@ from tests.browser.steps import (
     check_accessibility,
     new_person,
     pay_by_card,
+    resize,
     search_page,
     sign_up,
     unique_label,
@@ -47,8 +48,7 @@ def _staff_page(browser: Browser, live_server) -> Page:
 
 def _staff_screenshot(page: Page, name: str) -> None:
     for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resize(page, size)
         page.screenshot(path=str(SCREENSHOTS / f"{name}-{size_name}.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from billing.models import Payment
-from tests.browser.steps import check_accessibility, new_person, pay_by_card, sign_up, start_checkout
+from tests.browser.steps import check_accessibility, new_person, pay_by_card, resize, sign_up, start_checkout
 from tests.browser.steps import unique_label as label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -37,8 +37,7 @@ def shoot(page: Page, screenshot):
         screenshot(f"renew-saved-{name}")
         before = page.viewport_size
         for size_name, size in (("desktop", ViewportSize(width=1280, height=800)), ("phone", PHONE)):
-            page.set_viewport_size(size)
-            page.wait_for_timeout(150)
+            resize(page, size)
             page.screenshot(path=str(SHOTS / f"{name}-{size_name}.png"), full_page=True, caret="initial")
         if before:
             page.set_viewport_size(before)

@@ -22,6 +22,7 @@ from tests.browser.steps import (
     assert_every_field_labelled,
     check_accessibility,
     customer_with_domains,
+    resize,
     sign_in_with_password,
     unique_label,
     wait_for_htmx,
@@ -37,8 +38,7 @@ def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     before = page.viewport_size
     for size_name, size in SHOT_SIZES.items():
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resize(page, size)
         page.screenshot(path=str(SHOTS / f"{name}-{size_name}.png"), full_page=True)
         if size_name == "phone":
             assert page.evaluate(_OVERFLOWING) == [], f"{name} is wider than a phone"

@@ -18,7 +18,7 @@ from domains.models import Order
 from domains.orders.auto_renew import auto_renew_all
 from storefront.gateway import gateway
 from tests.browser.conftest import _OVERFLOWING, DESKTOP, PHONE, SCREENSHOTS, Watch, _attach
-from tests.browser.steps import check_accessibility, unique_label
+from tests.browser.steps import check_accessibility, resize, unique_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,8 +54,7 @@ def _screenshot(page: Page, watch: Watch, name: str, *, ours: bool = True) -> No
     is not checked with axe: its stylesheet's @import makes axe inject a <style>, which the CSP refuses."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resize(page, size)
         page.screenshot(path=str(SCREENSHOTS / f"{name}-{size_name}.png"), full_page=True, caret="initial")
         if ours:
             check_accessibility(page, where=f"({size_name})")

@@ -22,6 +22,7 @@ from tests.browser.steps import (
     check_accessibility,
     new_person,
     pay_by_card,
+    resize,
     search_page,
     sign_up,
     unique_label,
@@ -34,8 +35,7 @@ SHOTS = Path("/tmp/shots-tax")
 def _shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     for size_name, size in SHOT_SIZES.items():
-        page.set_viewport_size(size)
-        page.wait_for_timeout(150)
+        resize(page, size)
         page.screenshot(path=str(SHOTS / f"{name}-{size_name}.png"), full_page=True)
         if "/stripe/" not in page.url:  # the payment sandbox's page is Stripe's, not ours to check
             check_accessibility(page, where=f"({size_name})")

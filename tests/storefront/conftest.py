@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
+from bench.servers import collect_static_once
 from storefront.gateway import ResellerGateway, gateway
 from storefront.resilience import cache as fallback
 
@@ -29,3 +31,11 @@ def outage(monkeypatch) -> fallback._Outage:
     monkeypatch.setattr(fallback, "RETRY_SECONDS", 0.3)
     fallback._local().clear()
     return state
+
+
+@pytest.fixture(scope="session")
+def collected_static() -> dict[str, str]:
+    """For the runs of the whole stack (bench/prod_like.py, bench/fault_matrix.py): the static files collected once
+    for the session, as the build does, and the environment that tells the runs so (each collected them again)."""
+    # One id for every worker of this run (pytest-xdist's), or this process when it runs alone.
+    return collect_static_once(os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}")

@@ -25,9 +25,9 @@ def _postgres() -> list[str]:
 
 
 @pytest.mark.end_to_end
-def test_every_outside_service_fails_alone_and_nothing_becomes_a_500():
+def test_every_outside_service_fails_alone_and_nothing_becomes_a_500(collected_static):
     command = [sys.executable, "bench/fault_matrix.py", "--web-processes", "1", *_postgres()]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, cwd=ROOT, env=collected_static, capture_output=True, text=True, timeout=900)
 
     print(result.stdout)  # what customers saw per fault, shown by pytest when the test fails (and with -s)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]

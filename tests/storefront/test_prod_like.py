@@ -13,9 +13,14 @@ from tests.conftest import ROOT
 
 
 @pytest.mark.end_to_end
-def test_the_production_like_run_passes():
+def test_the_production_like_run_passes(collected_static):
     result = subprocess.run(
-        [sys.executable, "bench/prod_like.py"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "bench/prod_like.py"],
+        cwd=ROOT,
+        env=collected_static,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
     print(result.stdout)  # its numbers, shown by pytest when the test fails (and with -s)

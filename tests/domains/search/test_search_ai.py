@@ -195,7 +195,7 @@ def test_suggestions_are_escaped(client, provider, monkeypatch):
 
 @override_settings(RESELLER_SEARCH_READ_TIMEOUT=0.2)
 def test_the_suggestions_wait_longer_than_a_search_does(client, provider):
-    # Slower than search's own timeout (shortened here so the test waits under a second), within the AI's (4 s).
+    # Slower than search's own timeout (shortened here so the test waits under a second), within the AI's (25 s).
     with gateway().fault(latency_ms=int(settings.RESELLER_SEARCH_READ_TIMEOUT * 1000) + 500, scope="metasearch"):
         html = suggestions(client, "bluebird").content.decode()
     assert rows(html) and "unavailable" not in html
