@@ -33,31 +33,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.servers import PYTHON, ROOT, Servers, running
+from bench.servers import PYTHON, ROOT, Servers, running, signed_in_session_script
 
 GOAL_MB = 110
 CSRF_COOKIE = "csrftoken=MemoryBenchCsrfSecret0123456789ab"
 HTMX = {"HX-Request": "true"}
 
-SIGNED_IN = """
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
-from accounts.models import Customer
-from domains.models import Order
-user = get_user_model().objects.create_user(username="memory", email="memory@example.com", password=None)
-customer = Customer.objects.create(
-    user=user, customer_id=990002, name="Memory Customer", address="1 Road", city="Town", state="CA",
-    country="US", zipcode="94000", country_code="+1", phone="5555555555", language="en")
-Order.objects.bulk_create(
-    [Order(order_id=870000 + i, customer=customer, domain_name=f"memoryowned{i}.com") for i in range(50)])
-session = SessionStore()
-session[SESSION_KEY] = str(user.pk)
-session[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"  # what a sign-in stores
-session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-session["accounts:language-saved"] = "en"
-session.create()
-print(session.session_key)
-"""
+SIGNED_IN = signed_in_session_script("memory", 990002, 870000, 50)
 
 API_KEY = """
 from reseller_api.keys import api_key_issue

@@ -50,6 +50,10 @@ from pathlib import Path
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.servers import signed_in_session_script  # noqa: E402 - found through the line above when run as a file
+
 PYTHON = sys.executable
 GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
 SECRET = "search-bench-only-" + uuid.uuid4().hex
@@ -65,25 +69,7 @@ KINDS = ("anonymous fragment", "anonymous page", "signed-in fragment", "signed-i
 OVERHEAD_GOAL_MS = 5.0
 RATIO_GOALS = {"redis": 0.60, "database": 0.40, "locmem": 0.60}
 
-SIGNED_IN = """
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
-from accounts.models import Customer
-from domains.models import Order
-user = get_user_model().objects.create_user(username="bench", email="bench@example.com", password=None)
-customer = Customer.objects.create(
-    user=user, customer_id=990001, name="Bench Customer", address="1 Road", city="Town", state="CA",
-    country="US", zipcode="94000", country_code="+1", phone="5555555555", language="en")
-Order.objects.bulk_create(
-    [Order(order_id=880000 + i, customer=customer, domain_name=f"benchowned{i}.com") for i in range(200)])
-session = SessionStore()
-session[SESSION_KEY] = str(user.pk)
-session[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"  # what a sign-in stores
-session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-session["accounts:language-saved"] = "en"
-session.create()
-print(session.session_key)
-"""
+SIGNED_IN = signed_in_session_script("bench", 990001, 880000, 200)
 
 
 def main() -> int:

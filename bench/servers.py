@@ -50,6 +50,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def signed_in_session_script(username: str, customer_id: int, first_order_id: int, orders: int) -> str:
+    """A `manage.py shell -c` script that makes a customer owning `orders` domains and prints a signed-in session
+    key for them (the cookie the benchmarks send), made as a sign-in makes it."""
+    return f"""
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+from accounts.models import Customer
+from domains.models import Order
+user = get_user_model().objects.create_user(username="{username}", email="{username}@example.com", password=None)
+customer = Customer.objects.create(
+    user=user, customer_id={customer_id}, name="{username.title()} Customer", address="1 Road", city="Town", state="CA",
+    country="US", zipcode="94000", country_code="+1", phone="5555555555", language="en")
+Order.objects.bulk_create([
+    Order(order_id={first_order_id} + i, customer=customer, domain_name=f"{username}owned{{i}}.com")
+    for i in range({orders})
+])
+session = SessionStore()
+session[SESSION_KEY] = str(user.pk)
+session[BACKEND_SESSION_KEY] = "allauth.account.auth_backends.AuthenticationBackend"  # what a sign-in stores
+session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+session["accounts:language-saved"] = "en"
+session.create()
+print(session.session_key)
+"""
+
+
 def _database_url(folder: Path, name: str) -> str:
     """PostgreSQL (as in production) when BENCH_POSTGRES_URL's server answers, else a SQLite file."""
     server = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
