@@ -68,6 +68,10 @@ class EndpointAdmin(admin.ModelAdmin):
 
     @admin.display(description="secret")
     def secret_hint(self, endpoint: Endpoint) -> str:
+        # The add form's blank endpoint holds a secret of its own (the field's default) that is never saved: its
+        # last characters would not match the secret the saved endpoint gets and shows once.
+        if endpoint.pk is None:
+            return "Made when you save, and shown once then"
         return endpoint.secret_hint
 
     def save_model(self, request: HttpRequest, obj: Endpoint, form: forms.ModelForm, change: bool) -> None:

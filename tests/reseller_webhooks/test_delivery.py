@@ -194,6 +194,11 @@ def test_the_secret_is_shown_once_when_the_endpoint_is_added(receiver, admin_cli
     assert endpoint.secret not in page and endpoint.secret[-4:] in page
 
 
+def test_the_add_form_names_no_secret_before_one_is_saved(admin_client):
+    page = admin_client.get("/admin/reseller_webhooks/endpoint/add/").content.decode()
+    assert "whsec_" not in page and "Made when you save" in page
+
+
 @pytest.mark.parametrize(
     "url",
     [
