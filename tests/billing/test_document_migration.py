@@ -9,20 +9,15 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.migrations import migrate_to
+
 BEFORE = [("billing", "0003_saved_cards_and_off_session_failures")]
 AFTER = [("billing", "0005_one_document_model")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_existing_receipts_and_credit_notes_become_documents_with_their_numbers(customer):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     Payment = old.get_model("billing", "Payment")
     PaymentLine = old.get_model("billing", "PaymentLine")
     Receipt = old.get_model("billing", "Receipt")
@@ -62,7 +57,7 @@ def test_existing_receipts_and_credit_notes_become_documents_with_their_numbers(
     old.get_model("billing", "ReceiptCounter").objects.create(store="Shop", last_number=7)
     old.get_model("billing", "CreditNoteCounter").objects.create(store="Shop", last_number=3)
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     Document = new.get_model("billing", "Document")
     receipt_doc = Document.objects.get(kind="receipt")
     note = Document.objects.get(kind="credit_note")
@@ -85,10 +80,10 @@ def test_existing_receipts_and_credit_notes_become_documents_with_their_numbers(
     ]
 
     # And back: the old tables hold what they held.
-    back = _migrate(BEFORE)
+    back = migrate_to(BEFORE)
     assert back.get_model("billing", "Receipt").objects.get().number == 7
     assert back.get_model("billing", "CreditNote").objects.get().line_id == refunded.pk
-    _migrate(_latest())
+    migrate_to(_latest())
 
 
 def _latest():

@@ -7,25 +7,17 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from billing.ledger.books import ledger_figures, ledger_month_figures, ledger_month_totals_differences
+from tests.migrations import migrate_to
 
 BEFORE = [("billing", "0015_ledger_search_indexes")]
 AFTER = [("billing", "0016_ledger_month_totals")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_entries_already_booked_get_their_month_totals(customer):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     Payment = old.get_model("billing", "Payment")
     PaymentLine = old.get_model("billing", "PaymentLine")
     LedgerEntry = old.get_model("billing", "LedgerEntry")
@@ -42,7 +34,7 @@ def test_the_entries_already_booked_get_their_month_totals(customer):
             line=line, source_id=f"{kind}_old", occurred_at=dt.datetime(2026, month, 15, tzinfo=dt.UTC),
             cost=cost, tax=Decimal(0),
         )  # fmt: skip
-    _migrate(AFTER)
+    migrate_to(AFTER)
     assert ledger_month_totals_differences() == []
     months = ledger_month_figures(group_by=("month",), per_rate=True)
     assert months == ledger_figures(group_by=("month",), per_rate=True)
